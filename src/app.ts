@@ -1,0 +1,100 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { installErrorHandling } from './http/error-handler.js';
+import { healthRoutes } from './http/health-routes.js';
+import { inboxRoutes } from './http/inbox-routes.js';
+import { createWebhookHandler, isWebhookUrl } from './http/webhook-handler.js';
+import type { Logger } from './observe/logger.js';
+import type { Metrics } from './observe/metrics.js';
+import { Receiver, type SourcePolicy } from './receive/receiver.js';
+import { TrustedProxies } from './receive/remote-address.js';
+import type { InboxStore } from './store/inbox-store.js';
+import { WriteQueue } from './store/write-queue.js';
+
+export interface AppDeps {
+  store: InboxStore;
+  token: string;
+  logger: Logger;
+  metrics: Metrics;
+  maxBodyBytes: number;
+  trustedProxies: readonly string[];
+  redactHeaders: readonly string[];
+  /** Time for a request's headers and body to arrive, in ms. */
+  requestTimeoutMs: number;
+  queueMaxPending: number;
+  queueMaxPendingBytes: number;
+}
+
+export interface App {
+  fastify: FastifyInstance;
+  server: Server;
+  queue: WriteQueue;
+  /** Marks the app as shutting down: answers from now on close their connection. */
+  beginClosing(): void;
+}
+
+/**
+ * Builds the whole HTTP side without listening. The webhook route is a plain
+ * `node:http` handler in front of Fastify (measured: see bench/RESULTS.md);
+ * everything else is Fastify with TypeBox schemas.
+ */
+export async function buildApp(deps: AppDeps): Promise<App> {
+  const { metrics, logger, store } = deps;
+  const queue = new WriteQueue(store, {
+    maxPending: deps.queueMaxPending,
+    maxPendingBytes: deps.queueMaxPendingBytes,
+    maxBatch: 512,
+    onCommit: (size, seconds, ok) => metrics.recordCommit(size, seconds, ok),
+  });
+  const policy: SourcePolicy = { maxBodyBytes: deps.maxBodyBytes, anyJson: false };
+  const receiver = new Receiver({
+    queue,
+    trustedProxies: new TrustedProxies(deps.trustedProxies),
+    redactHeaders: new Set(deps.redactHeaders),
+    defaultPolicy: policy,
+  });
+  let closing = false;
+  const receive = createWebhookHandler({ receiver, logger, metrics, isClosing: () => closing });
+
+  let server: Server | undefined;
+  const fastifyLogger: FastifyBaseLogger = logger;
+  const fastify = Fastify({
+    loggerInstance: fastifyLogger,
+    // One line per request is written by the onResponse hook below.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: 1024 * 1024,
+    serverFactory: (fastifyHandler) => {
+      server = createServer({
+        requestTimeout: deps.requestTimeoutMs,
+        headersTimeout: deps.requestTimeoutMs,
+        connectionsCheckingInterval: Math.min(1000, Math.max(100, Math.floor(deps.requestTimeoutMs / 10))),
+        keepAliveTimeout: 5000,
+      }, (req: IncomingMessage, res: ServerResponse) => {
+        if (isWebhookUrl(req.url ?? '')) receive(req, res);
+        else fastifyHandler(req, res);
+      });
+      return server;
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  installErrorHandling(fastify);
+  fastify.addHook('onResponse', async (request, reply) => {
+    const seconds = reply.elapsedTime / 1000;
+    const route = request.routeOptions.url ?? 'unmatched';
+    metrics.requestDuration.observe({ route, method: request.method, status: reply.statusCode }, seconds);
+    request.log.info({
+      req: { method: request.method, path: request.url.split('?')[0], remoteAddress: request.ip },
+      status: reply.statusCode,
+      ms: Math.round(reply.elapsedTime * 1000) / 1000,
+    }, 'request');
+  });
+  fastify.addHook('onSend', async (_request, reply) => {
+    if (closing) void reply.header('connection', 'close');
+  });
+  await fastify.register(healthRoutes, { store, queue, metrics });
+  await fastify.register(inboxRoutes, { store, token: deps.token });
+  await fastify.ready();
+  if (server === undefined) throw new Error('Fastify did not call the server factory');
+  return { fastify, server, queue, beginClosing: () => { closing = true; } };
+}

@@ -1,0 +1,47 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const TOKEN_FILE = 'token';
+
+export interface ResolvedToken {
+  token: string;
+  /** True when this start generated the token (it is then printed once). */
+  generated: boolean;
+  file?: string;
+}
+
+/**
+ * The API token: `RECEPTION_TOKEN` when set; otherwise the one kept in the
+ * data directory (mode 0600), generated on first start.
+ */
+export function resolveToken(fromEnv: string | undefined, dataDir: string): ResolvedToken {
+  if (fromEnv !== undefined) return { token: fromEnv, generated: false };
+  const file = join(dataDir, TOKEN_FILE);
+  try {
+    const stored = readFileSync(file, 'utf8').trim();
+    if (stored.length > 0) return { token: stored, generated: false, file };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  mkdirSync(dataDir, { recursive: true });
+  const token = `rcp_${randomBytes(24).toString('base64url')}`;
+  writeFileSync(file, `${token}\n`, { mode: 0o600, flag: 'wx' });
+  chmodSync(file, 0o600);
+  return { token, generated: true, file };
+}
+
+/** Compares a presented token with the expected one in constant time. */
+export function tokenMatches(expected: string, presented: string | undefined): boolean {
+  if (presented === undefined) return false;
+  const a = createHash('sha256').update(expected).digest();
+  const b = createHash('sha256').update(presented).digest();
+  return timingSafeEqual(a, b);
+}
+
+/** The token from an `Authorization: Bearer …` header, if any. */
+export function bearerToken(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match?.[1];
+}

@@ -1,0 +1,111 @@
+import { resolve } from 'node:path';
+import { DEFAULT_REDACTED_HEADERS } from '../receive/headers.js';
+import type { Durability } from '../store/sqlite/sqlite-store.js';
+import { parseDuration } from './duration.js';
+
+/** Everything the process reads from its environment, validated. */
+export interface Settings {
+  port: number;
+  host: string;
+  dataDir: string;
+  token: string | undefined;
+  configFile: string | undefined;
+  databaseUrl: string | undefined;
+  durability: Durability;
+  /** Deliveries older than this many ms are pruned; undefined keeps them forever. */
+  retentionMs: number | undefined;
+  trustedProxies: string[];
+  redactHeaders: string[];
+  maxBodyBytes: number;
+  logLevel: string;
+  /** Time for a request's headers and body to arrive, in ms. */
+  requestTimeoutMs: number;
+  /** Time that in-flight requests get to finish on SIGTERM, in ms. */
+  shutdownGraceMs: number;
+  queueMaxPending: number;
+  queueMaxPendingBytes: number;
+}
+
+export class SettingsError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'SettingsError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** Reads `RECEPTION_*` variables; collects every problem and throws them together. */
+export function loadSettings(env: Env = process.env): Settings {
+  const problems: string[] = [];
+  const read = (name: string): string | undefined => {
+    const value = env[name];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  };
+  const integer = (name: string, fallback: number, min: number, max: number): number => {
+    const text = read(name);
+    if (text === undefined) return fallback;
+    const value = Number(text);
+    if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < min || value > max) {
+      problems.push(`${name}: expected a whole number from ${min} to ${max}, got "${text}".`);
+      return fallback;
+    }
+    return value;
+  };
+  const list = (name: string, fallback: readonly string[]): string[] => {
+    const text = env[name];
+    if (text === undefined) return [...fallback];
+    return text.split(',').map((item) => item.trim()).filter((item) => item.length > 0);
+  };
+
+  const durabilityText = read('RECEPTION_DURABILITY') ?? 'full';
+  if (durabilityText !== 'full' && durabilityText !== 'relaxed') {
+    problems.push(`RECEPTION_DURABILITY: expected "full" or "relaxed", got "${durabilityText}".`);
+  }
+  const retentionText = read('RECEPTION_RETENTION');
+  const retentionMs = retentionText === undefined ? undefined : parseDuration(retentionText);
+  if (retentionText !== undefined && retentionMs === undefined) {
+    problems.push(`RECEPTION_RETENTION: expected a duration such as "30d", "12h" or "90m", got "${retentionText}".`);
+  }
+  const databaseUrl = read('RECEPTION_DATABASE_URL');
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    problems.push('RECEPTION_DATABASE_URL: expected a URL that starts with postgres:// or postgresql://.');
+  }
+  const token = read('RECEPTION_TOKEN');
+  if (token !== undefined && token.length < 16) {
+    problems.push('RECEPTION_TOKEN: expected at least 16 characters (or leave it unset to have one generated).');
+  }
+  const trustedProxies = list('RECEPTION_TRUSTED_PROXIES', []);
+  for (const entry of trustedProxies) {
+    if (!/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(entry)) {
+      problems.push(`RECEPTION_TRUSTED_PROXIES: "${entry}" is not an IP address or CIDR range.`);
+    }
+  }
+  const logLevel = read('RECEPTION_LOG_LEVEL') ?? 'info';
+  if (!LOG_LEVELS.includes(logLevel)) {
+    problems.push(`RECEPTION_LOG_LEVEL: expected one of ${LOG_LEVELS.join(', ')}, got "${logLevel}".`);
+  }
+
+  const settings: Settings = {
+    port: integer('RECEPTION_PORT', 8080, 0, 65535),
+    host: read('RECEPTION_HOST') ?? '127.0.0.1',
+    dataDir: resolve(read('RECEPTION_DATA') ?? './data'),
+    token,
+    configFile: read('RECEPTION_CONFIG'),
+    databaseUrl,
+    durability: durabilityText === 'relaxed' ? 'relaxed' : 'full',
+    retentionMs,
+    trustedProxies,
+    redactHeaders: list('RECEPTION_REDACT_HEADERS', DEFAULT_REDACTED_HEADERS).map((h) => h.toLowerCase()),
+    maxBodyBytes: integer('RECEPTION_MAX_BODY_BYTES', 5 * 1024 * 1024, 1, 1024 * 1024 * 1024),
+    logLevel,
+    requestTimeoutMs: integer('RECEPTION_REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),
+    shutdownGraceMs: integer('RECEPTION_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    queueMaxPending: integer('RECEPTION_QUEUE_MAX_PENDING', 10_000, 1, 1_000_000),
+    queueMaxPendingBytes: integer('RECEPTION_QUEUE_MAX_BYTES', 256 * 1024 * 1024, 1024, 16 * 1024 * 1024 * 1024),
+  };
+  if (problems.length > 0) throw new SettingsError(problems);
+  return settings;
+}

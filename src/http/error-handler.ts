@@ -1,0 +1,45 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { ProblemError, problemFor, type ProblemCode } from '../errors.js';
+
+const BY_STATUS: Record<number, ProblemCode> = {
+  400: 'invalid_query',
+  401: 'unauthorized',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  408: 'request_timeout',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  503: 'storage_unavailable',
+};
+
+/**
+ * Every error leaves as `application/problem+json` with a catalogue code;
+ * 5xx answers never carry a message, stack or path from inside.
+ */
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError | ProblemError, request, reply) => {
+    let code: ProblemCode;
+    let detail: string;
+    if (error instanceof ProblemError) {
+      code = error.code;
+      detail = error.message;
+      void reply.headers(error.headers);
+    } else if (error.validation !== undefined) {
+      code = 'invalid_query';
+      detail = `${error.validationContext ?? 'request'} ${error.validation[0]?.instancePath ?? ''} ${error.validation[0]?.message ?? 'is invalid'}`.replace(/\s+/g, ' ').trim();
+    } else if (error.statusCode !== undefined && error.statusCode < 500) {
+      code = BY_STATUS[error.statusCode] ?? 'invalid_query';
+      detail = error.message;
+    } else {
+      code = 'internal_error';
+      detail = 'Something went wrong inside Reception; the error is in its log.';
+      request.log.error({ err: error, req: { method: request.method, url: request.routeOptions.url } }, 'request failed');
+    }
+    const problem = problemFor(code, detail);
+    void reply.code(problem.status).type('application/problem+json; charset=utf-8').send(problem);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const problem = problemFor('not_found', `There is no ${request.method} ${request.url.split('?')[0]} here.`);
+    void reply.code(404).type('application/problem+json; charset=utf-8').send(problem);
+  });
+}

@@ -1,0 +1,30 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { Metrics } from '../observe/metrics.js';
+import type { InboxStore } from '../store/inbox-store.js';
+import type { WriteQueue } from '../store/write-queue.js';
+
+export interface HealthRoutesOptions {
+  store: InboxStore;
+  queue: WriteQueue;
+  metrics: Metrics;
+}
+
+/** `/healthz` (alive), `/readyz` (the store takes writes), `/metrics` (Prometheus). No token. */
+export const healthRoutes: FastifyPluginAsync<HealthRoutesOptions> = async (app, { store, queue, metrics }) => {
+  app.get('/healthz', async () => ({ status: 'ok' }));
+
+  app.get('/readyz', async (request, reply) => {
+    try {
+      await store.checkWritable();
+      return { status: 'ready', store: store.kind };
+    } catch (error) {
+      request.log.warn({ err: error }, 'not ready');
+      return reply.code(503).header('retry-after', '5').send({ status: 'unavailable', store: store.kind });
+    }
+  });
+
+  app.get('/metrics', async (_request, reply) => {
+    metrics.queueDepth.set(queue.depth);
+    return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
+};

@@ -1,0 +1,78 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { ProblemError } from '../errors.js';
+import type { InboxStore } from '../store/inbox-store.js';
+import { requireToken } from './auth.js';
+import { decodeCursor, encodeCursor } from './cursor.js';
+import { deliveryJson } from './delivery-json.js';
+import { DeliveryPageSchema, DeliverySchema, IdParamsSchema, ListQuerySchema, ProblemSchema, SourceListSchema } from './schemas.js';
+
+export interface InboxRoutesOptions {
+  store: InboxStore;
+  token: string;
+}
+
+/** Reading the inbox (CONTRACT 3): every route needs the API token. */
+export const inboxRoutes: FastifyPluginAsyncTypebox<InboxRoutesOptions> = async (app, { store, token }) => {
+  app.addHook('onRequest', requireToken(token));
+  const errors = { 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema };
+
+  app.get('/api/deliveries', {
+    schema: { querystring: ListQuerySchema, response: { 200: DeliveryPageSchema, ...errors } },
+  }, async (request) => {
+    const limit = request.query.limit ?? 50;
+    const beforeSeq = request.query.cursor === undefined ? undefined : decodeCursor(request.query.cursor);
+    const rows = await store.list({
+      limit: limit + 1,
+      ...(request.query.source === undefined ? {} : { source: request.query.source }),
+      ...(beforeSeq === undefined ? {} : { beforeSeq }),
+    });
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return {
+      items: page.map(deliveryJson),
+      nextCursor: rows.length > limit && last !== undefined ? encodeCursor(last.seq) : null,
+    };
+  });
+
+  app.get('/api/deliveries/:id', {
+    schema: { params: IdParamsSchema, response: { 200: DeliverySchema, ...errors } },
+  }, async (request) => {
+    const delivery = await store.get(request.params.id);
+    if (delivery === undefined) throw notFound(request.params.id);
+    return deliveryJson(delivery);
+  });
+
+  app.get('/api/deliveries/:id/raw', {
+    schema: { params: IdParamsSchema },
+  }, async (request, reply) => {
+    const delivery = await store.get(request.params.id);
+    if (delivery === undefined) throw notFound(request.params.id);
+    return reply
+      .header('content-type', delivery.contentType || 'application/octet-stream')
+      .header('x-content-type-options', 'nosniff')
+      .header('content-security-policy', "default-src 'none'; sandbox")
+      .header('content-disposition', `attachment; filename="${delivery.id}.body"`)
+      .send(delivery.raw);
+  });
+
+  app.delete('/api/deliveries/:id', {
+    schema: { params: IdParamsSchema, response: { 204: Type.Null(), ...errors } },
+  }, async (request, reply) => {
+    if (!(await store.delete(request.params.id))) throw notFound(request.params.id);
+    return reply.code(204).send(null);
+  });
+
+  app.get('/api/sources', {
+    schema: { response: { 200: SourceListSchema, ...errors } },
+  }, async () => {
+    const sources = await store.sources();
+    return {
+      items: sources.map((s) => ({ source: s.source, count: s.count, lastReceivedAt: new Date(s.lastReceivedAt).toISOString() })),
+    };
+  });
+};
+
+function notFound(id: string): ProblemError {
+  return new ProblemError('not_found', `No delivery has the id "${id.slice(0, 100)}".`);
+}

@@ -1,0 +1,54 @@
+import { Type, type Static } from 'typebox';
+
+export const ProblemSchema = Type.Object({
+  type: Type.String(),
+  title: Type.String(),
+  status: Type.Integer(),
+  detail: Type.String(),
+  code: Type.String(),
+}, { $id: 'Problem' });
+
+export const VerificationSchema = Type.Object({
+  status: Type.Union([Type.Literal('verified'), Type.Literal('failed'), Type.Literal('none')]),
+  scheme: Type.Optional(Type.String()),
+  reason: Type.Optional(Type.String()),
+});
+
+export const DeliverySchema = Type.Object({
+  id: Type.String(),
+  seq: Type.Integer(),
+  source: Type.String(),
+  receivedAt: Type.String({ description: 'RFC 3339 UTC with milliseconds' }),
+  method: Type.String(),
+  query: Type.String(),
+  contentType: Type.String(),
+  size: Type.Integer(),
+  remoteAddress: Type.String(),
+  headers: Type.Array(Type.Tuple([Type.String(), Type.String()])),
+  body: Type.Unknown({ description: 'The parsed body: a JSON value, or form data as an object of strings and arrays' }),
+  verification: VerificationSchema,
+});
+export type DeliveryJson = Static<typeof DeliverySchema>;
+
+export const DeliveryPageSchema = Type.Object({
+  items: Type.Array(DeliverySchema),
+  nextCursor: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const ListQuerySchema = Type.Object({
+  source: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
+  cursor: Type.Optional(Type.String({ pattern: '^[0-9A-Za-z_-]{1,32}$' })),
+});
+
+export const IdParamsSchema = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 200 }),
+});
+
+export const SourceListSchema = Type.Object({
+  items: Type.Array(Type.Object({
+    source: Type.String(),
+    count: Type.Integer(),
+    lastReceivedAt: Type.String(),
+  })),
+});

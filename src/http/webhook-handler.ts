@@ -1,0 +1,78 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from '../observe/logger.js';
+import type { Metrics } from '../observe/metrics.js';
+import { readBody } from '../receive/read-body.js';
+import type { Answer, Receiver } from '../receive/receiver.js';
+
+export const WEBHOOK_PREFIX = '/api/webhook/';
+
+/** True for `/api/webhook/{one segment}` (with or without a query). */
+export function isWebhookUrl(url: string): boolean {
+  if (!url.startsWith(WEBHOOK_PREFIX)) return false;
+  const query = url.indexOf('?');
+  const path = query === -1 ? url : url.slice(0, query);
+  return path.indexOf('/', WEBHOOK_PREFIX.length) === -1;
+}
+
+export interface WebhookHandlerDeps {
+  receiver: Receiver;
+  logger: Logger;
+  metrics: Metrics;
+  /** True once shutdown began: answers then close their connection. */
+  isClosing: () => boolean;
+}
+
+/**
+ * The receive route as a plain `node:http` handler, in front of Fastify:
+ * the hot path pays for no framework. It only moves bytes between Node and
+ * the framework-free `Receiver`.
+ */
+export function createWebhookHandler(deps: WebhookHandlerDeps): (req: IncomingMessage, res: ServerResponse) => void {
+  const { receiver, logger, metrics } = deps;
+  return (req, res) => {
+    const started = process.hrtime.bigint();
+    const url = req.url ?? '';
+    const queryAt = url.indexOf('?');
+    const path = queryAt === -1 ? url : url.slice(0, queryAt);
+    receiver
+      .handle({
+        method: req.method ?? 'GET',
+        sourceSegment: path.slice(WEBHOOK_PREFIX.length),
+        query: queryAt === -1 ? '' : url.slice(queryAt + 1),
+        headers: req.headers,
+        rawHeaders: req.rawHeaders,
+        socketAddress: req.socket.remoteAddress,
+        readBody: (limit) => readBody(req, limit),
+      })
+      .then((answer) => {
+        if (!answer.aborted && !res.headersSent && !res.destroyed) send(res, answer, deps.isClosing());
+        const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+        metrics.deliveries.inc({ source: metrics.sourceLabel(answer.source ?? '_invalid'), outcome: answer.outcome });
+        metrics.requestDuration.observe({ route: '/api/webhook/:source', method: req.method ?? '', status: answer.aborted ? 499 : answer.status }, seconds);
+        const line = {
+          req: { method: req.method, path, remoteAddress: req.socket.remoteAddress },
+          status: answer.aborted ? 499 : answer.status,
+          ms: Math.round(seconds * 1e6) / 1e3,
+          source: answer.source,
+          outcome: answer.outcome,
+          id: answer.id,
+        };
+        if (answer.error !== undefined) logger.error({ ...line, err: answer.error }, 'webhook failed');
+        else logger.info(line, 'webhook');
+      })
+      .catch((error: unknown) => {
+        logger.error({ err: error, req: { method: req.method, path } }, 'webhook handler crashed');
+        if (!res.headersSent) res.writeHead(500).end();
+      });
+  };
+}
+
+function send(res: ServerResponse, answer: Answer, closing: boolean): void {
+  const headers: Record<string, string | number> = {
+    ...answer.headers,
+    'content-length': Buffer.byteLength(answer.body),
+  };
+  if (answer.closeConnection || closing) headers.connection = 'close';
+  res.writeHead(answer.status, headers);
+  res.end(answer.body);
+}

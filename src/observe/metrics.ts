@@ -1,0 +1,63 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** Past this many distinct sources, further ones share the label `_other`. */
+const MAX_SOURCE_LABELS = 500;
+
+/** The Prometheus metrics of one Reception instance, in a registry of its own. */
+export class Metrics {
+  readonly registry = new Registry();
+  readonly deliveries = new Counter({
+    name: 'reception_deliveries_total',
+    help: 'Requests to /api/webhook/{source}, by source and outcome (stored, duplicate, or the error code).',
+    labelNames: ['source', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly requestDuration = new Histogram({
+    name: 'reception_http_request_duration_seconds',
+    help: 'Time from the request to the end of the answer, by route, method and status.',
+    labelNames: ['route', 'method', 'status'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+    registers: [this.registry],
+  });
+  readonly commitBatchSize = new Histogram({
+    name: 'reception_commit_batch_size',
+    help: 'Deliveries committed together in one transaction.',
+    buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512],
+    registers: [this.registry],
+  });
+  readonly commitDuration = new Histogram({
+    name: 'reception_commit_duration_seconds',
+    help: 'Time one group commit took, by result.',
+    labelNames: ['result'] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+    registers: [this.registry],
+  });
+  readonly queueDepth = new Gauge({
+    name: 'reception_write_queue_depth',
+    help: 'Deliveries waiting for a commit.',
+    registers: [this.registry],
+  });
+  readonly pruned = new Counter({
+    name: 'reception_retention_pruned_total',
+    help: 'Deliveries deleted by retention.',
+    registers: [this.registry],
+  });
+  private readonly sourceLabels = new Set<string>();
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** A bounded label for a source name, so that hostile senders cannot grow the registry. */
+  sourceLabel(source: string): string {
+    if (this.sourceLabels.has(source)) return source;
+    if (this.sourceLabels.size >= MAX_SOURCE_LABELS) return '_other';
+    this.sourceLabels.add(source);
+    return source;
+  }
+
+  recordCommit(batchSize: number, seconds: number, ok: boolean): void {
+    this.commitBatchSize.observe(batchSize);
+    this.commitDuration.observe({ result: ok ? 'ok' : 'error' }, seconds);
+  }
+}

@@ -1,0 +1,39 @@
+import { isUtf8 } from 'node:buffer';
+import { ProblemError } from '../errors.js';
+
+export type FormBody = Record<string, string | string[]>;
+
+/**
+ * Parses `application/x-www-form-urlencoded` bytes (CONTRACT 1): keys are
+ * literal (`a[b]` stays `a[b]`), a repeated key becomes an array of its
+ * values in order, `+` is a space. A bad `%` escape or invalid UTF-8 throws
+ * `invalid_form`. The result has no prototype, so a `__proto__` key is just
+ * a key.
+ */
+export function parseFormBody(raw: Buffer): FormBody {
+  if (!isUtf8(raw)) {
+    throw new ProblemError('invalid_form', 'The form data is not valid UTF-8.');
+  }
+  const form: FormBody = Object.create(null) as FormBody;
+  for (const pair of raw.toString('utf8').split('&')) {
+    if (pair.length === 0) continue;
+    const equals = pair.indexOf('=');
+    const key = decodeComponent(equals === -1 ? pair : pair.slice(0, equals));
+    const value = equals === -1 ? '' : decodeComponent(pair.slice(equals + 1));
+    const existing = form[key];
+    if (existing === undefined) form[key] = value;
+    else if (typeof existing === 'string') form[key] = [existing, value];
+    else existing.push(value);
+  }
+  return form;
+}
+
+function decodeComponent(text: string): string {
+  const spaced = text.includes('+') ? text.replaceAll('+', ' ') : text;
+  if (!spaced.includes('%')) return spaced;
+  try {
+    return decodeURIComponent(spaced);
+  } catch {
+    throw new ProblemError('invalid_form', 'The form data has a bad percent escape or encodes invalid UTF-8.');
+  }
+}

@@ -1,0 +1,54 @@
+import type { Readable } from 'node:stream';
+import { ProblemError } from '../errors.js';
+
+/**
+ * Reads a request body into one Buffer, refusing it with `payload_too_large`
+ * as soon as more than `limit` bytes have arrived: the rest is never
+ * buffered. The caller answers and closes the connection.
+ */
+export function readBody(stream: Readable, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const cleanup = (): void => {
+      stream.off('data', onData);
+      stream.off('end', onEnd);
+      stream.off('error', onError);
+      stream.off('close', onClose);
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > limit) {
+        cleanup();
+        stream.pause();
+        reject(new ProblemError('payload_too_large', `The body is larger than ${limit} bytes.`));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => {
+      cleanup();
+      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+    };
+    const onError = (error: Error): void => {
+      cleanup();
+      reject(error);
+    };
+    const onClose = (): void => {
+      cleanup();
+      reject(new BodyAbortedError());
+    };
+    stream.on('data', onData);
+    stream.on('end', onEnd);
+    stream.on('error', onError);
+    stream.on('close', onClose);
+  });
+}
+
+/** The sender went away before the body was complete; nobody is left to answer. */
+export class BodyAbortedError extends Error {
+  constructor() {
+    super('The request was aborted before its body was complete.');
+    this.name = 'BodyAbortedError';
+  }
+}

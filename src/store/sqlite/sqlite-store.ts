@@ -1,0 +1,207 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type { HeaderList } from '../../receive/headers.js';
+import {
+  StoreUnavailableError,
+  type AppendOutcome,
+  type InboxStore,
+  type ListQuery,
+  type NewDelivery,
+  type SourceSummary,
+  type StoredDelivery,
+  type VerificationStatus,
+} from '../inbox-store.js';
+import { migrate } from './migrate.js';
+
+/**
+ * `full`: SQLite `synchronous=FULL`, the WAL is synced at every commit, so an
+ * acknowledged delivery survives a power loss. `relaxed`: `synchronous=NORMAL`,
+ * it survives a crash of the process (kill -9) but the last commits may be
+ * lost on power loss or an OS crash.
+ */
+export type Durability = 'full' | 'relaxed';
+
+export interface SqliteStoreOptions {
+  file: string;
+  durability: Durability;
+  /** How long a write waits for a lock held by another connection, in ms. */
+  busyTimeoutMs?: number;
+}
+
+interface DeliveryRow {
+  seq: number;
+  id: string;
+  source: string;
+  received_at: number;
+  method: string;
+  query: string;
+  content_type: string;
+  remote_address: string;
+  headers: string;
+  raw: Buffer;
+  verification_status: VerificationStatus;
+  verification_scheme: string | null;
+  verification_reason: string | null;
+  dedup_key: string | null;
+}
+
+const COLUMNS = `seq, id, source, received_at, method, query, content_type, remote_address, headers, raw,
+  verification_status, verification_scheme, verification_reason, dedup_key`;
+
+/** Opens a connection with the pragmas every connection of the inbox needs. */
+export function openDatabase(options: SqliteStoreOptions): Database.Database {
+  mkdirSync(dirname(options.file), { recursive: true });
+  const db = new Database(options.file);
+  db.pragma('journal_mode = WAL');
+  // better-sqlite3 is built with SQLITE_DEFAULT_WAL_SYNCHRONOUS=1 (NORMAL):
+  // set the level explicitly on every connection.
+  db.pragma(`synchronous = ${options.durability === 'full' ? 'FULL' : 'NORMAL'}`);
+  db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 1000}`);
+  return db;
+}
+
+export class SqliteStore implements InboxStore {
+  readonly kind = 'sqlite';
+  readonly db: Database.Database;
+  private readonly statements;
+  private readonly appendAll: (batch: readonly NewDelivery[]) => AppendOutcome[];
+
+  constructor(options: SqliteStoreOptions) {
+    this.db = openDatabase(options);
+    migrate(this.db);
+    const db = this.db;
+    this.statements = {
+      insert: db.prepare(`INSERT INTO deliveries (id, source, received_at, method, query, content_type,
+          remote_address, headers, raw, verification_status, verification_scheme, verification_reason, dedup_key)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (source, dedup_key) WHERE dedup_key IS NOT NULL DO NOTHING`),
+      byDedupKey: db.prepare<[string, string], Pick<DeliveryRow, 'id' | 'seq' | 'received_at'>>(
+        'SELECT id, seq, received_at FROM deliveries WHERE source = ? AND dedup_key = ?',
+      ),
+      listAll: db.prepare<[number, number], DeliveryRow>(
+        `SELECT ${COLUMNS} FROM deliveries WHERE seq < ? ORDER BY seq DESC LIMIT ?`,
+      ),
+      listSource: db.prepare<[string, number, number], DeliveryRow>(
+        `SELECT ${COLUMNS} FROM deliveries WHERE source = ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
+      ),
+      afterAll: db.prepare<[number, number], DeliveryRow>(
+        `SELECT ${COLUMNS} FROM deliveries WHERE seq > ? ORDER BY seq ASC LIMIT ?`,
+      ),
+      afterSource: db.prepare<[string, number, number], DeliveryRow>(
+        `SELECT ${COLUMNS} FROM deliveries WHERE source = ? AND seq > ? ORDER BY seq ASC LIMIT ?`,
+      ),
+      get: db.prepare<[string], DeliveryRow>(`SELECT ${COLUMNS} FROM deliveries WHERE id = ?`),
+      delete: db.prepare('DELETE FROM deliveries WHERE id = ?'),
+      sources: db.prepare<[], { source: string; count: number; last_received_at: number }>(
+        'SELECT source, count, last_received_at FROM sources ORDER BY source',
+      ),
+      prune: db.prepare(
+        `DELETE FROM deliveries WHERE seq IN (
+          SELECT seq FROM deliveries WHERE received_at < ? ORDER BY received_at LIMIT ?)`,
+      ),
+    };
+    const { insert, byDedupKey } = this.statements;
+    this.appendAll = db.transaction((batch: readonly NewDelivery[]) =>
+      batch.map((d): AppendOutcome => {
+        const result = insert.run(
+          d.id, d.source, d.receivedAt, d.method, d.query, d.contentType, d.remoteAddress,
+          JSON.stringify(d.headers), d.raw, d.verification.status, d.verification.scheme ?? null,
+          d.verification.reason ?? null, d.dedupKey,
+        );
+        if (result.changes === 1) {
+          return { id: d.id, seq: Number(result.lastInsertRowid), receivedAt: d.receivedAt, duplicate: false };
+        }
+        const first = byDedupKey.get(d.source, d.dedupKey ?? '');
+        if (first === undefined) throw new Error('insert ignored without a matching dedup key');
+        return { id: first.id, seq: first.seq, receivedAt: first.received_at, duplicate: true };
+      }),
+    );
+  }
+
+  async append(batch: readonly NewDelivery[]): Promise<AppendOutcome[]> {
+    try {
+      return this.appendAll(batch);
+    } catch (error) {
+      throw new StoreUnavailableError(`SQLite could not commit: ${describe(error)}`, { cause: error });
+    }
+  }
+
+  async list(query: ListQuery): Promise<StoredDelivery[]> {
+    const before = query.beforeSeq ?? Number.MAX_SAFE_INTEGER;
+    const rows = query.source === undefined
+      ? this.statements.listAll.all(before, query.limit)
+      : this.statements.listSource.all(query.source, before, query.limit);
+    return rows.map(fromRow);
+  }
+
+  async readAfter(afterSeq: number, limit: number, source?: string): Promise<StoredDelivery[]> {
+    const rows = source === undefined
+      ? this.statements.afterAll.all(afterSeq, limit)
+      : this.statements.afterSource.all(source, afterSeq, limit);
+    return rows.map(fromRow);
+  }
+
+  async get(id: string): Promise<StoredDelivery | undefined> {
+    const row = this.statements.get.get(id);
+    return row === undefined ? undefined : fromRow(row);
+  }
+
+  async delete(id: string): Promise<boolean> {
+    return this.statements.delete.run(id).changes > 0;
+  }
+
+  async sources(): Promise<SourceSummary[]> {
+    return this.statements.sources.all().map((row) => ({
+      source: row.source,
+      count: row.count,
+      lastReceivedAt: row.last_received_at,
+    }));
+  }
+
+  async pruneOlderThan(before: number, limit: number): Promise<number> {
+    return this.statements.prune.run(before, limit).changes;
+  }
+
+  async checkWritable(): Promise<void> {
+    try {
+      this.db.prepare('BEGIN IMMEDIATE').run();
+      this.db.prepare('ROLLBACK').run();
+    } catch (error) {
+      throw new StoreUnavailableError(`SQLite is not writable: ${describe(error)}`, { cause: error });
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}
+
+function fromRow(row: DeliveryRow): StoredDelivery {
+  return {
+    seq: row.seq,
+    id: row.id,
+    source: row.source,
+    receivedAt: row.received_at,
+    method: row.method,
+    query: row.query,
+    contentType: row.content_type,
+    remoteAddress: row.remote_address,
+    headers: JSON.parse(row.headers) as HeaderList,
+    raw: row.raw,
+    verification: {
+      status: row.verification_status,
+      ...(row.verification_scheme === null ? {} : { scheme: row.verification_scheme }),
+      ...(row.verification_reason === null ? {} : { reason: row.verification_reason }),
+    },
+    dedupKey: row.dedup_key,
+  };
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    return typeof code === 'string' ? `${code}: ${error.message}` : error.message;
+  }
+  return String(error);
+}
