@@ -3,6 +3,7 @@ import { ProblemError } from '../errors.js';
 export const MAX_SOURCE_CHARS = 128;
 
 // C0 controls, DEL and C1 controls.
+// eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/u;
 
 /**
@@ -37,7 +38,5 @@ export function decodeSourceName(segment: string): string {
 
 function countCodePoints(text: string): number {
   if (text.length <= MAX_SOURCE_CHARS) return text.length;
-  let count = 0;
-  for (const _ of text) count++;
-  return count;
+  return Array.from(text).length;
 }

@@ -1,0 +1,62 @@
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { buildApp, type App, type AppDeps } from '../../src/app.js';
+import { Metrics } from '../../src/observe/metrics.js';
+import { DEFAULT_REDACTED_HEADERS } from '../../src/receive/headers.js';
+import { SqliteStore, type Durability } from '../../src/store/sqlite/sqlite-store.js';
+import { tempDir } from './temp-dir.js';
+
+export const TEST_TOKEN = 'test-token-0123456789abcdef';
+
+export interface RunningApp {
+  /** `http://127.0.0.1:<port>` */
+  url: string;
+  token: string;
+  app: App;
+  store: SqliteStore;
+  dataDir: string;
+  /** Headers that carry the API token. */
+  auth: { authorization: string };
+  close: () => Promise<void>;
+}
+
+/**
+ * Builds the real app on a real SQLite file in a temp dir and listens on a
+ * loopback port. Logs are discarded unless RECEPTION_TEST_LOGS=1.
+ */
+export async function startApp(overrides: Partial<AppDeps> & { durability?: Durability } = {}): Promise<RunningApp> {
+  const dir = tempDir();
+  const store = new SqliteStore({ file: join(dir.path, 'reception.sqlite'), durability: overrides.durability ?? 'full' });
+  const logger = pino({ level: process.env.RECEPTION_TEST_LOGS === '1' ? 'debug' : 'silent' });
+  const app = await buildApp({
+    store,
+    token: TEST_TOKEN,
+    logger,
+    metrics: new Metrics(),
+    maxBodyBytes: 5 * 1024 * 1024,
+    trustedProxies: [],
+    redactHeaders: [...DEFAULT_REDACTED_HEADERS],
+    requestTimeoutMs: 30_000,
+    queueMaxPending: 10_000,
+    queueMaxPendingBytes: 256 * 1024 * 1024,
+    ...overrides,
+  });
+  await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve));
+  const address = app.server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    token: TEST_TOKEN,
+    app,
+    store,
+    dataDir: dir.path,
+    auth: { authorization: `Bearer ${TEST_TOKEN}` },
+    close: async () => {
+      app.server.closeAllConnections();
+      await new Promise<void>((resolve) => app.server.close(() => resolve()));
+      await app.queue.drain();
+      await store.close();
+      dir.remove();
+    },
+  };
+}
