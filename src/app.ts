@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { installErrorHandling } from './http/error-handler.js';
 import { healthRoutes } from './http/health-routes.js';
 import { inboxRoutes } from './http/inbox-routes.js';
+import { registerOpenApi, serveOpenApi } from './http/openapi.js';
 import { createWebhookHandler, isWebhookUrl } from './http/webhook-handler.js';
 import type { Logger } from './observe/logger.js';
 import type { Metrics } from './observe/metrics.js';
@@ -92,6 +93,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   fastify.addHook('onSend', async (_request, reply) => {
     if (closing) void reply.header('connection', 'close');
   });
+  await registerOpenApi(fastify);
+  serveOpenApi(fastify);
   await fastify.register(healthRoutes, { store, queue, metrics });
   await fastify.register(inboxRoutes, { store, token: deps.token });
   await fastify.ready();
