@@ -10,6 +10,10 @@ import type { Logger } from './observe/logger.js';
 import type { Metrics } from './observe/metrics.js';
 import { Receiver, type SourcePolicy } from './receive/receiver.js';
 import { TrustedProxies } from './receive/remote-address.js';
+import { sessionRoutes } from './http/session-routes.js';
+import { streamRoute } from './http/stream-route.js';
+import { LocalCommitFeed, type CommitFeed } from './stream/commit-feed.js';
+import { StreamHub } from './stream/stream-hub.js';
 import type { InboxStore } from './store/inbox-store.js';
 import { WriteQueue } from './store/write-queue.js';
 
@@ -25,12 +29,18 @@ export interface AppDeps {
   requestTimeoutMs: number;
   queueMaxPending: number;
   queueMaxPendingBytes: number;
+  /** Time between heartbeat comments on `/api/stream`, in ms. */
+  streamHeartbeatMs: number;
+  /** Bytes a stream client may leave unread before it is disconnected. */
+  streamMaxBufferedBytes: number;
 }
 
 export interface App {
   fastify: FastifyInstance;
   server: Server;
   queue: WriteQueue;
+  feed: CommitFeed;
+  streams: StreamHub;
   /** Marks the app as shutting down: answers from now on close their connection. */
   beginClosing(): void;
 }
@@ -42,11 +52,18 @@ export interface App {
  */
 export async function buildApp(deps: AppDeps): Promise<App> {
   const { metrics, logger, store } = deps;
+  const feed = new LocalCommitFeed();
   const queue = new WriteQueue(store, {
     maxPending: deps.queueMaxPending,
     maxPendingBytes: deps.queueMaxPendingBytes,
     maxBatch: 512,
-    onCommit: (size, seconds, ok) => metrics.recordCommit(size, seconds, ok),
+    onCommit: (size, seconds, ok) => {
+      metrics.recordCommit(size, seconds, ok);
+      if (ok) feed.publish();
+    },
+  });
+  const streams = new StreamHub({
+    store, feed, heartbeatMs: deps.streamHeartbeatMs, maxBufferedBytes: deps.streamMaxBufferedBytes,
   });
   const policy: SourcePolicy = { maxBodyBytes: deps.maxBodyBytes, anyJson: false };
   const receiver = new Receiver({
@@ -97,7 +114,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   serveOpenApi(fastify);
   await fastify.register(healthRoutes, { store, queue, metrics });
   await fastify.register(inboxRoutes, { store, token: deps.token });
+  await fastify.register(streamRoute, { hub: streams, token: deps.token });
+  await fastify.register(sessionRoutes, { token: deps.token });
   await fastify.ready();
   if (server === undefined) throw new Error('Fastify did not call the server factory');
-  return { fastify, server, queue, beginClosing: () => { closing = true; } };
+  const beginClosing = (): void => {
+    closing = true;
+    streams.closeAll();
+  };
+  return { fastify, server, queue, feed, streams, beginClosing };
 }

@@ -82,6 +82,8 @@ export interface InboxStore {
   /** Oldest first: deliveries whose seq is greater than `afterSeq`. */
   readAfter(afterSeq: number, limit: number, source?: string): Promise<StoredDelivery[]>;
   get(id: string): Promise<StoredDelivery | undefined>;
+  /** The highest seq committed so far (0 for an empty inbox); live readers start after it. */
+  latestSeq(): Promise<number>;
   /** True when a delivery was deleted. */
   delete(id: string): Promise<boolean>;
   sources(): Promise<SourceSummary[]>;

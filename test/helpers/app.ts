@@ -39,6 +39,8 @@ export async function startApp(overrides: Partial<AppDeps> & { durability?: Dura
     requestTimeoutMs: 30_000,
     queueMaxPending: 10_000,
     queueMaxPendingBytes: 256 * 1024 * 1024,
+    streamHeartbeatMs: 15_000,
+    streamMaxBufferedBytes: 8 * 1024 * 1024,
     ...overrides,
   });
   await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve));
@@ -52,6 +54,7 @@ export async function startApp(overrides: Partial<AppDeps> & { durability?: Dura
     dataDir: dir.path,
     auth: { authorization: `Bearer ${TEST_TOKEN}` },
     close: async () => {
+      app.beginClosing();
       app.server.closeAllConnections();
       await new Promise<void>((resolve) => app.server.close(() => resolve()));
       await app.queue.drain();

@@ -30,7 +30,10 @@ export async function spawnServer(env: Record<string, string>, timeoutMs = 15_00
     child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown'));
   });
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start in ${timeoutMs} ms: ${stderr}`)), timeoutMs);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start in ${timeoutMs} ms: ${stderr}`));
+    }, timeoutMs);
     const lines = createInterface({ input: child.stdout ?? process.stdin });
     lines.on('line', (line) => {
       logs.push(line);

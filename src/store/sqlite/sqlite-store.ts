@@ -93,6 +93,9 @@ export class SqliteStore implements InboxStore {
       ),
       get: db.prepare<[string], DeliveryRow>(`SELECT ${COLUMNS} FROM deliveries WHERE id = ?`),
       delete: db.prepare('DELETE FROM deliveries WHERE id = ?'),
+      latestSeq: db.prepare<[], { seq: number }>(
+        "SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'deliveries'), 0) AS seq",
+      ),
       sources: db.prepare<[], { source: string; count: number; last_received_at: number }>(
         'SELECT source, count, last_received_at FROM sources ORDER BY source',
       ),
@@ -145,6 +148,10 @@ export class SqliteStore implements InboxStore {
   async get(id: string): Promise<StoredDelivery | undefined> {
     const row = this.statements.get.get(id);
     return row === undefined ? undefined : fromRow(row);
+  }
+
+  async latestSeq(): Promise<number> {
+    return this.statements.latestSeq.get()?.seq ?? 0;
   }
 
   async delete(id: string): Promise<boolean> {

@@ -1,0 +1,57 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { ProblemError } from '../errors.js';
+import type { StreamHub } from '../stream/stream-hub.js';
+import { requireToken } from './auth.js';
+import { deliveryJson } from './delivery-json.js';
+import { ProblemSchema } from './schemas.js';
+
+export interface StreamRouteOptions {
+  hub: StreamHub;
+  token: string;
+}
+
+const StreamQuerySchema = Type.Object({
+  source: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
+  after: Type.Optional(Type.Integer({ minimum: 0, description: 'Resume after this seq (for clients that cannot set Last-Event-ID)' })),
+});
+
+/**
+ * `GET /api/stream` (CONTRACT 3): Server-Sent Events, one `delivery` event
+ * per delivery with its seq as `id`. Starts after `Last-Event-ID`, else
+ * after `?after=`, else at the present.
+ */
+export const streamRoute: FastifyPluginAsyncTypebox<StreamRouteOptions> = async (app, { hub, token }) => {
+  app.addHook('onRequest', requireToken(token));
+  app.get('/api/stream', {
+    schema: { querystring: StreamQuerySchema, response: { 400: ProblemSchema, 401: ProblemSchema } },
+  }, async (request, reply) => {
+    const lastEventId = request.headers['last-event-id'];
+    let afterSeq: number;
+    if (typeof lastEventId === 'string' && lastEventId.trim() !== '') {
+      if (!/^\d{1,15}$/.test(lastEventId.trim())) {
+        throw new ProblemError('invalid_query', 'Last-Event-ID must be the seq of a delivery event.');
+      }
+      afterSeq = Number(lastEventId.trim());
+    } else {
+      afterSeq = request.query.after ?? await hub.options.store.latestSeq();
+    }
+    reply.hijack();
+    const res = reply.raw;
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      'x-accel-buffering': 'no',
+      connection: 'keep-alive',
+    });
+    const started = Date.now();
+    hub.open(res, {
+      afterSeq,
+      ...(request.query.source === undefined ? {} : { source: request.query.source }),
+      render: (delivery) => JSON.stringify(deliveryJson(delivery)),
+      onEnd: (reason) => request.log.info({
+        req: { method: 'GET', path: '/api/stream' }, reason, seconds: (Date.now() - started) / 1000,
+      }, 'stream ended'),
+    });
+  });
+};
