@@ -1,0 +1,68 @@
+import { join } from 'node:path';
+import { buildApp } from './app.js';
+import { resolveToken } from './auth/token.js';
+import { SettingsError, type Settings } from './config/settings.js';
+import { createLogger } from './observe/logger.js';
+import { Metrics } from './observe/metrics.js';
+import { RetentionPruner } from './retention/pruner.js';
+import type { InboxStore } from './store/inbox-store.js';
+import { SqliteStore } from './store/sqlite/sqlite-store.js';
+
+/** Starts Reception: settings, store, app, listen; drains on SIGTERM and SIGINT. */
+export async function startServer(settings: Settings): Promise<void> {
+  const logger = createLogger(settings.logLevel);
+  const store = openStore(settings);
+  const { token, generated, file } = resolveToken(settings.token, settings.dataDir);
+  const metrics = new Metrics();
+  const app = await buildApp({ ...settings, store, token, logger, metrics });
+  const pruner = settings.retentionMs === undefined
+    ? undefined
+    : new RetentionPruner({ store, retentionMs: settings.retentionMs, logger, metrics });
+
+  let shuttingDown = false;
+  const shutdown = async (signal: string): Promise<void> => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    logger.info({ signal, graceMs: settings.shutdownGraceMs }, 'shutting down: answering requests in flight');
+    app.beginClosing();
+    const closed = new Promise<void>((resolve) => app.server.close(() => resolve()));
+    app.server.closeIdleConnections();
+    const grace = setTimeout(() => {
+      logger.warn('grace period over: closing the connections still open');
+      app.server.closeAllConnections();
+    }, settings.shutdownGraceMs);
+    await closed;
+    clearTimeout(grace);
+    await pruner?.stop();
+    await app.queue.drain();
+    await store.close();
+    logger.info('stopped');
+    logger.flush(() => process.exit(0));
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  await new Promise<void>((resolve, reject) => {
+    app.server.once('error', reject);
+    app.server.listen(settings.port, settings.host, () => resolve());
+  });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : settings.port;
+  const base = `http://${settings.host.includes(':') ? `[${settings.host}]` : settings.host}:${port}`;
+  logger.info({ url: base, store: store.kind, durability: settings.durability, dataDir: settings.dataDir }, 'listening');
+  pruner?.start();
+  if (generated) {
+    process.stderr.write(
+      `\nReception generated an API token and saved it in ${file ?? 'the data directory'} (mode 0600).\n`
+      + 'It is shown this once. Read your inbox with:\n\n'
+      + `  curl -H 'Authorization: Bearer ${token}' ${base}/api/deliveries\n\n`,
+    );
+  }
+}
+
+function openStore(settings: Settings): InboxStore {
+  if (settings.databaseUrl !== undefined) {
+    throw new SettingsError(['RECEPTION_DATABASE_URL: the PostgreSQL store is not available in this version; unset it to use SQLite.']);
+  }
+  return new SqliteStore({ file: join(settings.dataDir, 'reception.sqlite'), durability: settings.durability });
+}
