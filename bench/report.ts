@@ -1,0 +1,105 @@
+import { writeFileSync } from 'node:fs';
+import type { LoadResult } from './load.js';
+
+/** What the report says about the run as a whole. */
+export interface RunMeta {
+  date: string;
+  node: string;
+  cpu: string;
+  loadAverageAtStart: number[];
+  loadAverageAtEnd?: number[];
+  loadGenerator: string;
+  loadGeneratorNotes: string;
+  connections: number;
+  seconds: number;
+  warmupSeconds: number;
+  bodyBytes: number;
+  receptionLogs: string;
+  profiled: boolean;
+}
+
+export interface CaseResult {
+  name: string;
+  description: string;
+  ok: boolean;
+  error?: string;
+  load?: LoadResult;
+  peakRssBytes?: number;
+  /** CPU the server used during the measured run, in % of one core. */
+  serverCpuPercent?: number;
+  /** Deliveries read back from the store; absent for a server without one. */
+  stored?: number;
+  /** Readable outcome of the stored-versus-acknowledged check. */
+  storeCheck: string;
+  /** How the server ended after SIGTERM. */
+  exit?: number | string;
+  /** Ratios to the baseline case (the bare server). */
+  requestsPerSecondVsBaseline?: number;
+  p99VsBaseline?: number;
+}
+
+export interface RunReport {
+  meta: RunMeta;
+  cases: CaseResult[];
+  problems: string[];
+}
+
+/** Fills in the ratios of every case to the baseline case (none when it was not run or failed). */
+export function compareToBaseline(cases: CaseResult[], baselineName: string | undefined): void {
+  const baseline = cases.find((c) => c.name === baselineName)?.load;
+  if (baseline === undefined) return;
+  for (const result of cases) {
+    if (result.load === undefined) continue;
+    result.requestsPerSecondVsBaseline = result.load.requestsPerSecond / baseline.requestsPerSecond;
+    result.p99VsBaseline = baseline.p99Ms > 0 ? result.load.p99Ms / baseline.p99Ms : undefined;
+  }
+}
+
+const dash = '–';
+const fixed = (value: number | undefined, digits: number): string => (value === undefined ? dash : value.toFixed(digits));
+
+function row(c: CaseResult): string {
+  const l = c.load;
+  const cells = l === undefined
+    ? [c.name, `failed: ${c.error ?? 'unknown'}`, dash, dash, dash, dash, dash, dash, dash, dash]
+    : [
+      c.name,
+      Math.round(l.requestsPerSecond).toLocaleString('en-US'),
+      fixed(l.p50Ms, 2),
+      fixed(l.p99Ms, 2),
+      `${l.non2xx} / ${l.socketErrors} / ${l.timeouts}`,
+      fixed(c.peakRssBytes === undefined ? undefined : c.peakRssBytes / 2 ** 20, 0),
+      c.serverCpuPercent === undefined ? dash : `${Math.round(c.serverCpuPercent)}%`,
+      c.requestsPerSecondVsBaseline === undefined ? dash : `${fixed(c.requestsPerSecondVsBaseline, 2)}×`,
+      c.p99VsBaseline === undefined ? dash : `${fixed(c.p99VsBaseline, 2)}×`,
+      c.storeCheck,
+    ];
+  return `| ${cells.join(' | ')} |`;
+}
+
+/** The report as markdown: a few lines of context, the table, then any problem. */
+export function markdown(report: RunReport): string {
+  const m = report.meta;
+  const lines = [
+    `Reception load bench, ${m.date}`,
+    '',
+    `- machine: ${m.cpu}; Node ${m.node}; load average ${m.loadAverageAtStart.map((x) => x.toFixed(2)).join(' ')} at start, ${m.loadAverageAtEnd?.map((x) => x.toFixed(2)).join(' ') ?? '?'} at end`,
+    `- load generator: ${m.loadGenerator}; ${m.connections} connections; ${m.seconds} s measured after ${m.warmupSeconds} s warm-up`,
+    `- request: POST /api/webhook/bench, ${m.bodyBytes}-byte JSON object, Content-Type: application/json`,
+    `- Reception logs: ${m.receptionLogs}`,
+    `- notes: ${m.loadGeneratorNotes}; server CPU is % of one core during the measured run`,
+    ...(m.profiled ? ['- **profiled run (--cpu-prof): numbers are slower than normal and not comparable**'] : []),
+    '',
+    '| case | req/s | p50 ms | p99 ms | non-2xx / errors / timeouts | peak RSS MiB | server CPU | req/s vs bare | p99 vs bare | stored vs 2xx |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|---|',
+    ...report.cases.map(row),
+  ];
+  if (report.problems.length > 0) {
+    lines.push('', '**Problems:**', ...report.problems.map((p) => `- ${p}`));
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+export function writeJson(report: RunReport, file: string): void {
+  writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+}

@@ -1,0 +1,184 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CASES, MEASURED_SOURCE, WARMUP_SOURCE, type BenchCase, type CaseContext, type LoadRequest } from './cases.js';
+import { stopChild } from './child-processes.js';
+import { chooseLoadGenerator, jsonBody, type LoadGenerator } from './load.js';
+import { cpuSeconds, peakRssBytes } from './process-stats.js';
+import { summarizeProfiles } from './profile-summary.js';
+import { compareToBaseline, markdown, writeJson, type CaseResult, type RunReport } from './report.js';
+import { startServer, tail } from './server-process.js';
+
+/**
+ * `npm run bench`: starts each case's server as its own process, loads it,
+ * checks that what was acknowledged was stored, and reports. Environment:
+ * BENCH_SECONDS (10), BENCH_CONNECTIONS (50), BENCH_WARMUP_SECONDS (2),
+ * BENCH_THREADS (load generator threads), BENCH_LOADGEN (wrk|autocannon),
+ * BENCH_CASES (comma-separated parts of case names to run),
+ * BENCH_CPU_PROF (a directory: run the servers under `node --cpu-prof`),
+ * BENCH_KEEP=1 (keep the temp directory with logs and data).
+ */
+
+const LAST_RUN = fileURLToPath(new URL('../../bench/last-run.json', import.meta.url));
+
+function whole(name: string, fallback: number, min: number, max: number): number {
+  const text = process.env[name];
+  if (text === undefined || text.trim() === '') return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new Error(`${name}: expected a whole number from ${min} to ${max}, got "${text}"`);
+  }
+  return value;
+}
+
+const seconds = whole('BENCH_SECONDS', 10, 1, 3600);
+const connections = whole('BENCH_CONNECTIONS', 50, 1, 10_000);
+const warmupSeconds = whole('BENCH_WARMUP_SECONDS', 2, 0, 600);
+const threads = whole('BENCH_THREADS', Math.max(1, Math.min(4, Math.floor(cpus().length / 2))), 1, 64);
+const profileDir = process.env.BENCH_CPU_PROF;
+const keep = process.env.BENCH_KEEP === '1';
+const only = (process.env.BENCH_CASES ?? '').split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+
+const slug = (name: string): string => name.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '').toLowerCase();
+
+function baseRequest(): LoadRequest {
+  return {
+    path: `/api/webhook/${MEASURED_SOURCE}`,
+    warmupPath: `/api/webhook/${WARMUP_SOURCE}`,
+    headers: { 'Content-Type': 'application/json' },
+    body: jsonBody(1024),
+  };
+}
+
+/** Starts, warms up, measures, checks and stops one case. Throws only if it could not be measured. */
+async function measure(benchCase: BenchCase, context: CaseContext, generator: LoadGenerator, problems: string[]): Promise<CaseResult> {
+  const server = await startServer(benchCase.start(context), context.dir);
+  const result: CaseResult = { name: benchCase.name, description: benchCase.description, ok: false, storeCheck: 'n/a (no store)' };
+  try {
+    if (new URL(server.url).hostname !== '127.0.0.1') throw new Error(`server listens on ${server.url}, not 127.0.0.1`);
+    const request = benchCase.request?.(baseRequest()) ?? baseRequest();
+    const run = { request, connections, workDir: context.dir };
+    if (warmupSeconds > 0) {
+      const warm = await generator.run({ ...run, url: server.url + request.warmupPath, seconds: warmupSeconds });
+      if (warm.ok === 0) throw new Error(`warm-up got no 2xx answer (${warm.non2xx} non-2xx, ${warm.socketErrors} errors)`);
+    }
+    const cpuBefore = cpuSeconds(server.child.pid);
+    const wallBefore = performance.now();
+    const load = await generator.run({ ...run, url: server.url + request.path, seconds });
+    const cpuAfter = cpuSeconds(server.child.pid);
+    const wall = (performance.now() - wallBefore) / 1000;
+    result.load = load;
+    if (cpuBefore !== undefined && cpuAfter !== undefined) result.serverCpuPercent = (100 * (cpuAfter - cpuBefore)) / wall;
+
+    const label = benchCase.name;
+    if (load.ok === 0) problems.push(`${label}: no 2xx answer at all`);
+    if (load.non2xx > 0 || load.socketErrors > 0 || load.timeouts > 0) {
+      problems.push(`${label}: ${load.non2xx} non-2xx answers, ${load.socketErrors} socket errors, ${load.timeouts} timeouts (see ${server.stdoutFile})`);
+    }
+    if (benchCase.storedCount !== undefined) {
+      const stored = await benchCase.storedCount(server.url, context);
+      result.stored = stored;
+      const extra = stored - load.ok;
+      if (stored < load.ok) {
+        result.storeCheck = `**LOST ${load.ok - stored}**: ${stored} stored, ${load.ok} acknowledged`;
+        problems.push(`${label}: acknowledged ${load.ok} deliveries but stored only ${stored}`);
+      } else if (extra > connections) {
+        result.storeCheck = `**${stored} stored > ${load.ok} acknowledged + ${connections} in flight**`;
+        problems.push(`${label}: stored ${stored}, more than the ${load.ok} acknowledged plus ${connections} in flight at the stop`);
+      } else {
+        result.storeCheck = `ok: ${stored} stored = ${load.ok} acknowledged + ${extra} in flight at stop`;
+      }
+    }
+    result.peakRssBytes = peakRssBytes(server.child.pid);
+    result.ok = true;
+    return result;
+  } finally {
+    result.exit = await stopChild(server.child, 'SIGTERM', 15_000);
+    if (result.exit !== 0) {
+      problems.push(`${benchCase.name}: server did not exit cleanly after SIGTERM (${result.exit})\n${tail(server.stderrFile)}`);
+    }
+  }
+}
+
+async function main(): Promise<number> {
+  const cases = CASES.filter((c) => only.length === 0 || only.some((part) => c.name.includes(part)));
+  if (cases.length === 0) throw new Error(`BENCH_CASES="${only.join(',')}" matches no case of: ${CASES.map((c) => c.name).join(', ')}`);
+  const generator = chooseLoadGenerator(threads);
+  const runDir = mkdtempSync(join(tmpdir(), 'reception-bench-'));
+  const token = randomBytes(24).toString('hex');
+  // Every wait inside is bounded; this bounds the whole run as well.
+  const budgetMs = cases.length * (2 * (warmupSeconds + seconds) + 150) * 1000;
+  const overTime = setTimeout(() => {
+    process.stderr.write(`bench: over its time budget of ${budgetMs / 1000} s, stopping\n`);
+    process.exit(1);
+  }, budgetMs);
+
+  const cpuList = cpus();
+  const report: RunReport = {
+    meta: {
+      date: new Date().toISOString(),
+      node: process.version,
+      cpu: `${cpuList.length} × ${cpuList[0]?.model.trim() ?? 'unknown CPU'}`,
+      loadAverageAtStart: loadavg(),
+      loadGenerator: generator.label,
+      loadGeneratorNotes: generator.notes,
+      connections,
+      seconds,
+      warmupSeconds,
+      bodyBytes: jsonBody(1024).length,
+      receptionLogs: `RECEPTION_LOG_LEVEL=info, stdout (one JSON line per request) to a file: ${runDir}/<case>/stdout.log`,
+      profiled: profileDir !== undefined,
+    },
+    cases: [],
+    problems: [],
+  };
+  process.stdout.write(`bench: ${generator.label}, ${connections} connections, ${warmupSeconds} s warm-up + ${seconds} s per case, work dir ${runDir}\n`);
+
+  for (const benchCase of cases) {
+    const dir = join(runDir, slug(benchCase.name));
+    mkdirSync(dir);
+    const caseProfileDir = profileDir === undefined ? undefined : join(profileDir, slug(benchCase.name));
+    const nodeFlags = caseProfileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${caseProfileDir}`];
+    process.stdout.write(`bench: ${benchCase.name}...\n`);
+    try {
+      const result = await measure(benchCase, { dir, token, nodeFlags }, generator, report.problems);
+      report.cases.push(result);
+      const log = join(dir, 'stdout.log');
+      process.stdout.write(`bench: ${benchCase.name}: ${Math.round(result.load?.requestsPerSecond ?? 0)} req/s; stdout log ${(statSync(log).size / 2 ** 20).toFixed(1)} MiB\n`);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      report.cases.push({ name: benchCase.name, description: benchCase.description, ok: false, error: message.split('\n')[0], storeCheck: '–' });
+      report.problems.push(`${benchCase.name}: ${message}`);
+    }
+    if (caseProfileDir !== undefined) {
+      try {
+        process.stdout.write(summarizeProfiles(caseProfileDir));
+      } catch (error) {
+        process.stdout.write(`no profile for ${benchCase.name}: ${String(error)}\n`);
+      }
+    }
+  }
+  clearTimeout(overTime);
+  report.meta.loadAverageAtEnd = loadavg();
+
+  compareToBaseline(report.cases, CASES[0]?.name);
+  process.stdout.write(`\n${markdown(report)}`);
+  writeJson(report, LAST_RUN);
+  process.stdout.write(`\nwrote ${LAST_RUN}\n`);
+  if (keep || report.problems.length > 0) {
+    process.stdout.write(`kept ${runDir} (logs and data)\n`);
+  } else {
+    rmSync(runDir, { recursive: true, force: true });
+  }
+  return report.problems.length > 0 ? 1 : 0;
+}
+
+main().then(
+  (code) => { process.exitCode = code; },
+  (error: unknown) => {
+    process.stderr.write(`bench failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

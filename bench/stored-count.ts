@@ -1,0 +1,35 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
+interface SourceList {
+  items: Array<{ source: string; count: number }>;
+}
+
+/** One read of `GET /api/sources`: the stored count of `source` (0 when absent). */
+async function readCount(url: string, token: string, source: string): Promise<number> {
+  const response = await fetch(`${url}/api/sources`, {
+    headers: { authorization: `Bearer ${token}` },
+    signal: AbortSignal.timeout(5000),
+  });
+  if (response.status !== 200) {
+    throw new Error(`GET /api/sources answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
+  }
+  const list = (await response.json()) as SourceList;
+  return list.items.find((item) => item.source === source)?.count ?? 0;
+}
+
+/**
+ * How many deliveries Reception stored for `source`, read through its API.
+ * Requests still in flight when the load generator stopped may commit a
+ * moment later, so it reads until two reads 250 ms apart agree (at most 10 s).
+ */
+export async function storedCount(url: string, token: string, source: string): Promise<number> {
+  const deadline = Date.now() + 10_000;
+  let last = await readCount(url, token, source);
+  while (Date.now() < deadline) {
+    await sleep(250);
+    const next = await readCount(url, token, source);
+    if (next === last) return next;
+    last = next;
+  }
+  return last;
+}
