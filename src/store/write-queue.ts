@@ -95,7 +95,12 @@ export class WriteQueue {
 
   private report(batchSize: number, started: bigint, ok: boolean): void {
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    this.options.onCommit?.(batchSize, seconds, ok);
+    try {
+      this.options.onCommit?.(batchSize, seconds, ok);
+    } catch {
+      // A listener's failure must not turn a commit into a refusal, nor leave
+      // the batch's promises unsettled: the commit's outcome is what counts.
+    }
   }
 
   private wakeIdleWaiters(): void {
