@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { answerClientError } from './http/client-error.js';
 import { installErrorHandling } from './http/error-handler.js';
 import { healthRoutes } from './http/health-routes.js';
 import { inboxRoutes } from './http/inbox-routes.js';
@@ -8,10 +9,12 @@ import { registerOpenApi, serveOpenApi } from './http/openapi.js';
 import { createWebhookHandler, isWebhookUrl } from './http/webhook-handler.js';
 import type { Logger } from './observe/logger.js';
 import type { Metrics } from './observe/metrics.js';
-import { Receiver, type SourcePolicy } from './receive/receiver.js';
+import { Receiver } from './receive/receiver.js';
+import { SourceRules } from './receive/source-rules.js';
 import { TrustedProxies } from './receive/remote-address.js';
 import { sessionRoutes } from './http/session-routes.js';
 import { streamRoute } from './http/stream-route.js';
+import { webPage } from './http/web-page.js';
 import { LocalCommitFeed, type CommitFeed } from './stream/commit-feed.js';
 import { StreamHub } from './stream/stream-hub.js';
 import type { InboxStore } from './store/inbox-store.js';
@@ -33,6 +36,8 @@ export interface AppDeps {
   streamHeartbeatMs: number;
   /** Bytes a stream client may leave unread before it is disconnected. */
   streamMaxBufferedBytes: number;
+  /** Per-source rules from the config file; without it every source is accepted as is. */
+  rules?: SourceRules;
 }
 
 export interface App {
@@ -41,6 +46,8 @@ export interface App {
   queue: WriteQueue;
   feed: CommitFeed;
   streams: StreamHub;
+  /** Puts new per-source rules in force (a config reload); requests already running keep theirs. */
+  setRules(rules: SourceRules): void;
   /** Marks the app as shutting down: answers from now on close their connection. */
   beginClosing(): void;
 }
@@ -65,12 +72,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const streams = new StreamHub({
     store, feed, heartbeatMs: deps.streamHeartbeatMs, maxBufferedBytes: deps.streamMaxBufferedBytes,
   });
-  const policy: SourcePolicy = { maxBodyBytes: deps.maxBodyBytes, anyJson: false };
+  let rules = deps.rules ?? SourceRules.fromConfig(undefined, { maxBodyBytes: deps.maxBodyBytes, anyJson: false });
   const receiver = new Receiver({
     queue,
     trustedProxies: new TrustedProxies(deps.trustedProxies),
     redactHeaders: new Set(deps.redactHeaders),
-    defaultPolicy: policy,
+    rules: () => rules,
   });
   let closing = false;
   const receive = createWebhookHandler({ receiver, logger, metrics, isClosing: () => closing });
@@ -82,6 +89,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     // One line per request is written by the onResponse hook below.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 1024 * 1024,
+    clientErrorHandler: answerClientError,
     serverFactory: (fastifyHandler) => {
       server = createServer({
         requestTimeout: deps.requestTimeoutMs,
@@ -116,11 +124,15 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await fastify.register(inboxRoutes, { store, token: deps.token });
   await fastify.register(streamRoute, { hub: streams, token: deps.token });
   await fastify.register(sessionRoutes, { token: deps.token });
+  await fastify.register(webPage);
   await fastify.ready();
   if (server === undefined) throw new Error('Fastify did not call the server factory');
   const beginClosing = (): void => {
     closing = true;
     streams.closeAll();
   };
-  return { fastify, server, queue, feed, streams, beginClosing };
+  const setRules = (next: SourceRules): void => {
+    rules = next;
+  };
+  return { fastify, server, queue, feed, streams, setRules, beginClosing };
 }

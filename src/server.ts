@@ -2,6 +2,8 @@ import { join } from 'node:path';
 import { buildApp } from './app.js';
 import { resolveToken } from './auth/token.js';
 import { SettingsError, type Settings } from './config/settings.js';
+import { loadConfigFile } from './config/source-config.js';
+import { SourceRules } from './receive/source-rules.js';
 import { createLogger } from './observe/logger.js';
 import { Metrics } from './observe/metrics.js';
 import { RetentionPruner } from './retention/pruner.js';
@@ -14,7 +16,27 @@ export async function startServer(settings: Settings): Promise<void> {
   const store = openStore(settings);
   const { token, generated, file } = resolveToken(settings.token, settings.dataDir);
   const metrics = new Metrics();
-  const app = await buildApp({ ...settings, store, token, logger, metrics });
+  const defaults = { maxBodyBytes: settings.maxBodyBytes, anyJson: false };
+  const loadRules = (): SourceRules => SourceRules.fromConfig(
+    settings.configFile === undefined ? undefined : loadConfigFile(settings.configFile), defaults,
+  );
+  const app = await buildApp({ ...settings, store, token, logger, metrics, rules: loadRules() });
+  process.on('SIGHUP', () => {
+    if (settings.configFile === undefined) {
+      logger.info('SIGHUP: there is no config file (RECEPTION_CONFIG) to reload');
+      return;
+    }
+    try {
+      const rules = loadRules();
+      app.setRules(rules);
+      metrics.configReloads.inc({ result: 'ok' });
+      logger.info({ file: settings.configFile, sources: rules.configuredSources.length, strict: rules.strict }, 'config reloaded');
+    } catch (error) {
+      metrics.configReloads.inc({ result: 'refused' });
+      logger.error({ file: settings.configFile, problem: error instanceof Error ? error.message : String(error) },
+        'config reload refused: the previous config stays in force');
+    }
+  });
   const pruner = settings.retentionMs === undefined
     ? undefined
     : new RetentionPruner({ store, retentionMs: settings.retentionMs, logger, metrics });

@@ -47,7 +47,11 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): (req: IncomingMe
       .then((answer) => {
         if (!answer.aborted && !res.headersSent && !res.destroyed) send(res, answer, deps.isClosing());
         const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-        metrics.deliveries.inc({ source: metrics.sourceLabel(answer.source ?? '_invalid'), outcome: answer.outcome });
+        const sourceLabel = metrics.sourceLabel(answer.source ?? '_invalid');
+        metrics.deliveries.inc({ source: sourceLabel, outcome: answer.outcome });
+        if (answer.verification?.status === 'failed') {
+          metrics.verificationFailures.inc({ source: sourceLabel, reason: answer.verification.reason ?? 'unknown' });
+        }
         metrics.requestDuration.observe({ route: '/api/webhook/:source', method: req.method ?? '', status: answer.aborted ? 499 : answer.status }, seconds);
         const line = {
           req: { method: req.method, path, remoteAddress: req.socket.remoteAddress },
@@ -56,6 +60,7 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): (req: IncomingMe
           source: answer.source,
           outcome: answer.outcome,
           id: answer.id,
+          verification: answer.verification,
         };
         if (answer.error !== undefined) logger.error({ ...line, err: answer.error }, 'webhook failed');
         else logger.info(line, 'webhook');

@@ -37,6 +37,18 @@ export class Metrics {
     help: 'Deliveries waiting for a commit.',
     registers: [this.registry],
   });
+  readonly verificationFailures = new Counter({
+    name: 'reception_verification_failures_total',
+    help: 'Deliveries whose signature check failed, by source and reason.',
+    labelNames: ['source', 'reason'] as const,
+    registers: [this.registry],
+  });
+  readonly configReloads = new Counter({
+    name: 'reception_config_reloads_total',
+    help: 'Config file reloads (SIGHUP), by result.',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
   readonly pruned = new Counter({
     name: 'reception_retention_pruned_total',
     help: 'Deliveries deleted by retention.',

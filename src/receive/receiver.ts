@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ProblemError, problemFor, type ProblemCode } from '../errors.js';
-import { StoreUnavailableError, type NewDelivery } from '../store/inbox-store.js';
+import { StoreUnavailableError, type NewDelivery, type Verification } from '../store/inbox-store.js';
 import type { WriteQueue } from '../store/write-queue.js';
+import { bodyHandshake, queryHandshake, type HandshakeReply } from './handshake.js';
 import { headerList } from './headers.js';
 import { classifyMediaType } from './media-type.js';
 import { parseFormBody } from './parse-form.js';
@@ -10,6 +11,7 @@ import { parseJsonBody } from './parse-json.js';
 import { BodyAbortedError } from './read-body.js';
 import { clientAddress, type TrustedProxies } from './remote-address.js';
 import { decodeSourceName } from './source-name.js';
+import type { SourceRules } from './source-rules.js';
 
 /** A request to `/api/webhook/{source}`, as any HTTP adapter hands it over. */
 export interface InboundRequest {
@@ -42,20 +44,16 @@ export interface Answer {
   aborted?: boolean;
   /** An unexpected failure behind a 5xx answer, for the log only. */
   error?: unknown;
-}
-
-/** What a source may change about receiving (the config file adds to it). */
-export interface SourcePolicy {
-  maxBodyBytes: number;
-  /** Accept any JSON value at the top level, not only objects. */
-  anyJson: boolean;
+  /** The signature check's outcome, for logs and metrics. */
+  verification?: Verification;
 }
 
 export interface ReceiverOptions {
   queue: WriteQueue;
   trustedProxies: TrustedProxies;
   redactHeaders: ReadonlySet<string>;
-  defaultPolicy: SourcePolicy;
+  /** The rules in force; read per request so that a reload takes effect at once. */
+  rules: () => SourceRules;
   /** Seconds a refused sender is told to wait (`Retry-After`). */
   retryAfterSeconds?: number;
 }
@@ -75,12 +73,23 @@ export class Receiver {
   async handle(request: InboundRequest): Promise<Answer> {
     let source: string | undefined;
     let bodyRead = false;
+    let verification: Verification = { status: 'none' };
     try {
       source = decodeSourceName(request.sourceSegment);
-      const policy = this.options.defaultPolicy;
+      const rule = this.options.rules().forSource(source);
+      if (rule === undefined) {
+        throw new ProblemError('unknown_source', 'This server only accepts the sources named in its config file.');
+      }
+      const handshake = queryHandshake(rule, request.method, request.query);
+      if (handshake !== undefined) return this.handshakeAnswer(handshake, source);
       if (request.method !== 'POST') {
         throw new ProblemError('method_not_allowed', `Use POST to send a webhook, not ${request.method}.`, { allow: 'POST' });
       }
+      const waitSeconds = rule.rateLimiter?.take() ?? 0;
+      if (waitSeconds > 0) {
+        throw new ProblemError('rate_limited', `This source takes no more deliveries right now; retry in ${waitSeconds} s.`, { 'retry-after': String(waitSeconds) });
+      }
+      const { policy } = rule;
       const contentType = request.headers['content-type'];
       const kind = classifyMediaType(contentType);
       const declaredLength = parseContentLength(request.headers['content-length']);
@@ -94,9 +103,32 @@ export class Receiver {
       bodyRead = true;
       if (raw.length === 0) throw new ProblemError('empty_body', 'The request has no body.');
       if (kind === undefined) throw unsupported(contentType);
-      if (kind === 'json') parseJsonBody(raw, policy.anyJson);
-      else parseFormBody(raw);
+      const body = kind === 'json' ? parseJsonBody(raw, policy.anyJson) : parseFormBody(raw);
 
+      let deliveryId: string | undefined;
+      if (rule.verifier !== undefined) {
+        const result = rule.verifier.verify({
+          raw, headers: request.headers, query: request.query, contentType: contentType ?? '', nowMs: Date.now(),
+        });
+        if (result.ok) {
+          verification = { status: 'verified', scheme: rule.verifier.scheme };
+          deliveryId = result.deliveryId;
+        } else {
+          verification = { status: 'failed', scheme: rule.verifier.scheme, reason: result.reason };
+        }
+      }
+      if (verification.status !== 'failed') {
+        const reply = bodyHandshake(rule, body);
+        if (reply !== undefined) return this.handshakeAnswer(reply, source, verification);
+      }
+      if (verification.status === 'failed' && rule.onFailure === 'reject') {
+        throw new ProblemError('signature_invalid', 'The signature does not match this source\'s secret.');
+      }
+
+      const headerKey = rule.dedupHeader === undefined ? undefined : request.headers[rule.dedupHeader];
+      const dedupKey = verification.status === 'failed'
+        ? null
+        : (Array.isArray(headerKey) ? headerKey[0] : headerKey) ?? deliveryId ?? null;
       const delivery: NewDelivery = {
         id: randomUUID(),
         source,
@@ -107,21 +139,26 @@ export class Receiver {
         remoteAddress: clientAddress(request.socketAddress, request.headers['x-forwarded-for'], this.options.trustedProxies),
         headers: headerList(request.rawHeaders, this.options.redactHeaders),
         raw,
-        verification: { status: 'none' },
-        dedupKey: null,
+        verification,
+        dedupKey,
       };
       const outcome = await this.options.queue.enqueue(delivery);
+      if (verification.status === 'failed') {
+        const answer = this.problem('signature_invalid', 'The signature does not match this source\'s secret; the delivery was kept as failed.');
+        return { ...answer, source, id: outcome.id, verification };
+      }
       const receivedAt = new Date(outcome.receivedAt).toISOString();
-      const body = outcome.duplicate
+      const answerBody = outcome.duplicate
         ? JSON.stringify({ id: outcome.id, source, receivedAt, duplicate: true })
         : JSON.stringify({ id: outcome.id, source, receivedAt });
       return {
         status: 200,
         headers: { ...JSON_HEADERS },
-        body,
+        body: answerBody,
         outcome: outcome.duplicate ? 'duplicate' : 'stored',
         source,
         id: outcome.id,
+        verification,
       };
     } catch (error) {
       if (error instanceof BodyAbortedError) {
@@ -129,9 +166,22 @@ export class Receiver {
       }
       const answer = this.answerFor(error);
       if (source !== undefined) answer.source = source;
+      if (verification.status !== 'none') answer.verification = verification;
       if (!bodyRead) answer.closeConnection = true;
       return answer;
     }
+  }
+
+  private handshakeAnswer(reply: HandshakeReply, source: string, verification?: Verification): Answer {
+    if (reply.refused !== undefined) return { ...this.problem('handshake_failed', reply.refused), source };
+    return {
+      status: reply.status,
+      headers: { 'content-type': reply.contentType, 'cache-control': 'no-store' },
+      body: reply.body,
+      outcome: 'handshake',
+      source,
+      ...(verification === undefined ? {} : { verification }),
+    };
   }
 
   private answerFor(error: unknown): Answer {

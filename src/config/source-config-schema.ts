@@ -1,0 +1,49 @@
+import { Type, type Static } from 'typebox';
+
+/** The single source of the config file's shape and of its TypeScript types (CONTRACT 4). */
+
+export const SCHEMES = ['stripe', 'github', 'standard-webhooks', 'shopify', 'slack', 'twilio', 'zoom', 'hmac'] as const;
+export const HANDSHAKES = ['slack', 'meta', 'zoom', 'graph', 'x'] as const;
+
+const literals = <T extends readonly string[]>(values: T) => Type.Union(values.map((v) => Type.Literal(v)));
+
+export const VerifyConfigSchema = Type.Object({
+  scheme: literals(SCHEMES),
+  secrets: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
+  toleranceSeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 86_400 })),
+  publicUrl: Type.Optional(Type.String({ pattern: '^https?://' })),
+  header: Type.Optional(Type.String({ minLength: 1, pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$" })),
+  algorithm: Type.Optional(literals(['sha1', 'sha256', 'sha512'] as const)),
+  encoding: Type.Optional(literals(['hex', 'base64'] as const)),
+  prefix: Type.Optional(Type.String()),
+}, { additionalProperties: false });
+export type VerifyConfig = Static<typeof VerifyConfigSchema>;
+
+export const HandshakeConfigSchema = Type.Object({
+  type: literals(HANDSHAKES),
+  /** Meta: the token you typed into the app's webhook settings. */
+  verifyToken: Type.Optional(Type.String({ minLength: 1 })),
+  /** X: the consumer secret; Zoom: the secret token when the source does not verify. */
+  secret: Type.Optional(Type.String({ minLength: 1 })),
+}, { additionalProperties: false });
+export type HandshakeConfig = Static<typeof HandshakeConfigSchema>;
+
+export const SourceConfigSchema = Type.Object({
+  verify: Type.Optional(VerifyConfigSchema),
+  handshake: Type.Optional(HandshakeConfigSchema),
+  dedup: Type.Optional(Type.Object({ header: Type.String({ minLength: 1 }) }, { additionalProperties: false })),
+  anyJson: Type.Optional(Type.Boolean()),
+  maxBodyBytes: Type.Optional(Type.Integer({ minimum: 1, maximum: 1024 * 1024 * 1024 })),
+  rateLimit: Type.Optional(Type.Object({
+    requests: Type.Integer({ minimum: 1 }),
+    perSeconds: Type.Number({ exclusiveMinimum: 0 }),
+  }, { additionalProperties: false })),
+  onFailure: Type.Optional(literals(['reject', 'keep'] as const)),
+}, { additionalProperties: false });
+export type SourceConfig = Static<typeof SourceConfigSchema>;
+
+export const ConfigFileSchema = Type.Object({
+  strict: Type.Optional(Type.Boolean()),
+  sources: Type.Optional(Type.Record(Type.String(), SourceConfigSchema)),
+}, { additionalProperties: false });
+export type ConfigFile = Static<typeof ConfigFileSchema>;

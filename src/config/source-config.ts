@@ -1,0 +1,125 @@
+import { readFileSync } from 'node:fs';
+import type { TSchema } from 'typebox';
+import Value from 'typebox/value';
+import { parse as parseYaml } from 'yaml';
+import { decodeSourceName } from '../receive/source-name.js';
+import { ConfigFileSchema, SourceConfigSchema, type ConfigFile } from './source-config-schema.js';
+
+export class ConfigFileError extends Error {
+  constructor(readonly file: string, readonly problems: string[]) {
+    super(`${file} is not a valid Reception config:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigFileError';
+  }
+}
+
+/** Reads and validates the config file (YAML or JSON); throws ConfigFileError naming each bad key. */
+export function loadConfigFile(file: string): ConfigFile {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigFileError(file, [`cannot be read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`]);
+  }
+  let data: unknown;
+  try {
+    data = parseYaml(text, { uniqueKeys: true }) ?? {};
+  } catch (error) {
+    throw new ConfigFileError(file, [`is not valid YAML or JSON: ${error instanceof Error ? error.message : String(error)}`]);
+  }
+  const problems = validateConfig(data);
+  if (problems.length > 0) throw new ConfigFileError(file, problems);
+  return data as ConfigFile;
+}
+
+/** Every problem with a parsed config, each naming its key path (e.g. `sources.stripe.verify.scheme`). */
+export function validateConfig(data: unknown): string[] {
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+    return ['(top level): expected an object with "sources" (and optionally "strict")'];
+  }
+  const problems = schemaProblems(data);
+  if (problems.length > 0) return problems;
+  const config = data as ConfigFile;
+  for (const [name, source] of Object.entries(config.sources ?? {})) {
+    const at = `sources.${name}`;
+    try {
+      decodeSourceName(encodeURIComponent(name));
+    } catch {
+      problems.push(`${at}: "${name}" is not a valid source name (1 to 128 characters, no "/" or control characters)`);
+    }
+    const verify = source.verify;
+    if (verify?.scheme === 'twilio' && verify.publicUrl === undefined) {
+      problems.push(`${at}.verify.publicUrl: the twilio scheme needs the public URL Twilio posts to`);
+    }
+    if (verify?.scheme === 'hmac' && verify.header === undefined) {
+      problems.push(`${at}.verify.header: the hmac scheme needs the name of the signature header`);
+    }
+    if (verify?.scheme !== 'hmac' && verify !== undefined) {
+      for (const key of ['header', 'algorithm', 'encoding', 'prefix'] as const) {
+        if (verify[key] !== undefined) problems.push(`${at}.verify.${key}: only the hmac scheme takes "${key}"`);
+      }
+    }
+    if (verify !== undefined && verify.scheme !== 'twilio' && verify.publicUrl !== undefined) {
+      problems.push(`${at}.verify.publicUrl: only the twilio scheme takes "publicUrl"`);
+    }
+    const handshake = source.handshake;
+    if (handshake?.type === 'meta' && handshake.verifyToken === undefined) {
+      problems.push(`${at}.handshake.verifyToken: the meta handshake needs the verify token set in the app's webhook settings`);
+    }
+    if (handshake?.type === 'x' && handshake.secret === undefined) {
+      problems.push(`${at}.handshake.secret: the x handshake needs the app's consumer secret`);
+    }
+    if (handshake?.type === 'zoom' && handshake.secret === undefined && verify?.scheme !== 'zoom') {
+      problems.push(`${at}.handshake.secret: the zoom handshake needs the secret token (or verify with the zoom scheme)`);
+    }
+    if (source.onFailure === 'keep' && verify === undefined) {
+      problems.push(`${at}.onFailure: "keep" only means something for a source that verifies signatures`);
+    }
+  }
+  return problems;
+}
+
+function schemaProblems(data: object): string[] {
+  const { sources, ...top } = data as { sources?: unknown };
+  const problems = errorsOf(ConfigFileSchema, { ...top, sources: {} }, '');
+  if (sources === undefined) return problems;
+  if (typeof sources !== 'object' || sources === null || Array.isArray(sources)) {
+    return [...problems, 'sources: expected an object that maps source names to their rules'];
+  }
+  // Each source on its own, so that every bad source is named (a record stops at its first bad entry).
+  for (const [name, source] of Object.entries(sources)) {
+    problems.push(...errorsOf(SourceConfigSchema, source, `sources.${name}`));
+  }
+  return problems;
+}
+
+function errorsOf(schema: TSchema, data: unknown, prefix: string): string[] {
+  const messages = new Map<string, string>();
+  const allowed = new Map<string, string[]>();
+  const join = (path: string): string => [prefix, path].filter((p) => p !== '').join('.') || '(top level)';
+  for (const error of Value.Errors(schema, data)) {
+    const path = error.instancePath.split('/').slice(1).map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~')).join('.');
+    const params = error.params as { additionalProperties?: string[]; allowedValue?: unknown; requiredProperties?: string[] };
+    if (error.keyword === 'additionalProperties') {
+      for (const key of params.additionalProperties ?? []) messages.set(join(path === '' ? key : `${path}.${key}`), 'unknown key (check the spelling; see README "Config file")');
+    } else if (error.keyword === 'required') {
+      for (const key of params.requiredProperties ?? []) messages.set(join(path === '' ? key : `${path}.${key}`), 'is required');
+    } else if (error.keyword === 'const') {
+      allowed.set(path, [...(allowed.get(path) ?? []), JSON.stringify(params.allowedValue)]);
+    } else if (error.keyword !== 'anyOf' && error.keyword !== 'boolean' && !messages.has(join(path))) {
+      messages.set(join(path), `${error.message}, got ${JSON.stringify(valueAt(data, error.instancePath))}`);
+    }
+  }
+  for (const [path, values] of allowed) {
+    messages.set(join(path), `expected one of ${values.join(', ')}, got ${JSON.stringify(valueAt(data, `/${path.split('.').join('/')}`))}`);
+  }
+  return [...messages].map(([path, message]) => `${path}: ${message}`);
+}
+
+function valueAt(data: unknown, pointer: string): unknown {
+  let value: unknown = data;
+  for (const part of pointer.split('/').slice(1)) {
+    if (typeof value !== 'object' || value === null) return undefined;
+    value = (value as Record<string, unknown>)[part.replaceAll('~1', '/').replaceAll('~0', '~')];
+  }
+  return value;
+}

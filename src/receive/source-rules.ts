@@ -1,0 +1,82 @@
+import type { ConfigFile, HandshakeConfig, SourceConfig } from '../config/source-config-schema.js';
+import { createVerifier } from '../verify/create-verifier.js';
+import type { Verifier } from '../verify/verifier.js';
+import { RateLimiter } from './rate-limiter.js';
+
+/** What a source may change about receiving. */
+export interface SourcePolicy {
+  maxBodyBytes: number;
+  /** Accept any JSON value at the top level, not only objects. */
+  anyJson: boolean;
+}
+
+/** Everything the receiver needs to know about one source, resolved from the config file. */
+export interface SourceRule {
+  policy: SourcePolicy;
+  verifier?: Verifier;
+  /** `keep`: a delivery that fails verification is stored as failed (and still answered 401). */
+  onFailure: 'reject' | 'keep';
+  /** Lower-case header name whose value identifies a delivery for deduplication. */
+  dedupHeader?: string;
+  handshake?: HandshakeConfig;
+  /** The secret the handshake signs with (Zoom, X). */
+  handshakeSecret?: string;
+  rateLimiter?: RateLimiter;
+}
+
+/** The rules in force: the config file resolved, swapped whole on reload. */
+export class SourceRules {
+  private readonly rules = new Map<string, SourceRule>();
+  private readonly unconfigured: SourceRule;
+
+  /** Throws `SourceRuleError` naming the source when a rule cannot be built. */
+  constructor(readonly strict: boolean, defaults: SourcePolicy, sources: Record<string, SourceConfig> = {}) {
+    this.unconfigured = { policy: defaults, onFailure: 'reject' };
+    for (const [name, config] of Object.entries(sources)) {
+      try {
+        this.rules.set(name, resolveRule(config, defaults));
+      } catch (error) {
+        throw new SourceRuleError(`sources.${name}.${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+  }
+
+  static fromConfig(config: ConfigFile | undefined, defaults: SourcePolicy): SourceRules {
+    return new SourceRules(config?.strict ?? false, defaults, config?.sources ?? {});
+  }
+
+  /** The source's rule; undefined when strict mode refuses a source the file does not name. */
+  forSource(name: string): SourceRule | undefined {
+    return this.rules.get(name) ?? (this.strict ? undefined : this.unconfigured);
+  }
+
+  get configuredSources(): string[] {
+    return [...this.rules.keys()];
+  }
+}
+
+function resolveRule(config: SourceConfig, defaults: SourcePolicy): SourceRule {
+  const rule: SourceRule = {
+    policy: {
+      maxBodyBytes: config.maxBodyBytes ?? defaults.maxBodyBytes,
+      anyJson: config.anyJson ?? defaults.anyJson,
+    },
+    onFailure: config.onFailure ?? 'reject',
+  };
+  if (config.verify !== undefined) rule.verifier = createVerifier(config.verify);
+  if (config.dedup !== undefined) rule.dedupHeader = config.dedup.header.toLowerCase();
+  if (config.handshake !== undefined) {
+    rule.handshake = config.handshake;
+    const secret = config.handshake.secret ?? (config.verify?.scheme === 'zoom' ? config.verify.secrets[0] : undefined);
+    if (secret !== undefined) rule.handshakeSecret = secret;
+  }
+  if (config.rateLimit !== undefined) rule.rateLimiter = new RateLimiter(config.rateLimit.requests, config.rateLimit.perSeconds);
+  return rule;
+}
+
+export class SourceRuleError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SourceRuleError';
+  }
+}
