@@ -21,9 +21,6 @@ export function parseJsonBody(raw: Buffer, anyValue = false): unknown {
   if (!isUtf8(raw)) {
     throw new ProblemError('invalid_json', 'The body is not valid UTF-8.');
   }
-  if (raw.length > MAX_JSON_DEPTH && jsonDepthExceeds(raw, MAX_JSON_DEPTH)) {
-    throw new ProblemError('invalid_json', `The JSON is nested deeper than ${MAX_JSON_DEPTH} levels.`);
-  }
   let text = raw.toString('utf8');
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   let value: unknown;
@@ -32,6 +29,11 @@ export function parseJsonBody(raw: Buffer, anyValue = false): unknown {
   } catch (error) {
     const reason = error instanceof SyntaxError ? error.message : 'unparseable';
     throw new ProblemError('invalid_json', `The body is not valid JSON: ${reason}`);
+  }
+  // Valid JSON nested deeper than the limit needs an opening and a closing
+  // bracket per level, so shorter bodies need no scan.
+  if (raw.length >= 2 * (MAX_JSON_DEPTH + 1) && jsonDepthExceeds(raw, MAX_JSON_DEPTH)) {
+    throw new ProblemError('invalid_json', `The JSON is nested deeper than ${MAX_JSON_DEPTH} levels.`);
   }
   if (!anyValue && (typeof value !== 'object' || value === null || Array.isArray(value))) {
     throw new ProblemError('json_not_object', `The JSON body must be an object, not ${describe(value)}.`);

@@ -76,6 +76,10 @@ export class SqliteStore implements InboxStore {
           remote_address, headers, raw, verification_status, verification_scheme, verification_reason, dedup_key)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (source, dedup_key) WHERE dedup_key IS NOT NULL DO NOTHING`),
+      countSource: db.prepare(`INSERT INTO sources (source, count, last_received_at) VALUES (?, ?, ?)
+        ON CONFLICT (source) DO UPDATE SET
+          count = count + excluded.count,
+          last_received_at = max(last_received_at, excluded.last_received_at)`),
       byDedupKey: db.prepare<[string, string], Pick<DeliveryRow, 'id' | 'seq' | 'received_at'>>(
         'SELECT id, seq, received_at FROM deliveries WHERE source = ? AND dedup_key = ?',
       ),
@@ -104,22 +108,32 @@ export class SqliteStore implements InboxStore {
           SELECT seq FROM deliveries WHERE received_at < ? ORDER BY received_at LIMIT ?)`,
       ),
     };
-    const { insert, byDedupKey } = this.statements;
-    this.appendAll = db.transaction((batch: readonly NewDelivery[]) =>
-      batch.map((d): AppendOutcome => {
+    const { insert, byDedupKey, countSource } = this.statements;
+    this.appendAll = db.transaction((batch: readonly NewDelivery[]) => {
+      const counts = new Map<string, { count: number; last: number }>();
+      const outcomes = batch.map((d): AppendOutcome => {
         const result = insert.run(
           d.id, d.source, d.receivedAt, d.method, d.query, d.contentType, d.remoteAddress,
           JSON.stringify(d.headers), d.raw, d.verification.status, d.verification.scheme ?? null,
           d.verification.reason ?? null, d.dedupKey,
         );
         if (result.changes === 1) {
+          const count = counts.get(d.source);
+          if (count === undefined) counts.set(d.source, { count: 1, last: d.receivedAt });
+          else {
+            count.count++;
+            count.last = Math.max(count.last, d.receivedAt);
+          }
           return { id: d.id, seq: Number(result.lastInsertRowid), receivedAt: d.receivedAt, duplicate: false };
         }
         const first = byDedupKey.get(d.source, d.dedupKey ?? '');
         if (first === undefined) throw new Error('insert ignored without a matching dedup key');
         return { id: first.id, seq: first.seq, receivedAt: first.received_at, duplicate: true };
-      }),
-    );
+      });
+      // One upsert per source and batch instead of a trigger per row.
+      for (const [source, { count, last }] of counts) countSource.run(source, count, last);
+      return outcomes;
+    });
   }
 
   async append(batch: readonly NewDelivery[]): Promise<AppendOutcome[]> {

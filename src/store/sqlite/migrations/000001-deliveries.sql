@@ -20,19 +20,14 @@ CREATE INDEX deliveries_by_source ON deliveries (source, seq);
 CREATE INDEX deliveries_by_received_at ON deliveries (received_at);
 CREATE UNIQUE INDEX deliveries_dedup ON deliveries (source, dedup_key) WHERE dedup_key IS NOT NULL;
 
--- Counts per source, kept in step by triggers so that listing sources never scans the inbox.
+-- Counts per source, so that listing sources never scans the inbox. Inserts
+-- add to it once per batch (src/store/sqlite/sqlite-store.ts), deletes through
+-- the trigger below.
 CREATE TABLE sources (
   source           TEXT    PRIMARY KEY,
   count            INTEGER NOT NULL,
   last_received_at INTEGER NOT NULL
 ) WITHOUT ROWID;
-
-CREATE TRIGGER deliveries_counted AFTER INSERT ON deliveries BEGIN
-  INSERT INTO sources (source, count, last_received_at) VALUES (NEW.source, 1, NEW.received_at)
-  ON CONFLICT (source) DO UPDATE SET
-    count = count + 1,
-    last_received_at = max(last_received_at, excluded.last_received_at);
-END;
 
 CREATE TRIGGER deliveries_uncounted AFTER DELETE ON deliveries BEGIN
   UPDATE sources SET
