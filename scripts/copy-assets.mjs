@@ -1,4 +1,6 @@
 // tsc compiles TypeScript only: copy the SQL migrations beside the compiled store.
 import { cpSync } from 'node:fs';
 
-cpSync('src/store/sqlite/migrations', 'dist/src/store/sqlite/migrations', { recursive: true });
+for (const backend of ['sqlite', 'postgres']) {
+  cpSync(`src/store/${backend}/migrations`, `dist/src/store/${backend}/migrations`, { recursive: true });
+}

@@ -15,7 +15,7 @@ import { TrustedProxies } from './receive/remote-address.js';
 import { sessionRoutes } from './http/session-routes.js';
 import { streamRoute } from './http/stream-route.js';
 import { webPage } from './http/web-page.js';
-import { LocalCommitFeed, type CommitFeed } from './stream/commit-feed.js';
+import { LocalCommitFeed, type PublishingFeed } from './stream/commit-feed.js';
 import { StreamHub } from './stream/stream-hub.js';
 import type { InboxStore } from './store/inbox-store.js';
 import { WriteQueue } from './store/write-queue.js';
@@ -38,13 +38,15 @@ export interface AppDeps {
   streamMaxBufferedBytes: number;
   /** Per-source rules from the config file; without it every source is accepted as is. */
   rules?: SourceRules;
+  /** Wakes live readers; defaults to one that sees this process's commits only. */
+  feed?: PublishingFeed;
 }
 
 export interface App {
   fastify: FastifyInstance;
   server: Server;
   queue: WriteQueue;
-  feed: CommitFeed;
+  feed: PublishingFeed;
   streams: StreamHub;
   /** Puts new per-source rules in force (a config reload); requests already running keep theirs. */
   setRules(rules: SourceRules): void;
@@ -59,7 +61,7 @@ export interface App {
  */
 export async function buildApp(deps: AppDeps): Promise<App> {
   const { metrics, logger, store } = deps;
-  const feed = new LocalCommitFeed();
+  const feed = deps.feed ?? new LocalCommitFeed();
   const queue = new WriteQueue(store, {
     maxPending: deps.queueMaxPending,
     maxPendingBytes: deps.queueMaxPendingBytes,

@@ -1,26 +1,32 @@
 import { join } from 'node:path';
 import { buildApp } from './app.js';
 import { resolveToken } from './auth/token.js';
-import { SettingsError, type Settings } from './config/settings.js';
+import type { Settings } from './config/settings.js';
 import { loadConfigFile } from './config/source-config.js';
 import { SourceRules } from './receive/source-rules.js';
 import { createLogger } from './observe/logger.js';
 import { Metrics } from './observe/metrics.js';
 import { RetentionPruner } from './retention/pruner.js';
 import type { InboxStore } from './store/inbox-store.js';
+import { PostgresStore } from './store/postgres/postgres-store.js';
 import { SqliteStore } from './store/sqlite/sqlite-store.js';
+import { PostgresCommitFeed } from './stream/postgres-commit-feed.js';
 
 /** Starts Reception: settings, store, app, listen; drains on SIGTERM and SIGINT. */
 export async function startServer(settings: Settings): Promise<void> {
   const logger = createLogger(settings.logLevel);
-  const store = openStore(settings);
+  const store = await openStore(settings);
+  const feed = settings.databaseUrl === undefined || !(store instanceof PostgresStore)
+    ? undefined
+    : new PostgresCommitFeed(settings.databaseUrl, store.channel, logger);
+  await feed?.start();
   const { token, generated, file } = resolveToken(settings.token, settings.dataDir);
   const metrics = new Metrics();
   const defaults = { maxBodyBytes: settings.maxBodyBytes, anyJson: false };
   const loadRules = (): SourceRules => SourceRules.fromConfig(
     settings.configFile === undefined ? undefined : loadConfigFile(settings.configFile), defaults,
   );
-  const app = await buildApp({ ...settings, store, token, logger, metrics, rules: loadRules() });
+  const app = await buildApp({ ...settings, store, token, logger, metrics, rules: loadRules(), ...(feed === undefined ? {} : { feed }) });
   process.on('SIGHUP', () => {
     if (settings.configFile === undefined) {
       logger.info('SIGHUP: there is no config file (RECEPTION_CONFIG) to reload');
@@ -57,6 +63,7 @@ export async function startServer(settings: Settings): Promise<void> {
     clearTimeout(grace);
     await pruner?.stop();
     await app.queue.drain();
+    await feed?.stop();
     await store.close();
     logger.info('stopped');
     logger.flush(() => process.exit(0));
@@ -82,9 +89,13 @@ export async function startServer(settings: Settings): Promise<void> {
   }
 }
 
-function openStore(settings: Settings): InboxStore {
+async function openStore(settings: Settings): Promise<InboxStore> {
   if (settings.databaseUrl !== undefined) {
-    throw new SettingsError(['RECEPTION_DATABASE_URL: the PostgreSQL store is not available in this version; unset it to use SQLite.']);
+    return await PostgresStore.open({
+      connectionString: settings.databaseUrl,
+      schema: settings.databaseSchema,
+      poolSize: settings.databasePoolSize,
+    });
   }
   return new SqliteStore({ file: join(settings.dataDir, 'reception.sqlite'), durability: settings.durability });
 }

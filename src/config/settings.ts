@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { DEFAULT_REDACTED_HEADERS } from '../receive/headers.js';
 import type { Durability } from '../store/sqlite/sqlite-store.js';
@@ -11,6 +12,9 @@ export interface Settings {
   token: string | undefined;
   configFile: string | undefined;
   databaseUrl: string | undefined;
+  /** PostgreSQL schema for Reception's tables. */
+  databaseSchema: string;
+  databasePoolSize: number;
   durability: Durability;
   /** Deliveries older than this many ms are pruned; undefined keeps them forever. */
   retentionMs: number | undefined;
@@ -75,13 +79,17 @@ export function loadSettings(env: Env = process.env): Settings {
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     problems.push('RECEPTION_DATABASE_URL: expected a URL that starts with postgres:// or postgresql://.');
   }
+  const databaseSchema = read('RECEPTION_DATABASE_SCHEMA') ?? 'public';
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(databaseSchema)) {
+    problems.push(`RECEPTION_DATABASE_SCHEMA: expected a lower-case SQL identifier such as "reception", got "${databaseSchema}".`);
+  }
   const token = read('RECEPTION_TOKEN');
   if (token !== undefined && token.length < 16) {
     problems.push('RECEPTION_TOKEN: expected at least 16 characters (or leave it unset to have one generated).');
   }
   const trustedProxies = list('RECEPTION_TRUSTED_PROXIES', []);
   for (const entry of trustedProxies) {
-    if (!/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(entry)) {
+    if (!isAddressOrRange(entry)) {
       problems.push(`RECEPTION_TRUSTED_PROXIES: "${entry}" is not an IP address or CIDR range.`);
     }
   }
@@ -97,6 +105,8 @@ export function loadSettings(env: Env = process.env): Settings {
     token,
     configFile: read('RECEPTION_CONFIG'),
     databaseUrl,
+    databaseSchema,
+    databasePoolSize: integer('RECEPTION_DATABASE_POOL', 10, 1, 1000),
     durability: durabilityText === 'relaxed' ? 'relaxed' : 'full',
     retentionMs,
     trustedProxies,
@@ -112,4 +122,13 @@ export function loadSettings(env: Env = process.env): Settings {
   };
   if (problems.length > 0) throw new SettingsError(problems);
   return settings;
+}
+
+/** `10.0.0.1`, `10.0.0.0/8`, `::1`, `2001:db8::/32`: what `node:net` BlockList accepts. */
+function isAddressOrRange(entry: string): boolean {
+  const [address = '', bits, ...rest] = entry.split('/');
+  const version = isIP(address);
+  if (version === 0 || rest.length > 0 || address.includes('%')) return false;
+  if (bits === undefined) return true;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (version === 4 ? 32 : 128);
 }

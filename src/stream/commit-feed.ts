@@ -14,7 +14,12 @@ export interface CommitFeed {
   readonly subscriberCount: number;
 }
 
-export class LocalCommitFeed implements CommitFeed {
+/** A feed that this process can also wake itself, after its own commits. */
+export interface PublishingFeed extends CommitFeed {
+  publish(): void;
+}
+
+export class LocalCommitFeed implements PublishingFeed {
   private readonly listeners = new Set<() => void>();
 
   subscribe(listener: () => void): () => void {

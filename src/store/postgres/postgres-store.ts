@@ -1,0 +1,238 @@
+import pg from 'pg';
+import type { HeaderList } from '../../receive/headers.js';
+import {
+  StoreUnavailableError,
+  type AppendOutcome,
+  type InboxStore,
+  type ListQuery,
+  type NewDelivery,
+  type SourceSummary,
+  type StoredDelivery,
+  type VerificationStatus,
+} from '../inbox-store.js';
+import { migrate } from './migrate.js';
+
+export interface PostgresStoreOptions {
+  connectionString: string;
+  /** The schema that holds Reception's tables (created when missing). */
+  schema?: string;
+  /** Connections in the pool. */
+  poolSize?: number;
+  /** Time to wait for a connection or a lock before answering 503, in ms. */
+  timeoutMs?: number;
+}
+
+/**
+ * Held by every append transaction until it commits, so that seq values are
+ * handed out in commit order across all instances: a reader that has seen
+ * seq N has seen everything up to N (see docs/scaling.md).
+ */
+const APPEND_LOCK = 7_305_162_021;
+
+interface DeliveryRow {
+  seq: string;
+  id: string;
+  source: string;
+  received_at: string;
+  method: string;
+  query: string;
+  content_type: string;
+  remote_address: string;
+  headers: string;
+  raw: Buffer;
+  verification_status: VerificationStatus;
+  verification_scheme: string | null;
+  verification_reason: string | null;
+  dedup_key: string | null;
+}
+
+const COLUMNS = `seq, id, source, received_at, method, query, content_type, remote_address, headers, raw,
+  verification_status, verification_scheme, verification_reason, dedup_key`;
+
+const INSERT = `INSERT INTO deliveries (id, source, received_at, method, query, content_type, remote_address,
+    headers, raw, verification_status, verification_scheme, verification_reason, dedup_key)
+  SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[],
+    $8::text[], $9::bytea[], $10::text[], $11::text[], $12::text[], $13::text[])
+  ON CONFLICT (source, dedup_key) WHERE dedup_key IS NOT NULL DO NOTHING
+  RETURNING id, seq`;
+
+const COUNT_SOURCES = `INSERT INTO sources (source, count, last_received_at)
+  SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[])
+  ON CONFLICT (source) DO UPDATE SET
+    count = sources.count + excluded.count,
+    last_received_at = greatest(sources.last_received_at, excluded.last_received_at)`;
+
+export class PostgresStore implements InboxStore {
+  readonly kind = 'postgres';
+  readonly pool: pg.Pool;
+  readonly schema: string;
+  /** The NOTIFY channel that tells other instances about commits. */
+  readonly channel: string;
+
+  private constructor(options: PostgresStoreOptions) {
+    this.schema = options.schema ?? 'public';
+    if (!/^[a-z_][a-z0-9_]{0,62}$/.test(this.schema)) throw new Error(`invalid schema name "${this.schema}"`);
+    this.channel = `reception_${this.schema}`;
+    const timeout = options.timeoutMs ?? 2000;
+    this.pool = new pg.Pool({
+      connectionString: options.connectionString,
+      max: options.poolSize ?? 10,
+      connectionTimeoutMillis: timeout,
+      idleTimeoutMillis: 30_000,
+      options: `-c search_path=${this.schema} -c lock_timeout=${timeout} -c statement_timeout=${timeout * 5}`,
+    });
+    // An idle connection that dies (PostgreSQL restarted) must not crash the process;
+    // the pool opens a new one for the next query.
+    this.pool.on('error', () => undefined);
+  }
+
+  /** Connects, creates the schema if needed and applies the migrations. */
+  static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
+    const store = new PostgresStore(options);
+    const client = await store.pool.connect();
+    try {
+      await migrate(client, store.schema);
+    } finally {
+      client.release();
+    }
+    return store;
+  }
+
+  async append(batch: readonly NewDelivery[]): Promise<AppendOutcome[]> {
+    let client: pg.PoolClient | undefined;
+    try {
+      client = await this.pool.connect();
+      await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${APPEND_LOCK})`);
+      const inserted = await client.query<{ id: string; seq: string }>(INSERT, [
+        batch.map((d) => d.id), batch.map((d) => d.source), batch.map((d) => d.receivedAt),
+        batch.map((d) => d.method), batch.map((d) => d.query), batch.map((d) => d.contentType),
+        batch.map((d) => d.remoteAddress), batch.map((d) => JSON.stringify(d.headers)), batch.map((d) => d.raw),
+        batch.map((d) => d.verification.status), batch.map((d) => d.verification.scheme ?? null),
+        batch.map((d) => d.verification.reason ?? null), batch.map((d) => d.dedupKey),
+      ]);
+      const seqById = new Map(inserted.rows.map((row) => [row.id, Number(row.seq)]));
+      const counts = new Map<string, { count: number; last: number }>();
+      const outcomes: AppendOutcome[] = [];
+      for (const d of batch) {
+        const seq = seqById.get(d.id);
+        if (seq !== undefined) {
+          const count = counts.get(d.source) ?? { count: 0, last: 0 };
+          counts.set(d.source, { count: count.count + 1, last: Math.max(count.last, d.receivedAt) });
+          outcomes.push({ id: d.id, seq, receivedAt: d.receivedAt, duplicate: false });
+          continue;
+        }
+        const first = await client.query<{ id: string; seq: string; received_at: string }>(
+          'SELECT id, seq, received_at FROM deliveries WHERE source = $1 AND dedup_key = $2', [d.source, d.dedupKey],
+        );
+        const row = first.rows[0];
+        if (row === undefined) throw new Error('insert skipped without a matching dedup key');
+        outcomes.push({ id: row.id, seq: Number(row.seq), receivedAt: Number(row.received_at), duplicate: true });
+      }
+      if (counts.size > 0) {
+        const entries = [...counts];
+        await client.query(COUNT_SOURCES, [entries.map(([s]) => s), entries.map(([, c]) => c.count), entries.map(([, c]) => c.last)]);
+      }
+      const maxSeq = Math.max(0, ...seqById.values());
+      await client.query(`UPDATE inbox_position SET last_seq = greatest(last_seq, ${maxSeq}); NOTIFY ${this.channel}; COMMIT`);
+      client.release();
+      return outcomes;
+    } catch (error) {
+      if (client !== undefined) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        client.release(true);
+      }
+      throw new StoreUnavailableError(`PostgreSQL could not commit: ${describe(error)}`, { cause: error });
+    }
+  }
+
+  async list(query: ListQuery): Promise<StoredDelivery[]> {
+    const before = query.beforeSeq ?? Number.MAX_SAFE_INTEGER;
+    const result = query.source === undefined
+      ? await this.pool.query<DeliveryRow>(`SELECT ${COLUMNS} FROM deliveries WHERE seq < $1 ORDER BY seq DESC LIMIT $2`, [before, query.limit])
+      : await this.pool.query<DeliveryRow>(
+        `SELECT ${COLUMNS} FROM deliveries WHERE source = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3`, [query.source, before, query.limit],
+      );
+    return result.rows.map(fromRow);
+  }
+
+  async readAfter(afterSeq: number, limit: number, source?: string): Promise<StoredDelivery[]> {
+    const result = source === undefined
+      ? await this.pool.query<DeliveryRow>(`SELECT ${COLUMNS} FROM deliveries WHERE seq > $1 ORDER BY seq ASC LIMIT $2`, [afterSeq, limit])
+      : await this.pool.query<DeliveryRow>(
+        `SELECT ${COLUMNS} FROM deliveries WHERE source = $1 AND seq > $2 ORDER BY seq ASC LIMIT $3`, [source, afterSeq, limit],
+      );
+    return result.rows.map(fromRow);
+  }
+
+  async get(id: string): Promise<StoredDelivery | undefined> {
+    const result = await this.pool.query<DeliveryRow>(`SELECT ${COLUMNS} FROM deliveries WHERE id = $1`, [id]);
+    const row = result.rows[0];
+    return row === undefined ? undefined : fromRow(row);
+  }
+
+  async latestSeq(): Promise<number> {
+    const result = await this.pool.query<{ last_seq: string }>('SELECT last_seq FROM inbox_position');
+    return Number(result.rows[0]?.last_seq ?? 0);
+  }
+
+  async delete(id: string): Promise<boolean> {
+    return ((await this.pool.query('DELETE FROM deliveries WHERE id = $1', [id])).rowCount ?? 0) > 0;
+  }
+
+  async sources(): Promise<SourceSummary[]> {
+    const result = await this.pool.query<{ source: string; count: string; last_received_at: string }>(
+      'SELECT source, count, last_received_at FROM sources ORDER BY source',
+    );
+    return result.rows.map((row) => ({ source: row.source, count: Number(row.count), lastReceivedAt: Number(row.last_received_at) }));
+  }
+
+  async pruneOlderThan(before: number, limit: number): Promise<number> {
+    const result = await this.pool.query(
+      `DELETE FROM deliveries WHERE seq IN (
+        SELECT seq FROM deliveries WHERE received_at < $1 ORDER BY received_at LIMIT $2)`, [before, limit],
+    );
+    return result.rowCount ?? 0;
+  }
+
+  async checkWritable(): Promise<void> {
+    try {
+      const result = await this.pool.query<{ recovery: boolean }>('SELECT pg_is_in_recovery() AS recovery');
+      if (result.rows[0]?.recovery !== false) throw new Error('the server is a read-only replica');
+    } catch (error) {
+      throw new StoreUnavailableError(`PostgreSQL is not writable: ${describe(error)}`, { cause: error });
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}
+
+function fromRow(row: DeliveryRow): StoredDelivery {
+  return {
+    seq: Number(row.seq),
+    id: row.id,
+    source: row.source,
+    receivedAt: Number(row.received_at),
+    method: row.method,
+    query: row.query,
+    contentType: row.content_type,
+    remoteAddress: row.remote_address,
+    headers: JSON.parse(row.headers) as HeaderList,
+    raw: row.raw,
+    verification: {
+      status: row.verification_status,
+      ...(row.verification_scheme === null ? {} : { scheme: row.verification_scheme }),
+      ...(row.verification_reason === null ? {} : { reason: row.verification_reason }),
+    },
+    dedupKey: row.dedup_key,
+  };
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    return typeof code === 'string' ? `${code}: ${error.message}` : error.message;
+  }
+  return String(error);
+}
