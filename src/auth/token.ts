@@ -26,7 +26,8 @@ export function resolveToken(fromEnv: string | undefined, dataDir: string): Reso
   }
   mkdirSync(dataDir, { recursive: true });
   const token = `rcp_${randomBytes(24).toString('base64url')}`;
-  writeFileSync(file, `${token}\n`, { mode: 0o600, flag: 'wx' });
+  // 'w' also replaces an empty file left by an interrupted first start.
+  writeFileSync(file, `${token}\n`, { mode: 0o600, flag: 'w' });
   chmodSync(file, 0o600);
   return { token, generated: true, file };
 }

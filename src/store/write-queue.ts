@@ -35,7 +35,7 @@ export class WriteQueue {
     private readonly options: WriteQueueOptions,
   ) {}
 
-  /** Deliveries waiting for or inside a commit. */
+  /** Deliveries waiting for a commit (not those inside the commit running now). */
   get depth(): number {
     return this.pending.length;
   }

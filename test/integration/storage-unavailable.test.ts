@@ -1,0 +1,175 @@
+import { connect, type Socket } from 'node:net';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startApp, type RunningApp } from '../helpers/app.js';
+
+interface RawAnswer { status: number; headers: Record<string, string>; body: string }
+
+const running: RunningApp[] = [];
+const lockers: Database.Database[] = [];
+
+async function start(overrides: Parameters<typeof startApp>[0] = {}): Promise<RunningApp> {
+  const server = await startApp(overrides);
+  running.push(server);
+  return server;
+}
+
+/**
+ * Takes the SQLite write lock from another connection, as a backup tool or
+ * a second process would, and keeps it until `release()`.
+ */
+function holdWriteLock(server: RunningApp): { release: () => void } {
+  const locker = new Database(join(server.dataDir, 'reception.sqlite'));
+  lockers.push(locker);
+  locker.exec('BEGIN EXCLUSIVE');
+  return { release: () => locker.exec('ROLLBACK') };
+}
+
+afterEach(async () => {
+  for (const locker of lockers.splice(0)) locker.close();
+  for (const server of running.splice(0)) await server.close();
+});
+
+function post(server: RunningApp, source: string, body: object): Promise<Response> {
+  return fetch(`${server.url}/api/webhook/${source}`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),
+  });
+}
+
+async function storedBodies(server: RunningApp): Promise<unknown[]> {
+  const answer = await fetch(`${server.url}/api/deliveries?limit=500`, { headers: server.auth });
+  expect(answer.status).toBe(200);
+  const page = await answer.json() as { items: Array<{ body: unknown }> };
+  return page.items.map((item) => item.body);
+}
+
+async function expectStorageUnavailable(answer: Response): Promise<void> {
+  expect(answer.status).toBe(503);
+  expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  expect(answer.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+  const problem = await answer.json() as Record<string, unknown>;
+  expect(problem).toMatchObject({ status: 503, code: 'storage_unavailable' });
+  expect(typeof problem.title).toBe('string');
+  expect(JSON.stringify(problem)).not.toMatch(/SQLITE|sqlite|\/tmp|at .*\.ts/);
+}
+
+/** Connects now; `send` writes a whole request at once and resolves with the answer. */
+async function openConnection(server: RunningApp): Promise<{ send: (path: string, body: string) => Promise<RawAnswer> }> {
+  const { port } = new URL(server.url);
+  const socket: Socket = await new Promise((resolve, reject) => {
+    const s = connect(Number(port), '127.0.0.1', () => resolve(s));
+    s.once('error', reject);
+  });
+  return {
+    send: (path, body) => new Promise((resolve, reject) => {
+      let received = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => { received += chunk; });
+      socket.once('error', reject);
+      socket.once('end', () => {
+        const [head = '', ...rest] = received.split('\r\n\r\n');
+        const [statusLine = '', ...lines] = head.split('\r\n');
+        const headers: Record<string, string> = {};
+        for (const line of lines) {
+          const colon = line.indexOf(':');
+          headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+        }
+        resolve({ status: Number(statusLine.split(' ')[1]), headers, body: rest.join('\r\n\r\n') });
+      });
+      socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n`
+        + `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    }),
+  };
+}
+
+describe('when the store cannot take writes', () => {
+  it('answers 503 storage_unavailable with Retry-After while the file is locked, and 200 once it is free', async () => {
+    const server = await start();
+    const earlier: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const answer = await post(server, 'orders', { earlier: i });
+      expect(answer.status).toBe(200);
+      earlier.push((await answer.json() as { id: string }).id);
+    }
+
+    const lock = holdWriteLock(server);
+    await expectStorageUnavailable(await post(server, 'orders', { refused: 'alone' }));
+    const together = await Promise.all([0, 1, 2].map((i) => post(server, `other-${i}`, { refused: i })));
+    for (const answer of together) await expectStorageUnavailable(answer);
+    lock.release();
+
+    const after = await post(server, 'orders', { after: true });
+    expect(after.status).toBe(200);
+    const { id } = await after.json() as { id: string };
+    for (const earlierId of [...earlier, id]) {
+      expect((await fetch(`${server.url}/api/deliveries/${earlierId}`, { headers: server.auth })).status).toBe(200);
+    }
+    const bodies = await storedBodies(server);
+    expect(bodies).toEqual([{ after: true }, { earlier: 2 }, { earlier: 1 }, { earlier: 0 }]);
+  });
+
+  it('answers /readyz 503 while the file is locked and 200 once it is free', async () => {
+    const server = await start();
+    expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+    const lock = holdWriteLock(server);
+    const locked = await fetch(`${server.url}/readyz`);
+    expect(locked.status).toBe(503);
+    expect(locked.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+    lock.release();
+    const free = await fetch(`${server.url}/readyz`);
+    expect(free.status).toBe(200);
+    expect(await free.json()).toMatchObject({ status: 'ready', store: 'sqlite' });
+  });
+
+  it('keeps the inbox readable while writes are refused', async () => {
+    const server = await start();
+    expect((await post(server, 'orders', { kept: true })).status).toBe(200);
+    const lock = holdWriteLock(server);
+    expect(await storedBodies(server)).toEqual([{ kept: true }]);
+    lock.release();
+  });
+});
+
+/** Two idle connections that the server has accepted, so that what is sent on them next is read in one turn. */
+async function twoAcceptedConnections(server: RunningApp): Promise<Array<Awaited<ReturnType<typeof openConnection>>>> {
+  const connections = await Promise.all([openConnection(server), openConnection(server)]);
+  const accepted = (): Promise<number> => new Promise((resolve, reject) => {
+    server.app.server.getConnections((error, count) => (error ? reject(error) : resolve(count)));
+  });
+  for (let i = 0; i < 200 && (await accepted()) < 2; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  return connections;
+}
+
+describe('when the write queue is full', () => {
+  it('refuses what does not fit with 503 storage_unavailable and Retry-After, and stores the rest', async () => {
+    const server = await start({ queueMaxPending: 1 });
+    const [a, b] = await twoAcceptedConnections(server);
+    if (a === undefined || b === undefined) throw new Error('no connection');
+    // Both requests reach the server in the same loop turn: one waits for the commit, the other finds no room.
+    const answers = await Promise.all([a.send('/api/webhook/burst', '{"n":1}'), b.send('/api/webhook/burst', '{"n":2}')]);
+    expect(answers.map((x) => x.status).sort()).toEqual([200, 503]);
+    const refused = answers.find((x) => x.status === 503);
+    expect(refused?.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(refused?.headers['retry-after']).toMatch(/^[1-9]\d*$/);
+    expect(JSON.parse(refused?.body ?? '{}')).toMatchObject({ code: 'storage_unavailable', status: 503 });
+    expect(await storedBodies(server)).toHaveLength(1);
+  });
+
+  it('refuses at the queue, without a commit, while a locked store holds the queue', async () => {
+    const server = await start({ queueMaxPending: 1 });
+    const [a, b] = await twoAcceptedConnections(server);
+    if (a === undefined || b === undefined) throw new Error('no connection');
+    const lock = holdWriteLock(server);
+    const answers = await Promise.all([a.send('/api/webhook/burst', '{"n":1}'), b.send('/api/webhook/burst', '{"n":2}')]);
+    lock.release();
+    expect(answers.map((x) => x.status)).toEqual([503, 503]);
+    for (const answer of answers) expect(JSON.parse(answer.body)).toMatchObject({ code: 'storage_unavailable' });
+    // Only one delivery reached a (failed) commit: the other was refused by the full queue.
+    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    expect(metrics).toMatch(/^reception_commit_batch_size_count 1$/m);
+    expect(metrics).toMatch(/^reception_commit_duration_seconds_count\{result="error"\} 1$/m);
+    expect(await storedBodies(server)).toEqual([]);
+  });
+});

@@ -1,0 +1,182 @@
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { StoreUnavailableError } from '../../src/store/inbox-store.js';
+import { loadMigrations, migrate } from '../../src/store/sqlite/migrate.js';
+import { openDatabase, SqliteStore, type Durability } from '../../src/store/sqlite/sqlite-store.js';
+import { tempDir } from '../helpers/temp-dir.js';
+import { newDelivery } from './delivery-factory.js';
+import { describeInboxStore } from './inbox-store-contract.js';
+import { openStoresAtOnce } from './stores-in-workers.js';
+
+describeInboxStore('SqliteStore', async () => {
+  const dir = tempDir();
+  const store = new SqliteStore({ file: join(dir.path, 'reception.sqlite'), durability: 'full' });
+  return {
+    store,
+    cleanup: async () => {
+      await store.close();
+      dir.remove();
+    },
+  };
+});
+
+describe('SqliteStore on a real file', () => {
+  let dir: ReturnType<typeof tempDir>;
+  let file: string;
+  const opened: Array<{ close: () => unknown }> = [];
+  const open = (durability: Durability = 'full', busyTimeoutMs?: number): SqliteStore => {
+    const store = new SqliteStore({ file, durability, ...(busyTimeoutMs === undefined ? {} : { busyTimeoutMs }) });
+    opened.push(store);
+    return store;
+  };
+  /** A second, independent connection on the same file, as another process would have. */
+  const otherConnection = (): Database.Database => {
+    const db = new Database(file);
+    opened.push(db);
+    return db;
+  };
+
+  beforeEach(() => {
+    dir = tempDir();
+    file = join(dir.path, 'nested', 'reception.sqlite');
+  });
+  afterEach(async () => {
+    for (const handle of opened.splice(0).reverse()) await handle.close();
+    dir.remove();
+  });
+
+  describe('pragmas', () => {
+    it('syncs every commit (synchronous=FULL) with durability full', () => {
+      expect(open('full').db.pragma('synchronous', { simple: true })).toBe(2);
+    });
+
+    it('uses synchronous=NORMAL with durability relaxed', () => {
+      expect(open('relaxed').db.pragma('synchronous', { simple: true })).toBe(1);
+    });
+
+    it('keeps FULL when the file is already in WAL mode, where better-sqlite3 would default to NORMAL', async () => {
+      await open('relaxed').close();
+      const bare = otherConnection();
+      // The pitfall this guards against: a plain connection on a WAL file is NORMAL.
+      expect(bare.pragma('synchronous', { simple: true })).toBe(1);
+      expect(open('full').db.pragma('synchronous', { simple: true })).toBe(2);
+    });
+
+    it('sets FULL on every connection that openDatabase opens', () => {
+      open('full');
+      const second = openDatabase({ file, durability: 'full' });
+      opened.push(second);
+      expect(second.pragma('synchronous', { simple: true })).toBe(2);
+      expect(second.pragma('journal_mode', { simple: true })).toBe('wal');
+    });
+
+    it('runs in WAL mode, which persists in the file', () => {
+      expect(open().db.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(otherConnection().pragma('journal_mode', { simple: true })).toBe('wal');
+    });
+
+    it('waits busyTimeoutMs for a lock, 1000 ms by default', () => {
+      expect(open('full', 250).db.pragma('busy_timeout', { simple: true })).toBe(250);
+      expect(open('full').db.pragma('busy_timeout', { simple: true })).toBe(1000);
+    });
+  });
+
+  describe('migrations', () => {
+    const applied = (db: Database.Database): number[] =>
+      db.prepare<[], { version: number }>('SELECT version FROM reception_migrations ORDER BY version').all().map((r) => r.version);
+
+    it('creates the directory and applies every migration on a new file', () => {
+      const store = open();
+      expect(applied(store.db)).toEqual(loadMigrations().map((m) => m.version));
+      expect(loadMigrations().length).toBeGreaterThan(0);
+    });
+
+    it('applies nothing again when the file is reopened, and keeps the inbox', async () => {
+      const first = open();
+      const delivery = newDelivery();
+      await first.append([delivery]);
+      await first.close();
+      const again = open();
+      expect(applied(again.db)).toEqual(loadMigrations().map((m) => m.version));
+      expect(migrate(again.db)).toBe(0);
+      expect((await again.get(delivery.id))?.raw.equals(delivery.raw)).toBe(true);
+    });
+
+    it('lets two stores opened on the same new file at once both work', async () => {
+      const results = await openStoresAtOnce(dir.path, file, 4);
+      expect(results.filter((r) => !r.ok)).toEqual([]);
+      const seqs = results.map((r) => (r.ok ? r.seq : -1));
+      expect(new Set(seqs).size).toBe(4);
+      const check = otherConnection();
+      expect(applied(check)).toEqual(loadMigrations().map((m) => m.version));
+      expect(check.prepare('SELECT count(*) AS n FROM deliveries').get()).toEqual({ n: 4 });
+    });
+
+    it('lets two stores on one file share the inbox', async () => {
+      const a = open();
+      const b = open();
+      const delivery = newDelivery();
+      await a.append([delivery]);
+      expect((await b.get(delivery.id))?.id).toBe(delivery.id);
+      const [next] = await b.append([newDelivery()]);
+      expect((await a.list({ limit: 10 }))[0]?.seq).toBe(next?.seq);
+    });
+  });
+
+  describe('a lock held by another connection', () => {
+    it('makes append wait busyTimeoutMs, then reject with StoreUnavailableError', async () => {
+      const store = open('full', 200);
+      const locker = otherConnection();
+      locker.exec('BEGIN EXCLUSIVE');
+      locker.prepare("INSERT INTO reception_migrations (version, name, applied_at) VALUES (999, 'lock', 0)").run();
+      const delivery = newDelivery();
+      const started = performance.now();
+      const error = await store.append([delivery]).catch((e: unknown) => e);
+      const waited = performance.now() - started;
+      expect(error).toBeInstanceOf(StoreUnavailableError);
+      expect(String((error as Error).message)).toMatch(/SQLITE_BUSY/);
+      expect(waited).toBeGreaterThanOrEqual(150);
+      locker.exec('ROLLBACK');
+      expect(await store.get(delivery.id)).toBeUndefined();
+      const outcomes = await store.append([delivery]);
+      expect(outcomes[0]?.id).toBe(delivery.id);
+    });
+
+    it('makes checkWritable reject with StoreUnavailableError until it is released', async () => {
+      const store = open('full', 50);
+      const locker = otherConnection();
+      locker.exec('BEGIN IMMEDIATE');
+      await expect(store.checkWritable()).rejects.toBeInstanceOf(StoreUnavailableError);
+      locker.exec('COMMIT');
+      await expect(store.checkWritable()).resolves.toBeUndefined();
+    });
+
+    it('still lets the inbox be read', async () => {
+      const store = open('full', 50);
+      const delivery = newDelivery();
+      await store.append([delivery]);
+      const locker = otherConnection();
+      locker.exec('BEGIN EXCLUSIVE');
+      locker.prepare('DELETE FROM deliveries').run();
+      expect((await store.list({ limit: 10 })).map((d) => d.id)).toEqual([delivery.id]);
+      expect((await store.get(delivery.id))?.id).toBe(delivery.id);
+      locker.exec('ROLLBACK');
+    });
+  });
+
+  it('makes a committed delivery visible to another connection at once', async () => {
+    const store = open();
+    const delivery = newDelivery();
+    const [outcome] = await store.append([delivery]);
+    const row = otherConnection().prepare('SELECT seq, id FROM deliveries WHERE id = ?').get(delivery.id);
+    expect(row).toEqual({ seq: outcome?.seq, id: delivery.id });
+  });
+
+  it('close can be called twice', async () => {
+    const store = open();
+    await store.close();
+    await expect(store.close()).resolves.toBeUndefined();
+    expect(store.db.open).toBe(false);
+  });
+});

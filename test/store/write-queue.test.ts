@@ -1,0 +1,230 @@
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { StoreUnavailableError, type AppendOutcome } from '../../src/store/inbox-store.js';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { WriteQueue, type WriteQueueOptions } from '../../src/store/write-queue.js';
+import { tempDir } from '../helpers/temp-dir.js';
+import { newDeliveries, newDelivery } from './delivery-factory.js';
+
+interface Commit { size: number; ok: boolean }
+
+describe('WriteQueue on a real SqliteStore', () => {
+  let dir: ReturnType<typeof tempDir>;
+  let store: SqliteStore;
+  /** An independent connection on the same file: what it sees is on disk. */
+  let reader: Database.Database;
+  let commits: Commit[];
+
+  const queueWith = (options: Partial<WriteQueueOptions> = {}): WriteQueue => new WriteQueue(store, {
+    maxPending: 10_000,
+    maxPendingBytes: 64 * 1024 * 1024,
+    maxBatch: 512,
+    onCommit: (size, seconds, ok) => {
+      expect(seconds).toBeGreaterThanOrEqual(0);
+      commits.push({ size, ok });
+    },
+    ...options,
+  });
+  const rowCount = (): number =>
+    reader.prepare<[], { n: number }>('SELECT count(*) AS n FROM deliveries').get()?.n ?? -1;
+  const isOnDisk = (id: string): boolean =>
+    reader.prepare('SELECT 1 FROM deliveries WHERE id = ?').get(id) !== undefined;
+
+  beforeEach(() => {
+    dir = tempDir();
+    const file = join(dir.path, 'reception.sqlite');
+    store = new SqliteStore({ file, durability: 'full', busyTimeoutMs: 50 });
+    reader = new Database(file, { readonly: true });
+    commits = [];
+  });
+  afterEach(async () => {
+    reader.close();
+    await store.close();
+    dir.remove();
+  });
+
+  describe('group commit', () => {
+    it('commits deliveries enqueued in the same tick in one transaction', async () => {
+      const queue = queueWith();
+      const outcomes = await Promise.all(newDeliveries(200).map((d) => queue.enqueue(d)));
+      expect(commits).toEqual([{ size: 200, ok: true }]);
+      expect(outcomes).toHaveLength(200);
+      expect(rowCount()).toBe(200);
+    });
+
+    it('splits a burst into transactions of at most maxBatch', async () => {
+      const queue = queueWith({ maxBatch: 64 });
+      await Promise.all(newDeliveries(200).map((d) => queue.enqueue(d)));
+      expect(commits.map((c) => c.size)).toEqual([64, 64, 64, 8]);
+      expect(rowCount()).toBe(200);
+    });
+
+    it('resolves each promise only after its row is on disk, with its own outcome', async () => {
+      const queue = queueWith({ maxBatch: 16 });
+      const batch = newDeliveries(100);
+      const seenOnResolve: boolean[] = [];
+      const outcomes = await Promise.all(batch.map((d) => queue.enqueue(d).then((outcome) => {
+        seenOnResolve.push(isOnDisk(d.id));
+        return outcome;
+      })));
+      expect(seenOnResolve).toHaveLength(100);
+      expect(seenOnResolve.every(Boolean)).toBe(true);
+      expect(outcomes.map((o) => o.id)).toEqual(batch.map((d) => d.id));
+      for (const outcome of outcomes) {
+        const row = reader.prepare('SELECT seq FROM deliveries WHERE id = ?').get(outcome.id);
+        expect(row).toEqual({ seq: outcome.seq });
+      }
+    });
+
+    it('does not commit before the tick in which deliveries were enqueued ends', async () => {
+      const queue = queueWith();
+      const delivery = newDelivery();
+      const done = queue.enqueue(delivery);
+      expect(isOnDisk(delivery.id)).toBe(false);
+      expect(queue.depth).toBe(1);
+      await done;
+      expect(isOnDisk(delivery.id)).toBe(true);
+      expect(queue.depth).toBe(0);
+    });
+
+    it('answers a duplicate with the outcome of the first delivery', async () => {
+      const queue = queueWith();
+      const first = newDelivery({ dedupKey: 'evt' });
+      const [a, b] = await Promise.all([queue.enqueue(first), queue.enqueue(newDelivery({ dedupKey: 'evt' }))]);
+      expect(a?.duplicate).toBe(false);
+      expect(b).toEqual({ ...a, duplicate: true });
+      expect(rowCount()).toBe(1);
+    });
+  });
+
+  describe('a full queue', () => {
+    it('refuses past maxPending at once with StoreUnavailableError', async () => {
+      const queue = queueWith({ maxPending: 3 });
+      const accepted = newDeliveries(3).map((d) => queue.enqueue(d));
+      const refusedDelivery = newDelivery();
+      const refused = queue.enqueue(refusedDelivery);
+      // Refused before any commit happened.
+      let settledEarly: unknown;
+      refused.catch((error: unknown) => { settledEarly = error; });
+      await Promise.resolve();
+      expect(settledEarly).toBeInstanceOf(StoreUnavailableError);
+      expect(commits).toEqual([]);
+      await Promise.all(accepted);
+      expect(commits).toEqual([{ size: 3, ok: true }]);
+      expect(isOnDisk(refusedDelivery.id)).toBe(false);
+      expect(rowCount()).toBe(3);
+    });
+
+    it('takes deliveries again once the pending ones are committed', async () => {
+      const queue = queueWith({ maxPending: 2 });
+      await Promise.all(newDeliveries(2).map((d) => queue.enqueue(d)));
+      await expect(Promise.all(newDeliveries(2).map((d) => queue.enqueue(d)))).resolves.toHaveLength(2);
+      expect(rowCount()).toBe(4);
+    });
+
+    it('refuses past maxPendingBytes of body, counting each body', async () => {
+      const queue = queueWith({ maxPendingBytes: 100 });
+      const sixty = (): Buffer => Buffer.alloc(60, 0x61);
+      const first = queue.enqueue(newDelivery({ raw: sixty() }));
+      const tooMuch = queue.enqueue(newDelivery({ raw: sixty() }));
+      const fits = queue.enqueue(newDelivery({ raw: Buffer.alloc(40, 0x62) }));
+      await expect(tooMuch).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(Promise.all([first, fits])).resolves.toHaveLength(2);
+      expect(commits).toEqual([{ size: 2, ok: true }]);
+      // The bytes are given back after the commit.
+      await expect(queue.enqueue(newDelivery({ raw: Buffer.alloc(100, 0x63) }))).resolves.toMatchObject({ duplicate: false });
+    });
+  });
+
+  describe('a failing commit', () => {
+    it('rejects every delivery of the batch and stores none of them', async () => {
+      const queue = queueWith();
+      const a = newDelivery();
+      const b = newDelivery();
+      const clash = newDelivery({ id: a.id });
+      const results = await Promise.allSettled([a, b, clash].map((d) => queue.enqueue(d)));
+      expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
+      for (const result of results) {
+        if (result.status === 'rejected') expect(result.reason).toBeInstanceOf(StoreUnavailableError);
+      }
+      expect(commits).toEqual([{ size: 3, ok: false }]);
+      expect(rowCount()).toBe(0);
+    });
+
+    it('lets the next batch of the same burst commit', async () => {
+      const queue = queueWith({ maxBatch: 2 });
+      const a = newDelivery();
+      const burst = [a, newDelivery({ id: a.id }), newDelivery(), newDelivery()];
+      const results = await Promise.allSettled(burst.map((d) => queue.enqueue(d)));
+      expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'fulfilled', 'fulfilled']);
+      expect(commits).toEqual([{ size: 2, ok: false }, { size: 2, ok: true }]);
+      expect(isOnDisk(a.id)).toBe(false);
+      expect(rowCount()).toBe(2);
+    });
+
+    it('rejects while another connection holds the write lock, and works once it is released', async () => {
+      const queue = queueWith();
+      const locker = new Database(join(dir.path, 'reception.sqlite'));
+      try {
+        locker.exec('BEGIN EXCLUSIVE');
+        locker.prepare('DELETE FROM deliveries').run();
+        const locked = await Promise.allSettled(newDeliveries(3).map((d) => queue.enqueue(d)));
+        expect(locked.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
+        for (const result of locked) {
+          if (result.status === 'rejected') expect(result.reason).toBeInstanceOf(StoreUnavailableError);
+        }
+        locker.exec('ROLLBACK');
+        const later = newDelivery();
+        await expect(queue.enqueue(later)).resolves.toMatchObject({ id: later.id, duplicate: false });
+        expect(commits).toEqual([{ size: 3, ok: false }, { size: 1, ok: true }]);
+        expect(rowCount()).toBe(1);
+      } finally {
+        locker.close();
+      }
+    });
+  });
+
+  describe('a failing onCommit listener', () => {
+    it('never turns a committed delivery into a failure', async () => {
+      const queue = new WriteQueue(store, {
+        maxPending: 100,
+        maxPendingBytes: 1024 * 1024,
+        maxBatch: 10,
+        onCommit: () => { throw new Error('listener bug'); },
+      });
+      const batch = newDeliveries(3);
+      const results = await Promise.allSettled(batch.map((d) => queue.enqueue(d)));
+      expect(batch.every((d) => isOnDisk(d.id))).toBe(true);
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled']);
+      await expect(queue.drain()).resolves.toBeUndefined();
+      await expect(queue.enqueue(newDelivery())).resolves.toMatchObject({ duplicate: false });
+    });
+  });
+
+  describe('drain', () => {
+    it('resolves at once on an idle queue', async () => {
+      await expect(queueWith().drain()).resolves.toBeUndefined();
+    });
+
+    it('waits until every enqueued delivery has been committed', async () => {
+      const queue = queueWith({ maxBatch: 10 });
+      const settled: AppendOutcome[] = [];
+      for (const delivery of newDeliveries(95)) void queue.enqueue(delivery).then((o) => settled.push(o));
+      await queue.drain();
+      expect(commits).toHaveLength(10);
+      expect(rowCount()).toBe(95);
+      expect(settled).toHaveLength(95);
+      expect(queue.depth).toBe(0);
+    });
+
+    it('resolves when the last batch failed', async () => {
+      const queue = queueWith();
+      const a = newDelivery();
+      const failures = [a, newDelivery({ id: a.id })].map((d) => queue.enqueue(d).catch((e: unknown) => e));
+      await queue.drain();
+      expect(commits).toEqual([{ size: 2, ok: false }]);
+      for (const failure of await Promise.all(failures)) expect(failure).toBeInstanceOf(StoreUnavailableError);
+    });
+  });
+});

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { ProblemError } from '../../../src/errors.js';
+import { decodeCursor, encodeCursor } from '../../../src/http/cursor.js';
+
+function refusal(cursor: string): ProblemError {
+  try {
+    decodeCursor(cursor);
+  } catch (error) {
+    if (error instanceof ProblemError) return error;
+    throw error;
+  }
+  throw new Error(`"${cursor}" was accepted`);
+}
+
+const raw = (text: string): string => Buffer.from(text).toString('base64url');
+
+describe('list cursors', () => {
+  it.each([0, 1, 42, 1_000_000, 999_999_999_999_999])('round-trips seq %i', (seq) => {
+    expect(decodeCursor(encodeCursor(seq))).toBe(seq);
+  });
+
+  it('is URL-safe and does not show the seq in clear', () => {
+    for (const seq of [0, 7, 123_456_789, 999_999_999_999_999]) {
+      const cursor = encodeCursor(seq);
+      expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
+      expect(cursor).not.toContain(String(seq));
+    }
+  });
+
+  it('gives different seqs different cursors', () => {
+    expect(encodeCursor(1)).not.toBe(encodeCursor(10));
+  });
+
+  it.each([
+    ['an empty string', ''],
+    ['plain text', 'not-a-cursor'],
+    ['a bare number', '42'],
+    ['a negative seq', raw('s-1')],
+    ['a fraction', raw('s1.5')],
+    ['another prefix', raw('x42')],
+    ['no digits', raw('s')],
+    ['16 digits', raw(`s${'9'.repeat(16)}`)],
+    ['trailing text', raw('s42;drop')],
+    ['a newline', raw('s42\n')],
+  ])('refuses %s with 400 invalid_query', (_label, cursor) => {
+    const error = refusal(cursor);
+    expect(error.code).toBe('invalid_query');
+    expect(error.status).toBe(400);
+  });
+});

@@ -1,0 +1,229 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { stringify as toYaml } from 'yaml';
+import { ConfigFileError, loadConfigFile, validateConfig } from '../../src/config/source-config.js';
+import { SourceRules } from '../../src/receive/source-rules.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+/**
+ * The config file (CONTRACT 4): the contract's example loads from YAML and
+ * from JSON; every bad file is refused with a message that names the bad
+ * key, so that a typo can never leave a source silently unverified.
+ */
+
+const dir = tempDir('reception-config-');
+afterAll(() => dir.remove());
+
+let fileCount = 0;
+function file(name: string, text: string): string {
+  fileCount += 1;
+  const path = join(dir.path, `${fileCount}-${name}`);
+  writeFileSync(path, text);
+  return path;
+}
+
+/** The example of CONTRACT 4 with its "…" filled in. */
+const EXAMPLE = {
+  strict: false,
+  sources: {
+    stripe: { verify: { scheme: 'stripe', secrets: ['whsec_abc123'], toleranceSeconds: 300 } },
+    github: { verify: { scheme: 'github', secrets: ['old', 'new'] } },
+    app: { verify: { scheme: 'standard-webhooks', secrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'] } },
+    shop: { verify: { scheme: 'shopify', secrets: ['shpss_1'] } },
+    slack: { verify: { scheme: 'slack', secrets: ['8f742231b10e8888abcd99yyyzzz85a5'] }, handshake: { type: 'slack' } },
+    sms: { verify: { scheme: 'twilio', secrets: ['12345'], publicUrl: 'https://hooks.example.com/api/webhook/sms' } },
+    zoom: { verify: { scheme: 'zoom', secrets: ['zoom-secret'] }, handshake: { type: 'zoom' } },
+    meta: { verify: { scheme: 'github', secrets: ['app-secret'] }, handshake: { type: 'meta', verifyToken: 'my-token' } },
+    graph: { handshake: { type: 'graph' } },
+    orders: {
+      verify: { scheme: 'hmac', secrets: ['s'], header: 'X-Signature', algorithm: 'sha256', encoding: 'hex', prefix: 'sha256=' },
+      dedup: { header: 'X-Request-Id' },
+    },
+    events: { anyJson: true, maxBodyBytes: 1048576, rateLimit: { requests: 100, perSeconds: 1 } },
+  },
+};
+
+const DEFAULTS = { maxBodyBytes: 5 * 1024 * 1024, anyJson: false };
+
+/** The problems loadConfigFile reports for a file with this text. */
+function problemsOf(name: string, text: string): string[] {
+  const path = file(name, text);
+  try {
+    loadConfigFile(path);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigFileError);
+    const configError = error as ConfigFileError;
+    expect(configError.message).toContain(path);
+    for (const problem of configError.problems) expect(configError.message).toContain(problem);
+    return configError.problems;
+  }
+  throw new Error(`${name} was accepted`);
+}
+
+const yaml = (data: unknown): string => toYaml(data);
+const oneSource = (source: unknown): string => JSON.stringify({ sources: { src: source } });
+
+describe('a valid config file', () => {
+  it.each([
+    ['YAML', 'reception.yaml', yaml(EXAMPLE)],
+    ['JSON', 'reception.json', JSON.stringify(EXAMPLE, null, 2)],
+  ])('loads the example of the contract from %s, and every rule builds', (_kind, name, text) => {
+    const config = loadConfigFile(file(name, text));
+    expect(config).toEqual(EXAMPLE);
+    const rules = SourceRules.fromConfig(config, DEFAULTS);
+    expect(rules.strict).toBe(false);
+    expect(rules.configuredSources.sort()).toEqual(Object.keys(EXAMPLE.sources).sort());
+    expect(rules.forSource('stripe')?.verifier?.scheme).toBe('stripe');
+    expect(rules.forSource('app')?.verifier?.scheme).toBe('standard-webhooks');
+    expect(rules.forSource('orders')?.dedupHeader).toBe('x-request-id');
+    expect(rules.forSource('meta')?.handshake).toEqual({ type: 'meta', verifyToken: 'my-token' });
+    expect(rules.forSource('events')?.policy).toEqual({ maxBodyBytes: 1048576, anyJson: true });
+    expect(rules.forSource('events')?.rateLimiter).toBeDefined();
+    expect(rules.forSource('graph')?.verifier).toBeUndefined();
+    // An unnamed source gets the defaults, as without a file.
+    expect(rules.forSource('anything')).toEqual({ policy: DEFAULTS, onFailure: 'reject' });
+  });
+
+  it('takes YAML written by hand, comments and all; an empty file means no rules', () => {
+    const config = loadConfigFile(file('hand.yml', [
+      '# Reception sources',
+      'strict: true',
+      'sources:',
+      '  github:',
+      '    verify: { scheme: github, secrets: [s3cret] }',
+      '    onFailure: keep',
+      '',
+    ].join('\n')));
+    expect(config).toEqual({ strict: true, sources: { github: { verify: { scheme: 'github', secrets: ['s3cret'] }, onFailure: 'keep' } } });
+    const rules = SourceRules.fromConfig(config, DEFAULTS);
+    expect(rules.forSource('github')?.onFailure).toBe('keep');
+    expect(rules.forSource('other')).toBeUndefined();
+    expect(loadConfigFile(file('empty.yaml', ''))).toEqual({});
+  });
+
+  it('treats a source named __proto__ as a source like any other, never as a prototype', () => {
+    const config = loadConfigFile(file('proto.json', '{"sources":{"__proto__":{"verify":{"scheme":"github","secrets":["x"]}}}}'));
+    expect(Object.getPrototypeOf(config.sources)).toBe(Object.prototype);
+    expect(SourceRules.fromConfig(config, DEFAULTS).forSource('__proto__')?.verifier?.scheme).toBe('github');
+    expect(problemsOf('proto-bad.json', '{"sources":{"__proto__":{"verify":{"scheme":"nope","secrets":["x"]}}}}'))
+      .toEqual([expect.stringMatching(/^sources\.__proto__\.verify\.scheme: expected one of .*got "nope"$/)]);
+  });
+});
+
+describe('a bad config file is refused, naming the key', () => {
+  it('an unknown scheme is an error, never a source left unverified', () => {
+    const problems = problemsOf('scheme.json', oneSource({ verify: { scheme: 'stripee', secrets: ['x'] } }));
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^sources\.src\.verify\.scheme: expected one of "stripe", "github", .*"hmac", got "stripee"$/);
+  });
+
+  it('an unknown handshake type', () => {
+    expect(problemsOf('handshake.yaml', yaml({ sources: { src: { handshake: { type: 'teams' } } } })))
+      .toEqual([expect.stringMatching(/^sources\.src\.handshake\.type: expected one of "slack", "meta", "zoom", "graph", "x", got "teams"$/)]);
+  });
+
+  it('an unknown key, at any depth', () => {
+    expect(problemsOf('top.json', '{"strict": true, "sourcez": {}}')).toEqual([expect.stringMatching(/^sourcez: unknown key/)]);
+    expect(problemsOf('source.json', oneSource({ verfy: { scheme: 'github', secrets: ['x'] } })))
+      .toEqual([expect.stringMatching(/^sources\.src\.verfy: unknown key/)]);
+    expect(problemsOf('verify.json', oneSource({ verify: { scheme: 'github', secret: 'x' } }))).toEqual(expect.arrayContaining([
+      expect.stringMatching(/^sources\.src\.verify\.secret: unknown key/),
+      'sources.src.verify.secrets: is required',
+    ]));
+  });
+
+  it('twilio without publicUrl, or with one that carries its own query', () => {
+    expect(problemsOf('twilio.json', oneSource({ verify: { scheme: 'twilio', secrets: ['t'] } })))
+      .toEqual([expect.stringMatching(/^sources\.src\.verify\.publicUrl: the twilio scheme needs the public URL/)]);
+    expect(problemsOf('twilio-query.json', oneSource({ verify: { scheme: 'twilio', secrets: ['t'], publicUrl: 'https://a.example/hook?x=1' } })))
+      .toEqual([expect.stringMatching(/^sources\.src\.verify\.publicUrl: .*query/)]);
+  });
+
+  it('hmac without header; options a scheme does not take', () => {
+    expect(problemsOf('hmac.json', oneSource({ verify: { scheme: 'hmac', secrets: ['s'] } })))
+      .toEqual([expect.stringMatching(/^sources\.src\.verify\.header: the hmac scheme needs/)]);
+    expect(problemsOf('hmac-alg.json', oneSource({ verify: { scheme: 'hmac', secrets: ['s'], header: 'X-Sig', algorithm: 'md5' } })))
+      .toEqual([expect.stringMatching(/^sources\.src\.verify\.algorithm: expected one of "sha1", "sha256", "sha512", got "md5"$/)]);
+    expect(problemsOf('github-header.json', oneSource({ verify: { scheme: 'github', secrets: ['s'], header: 'X-Sig' } })))
+      .toEqual([expect.stringMatching(/^sources\.src\.verify\.header: only the hmac scheme/)]);
+  });
+
+  it('meta without verifyToken, x without secret, zoom handshake without any secret', () => {
+    expect(problemsOf('meta.json', oneSource({ handshake: { type: 'meta' } })))
+      .toEqual([expect.stringMatching(/^sources\.src\.handshake\.verifyToken: the meta handshake needs/)]);
+    expect(problemsOf('x.json', oneSource({ handshake: { type: 'x' } })))
+      .toEqual([expect.stringMatching(/^sources\.src\.handshake\.secret: the x handshake needs/)]);
+    expect(problemsOf('zoom.json', oneSource({ handshake: { type: 'zoom' } })))
+      .toEqual([expect.stringMatching(/^sources\.src\.handshake\.secret: the zoom handshake needs/)]);
+  });
+
+  it('a bad rateLimit', () => {
+    const cases: Array<[unknown, RegExp]> = [
+      [{ requests: 0, perSeconds: 1 }, /^sources\.src\.rateLimit\.requests: must be >= 1, got 0$/],
+      [{ requests: 1.5, perSeconds: 1 }, /^sources\.src\.rateLimit\.requests: .*integer.*got 1\.5$/],
+      [{ requests: 10, perSeconds: 0 }, /^sources\.src\.rateLimit\.perSeconds: must be > 0, got 0$/],
+      [{ requests: 10 }, /^sources\.src\.rateLimit\.perSeconds: is required$/],
+      [{ requests: 10, perSeconds: 1, burst: 5 }, /^sources\.src\.rateLimit\.burst: unknown key/],
+      ['100/s', /^sources\.src\.rateLimit: .*object.*got "100\/s"$/],
+    ];
+    for (const [rateLimit, expected] of cases) {
+      expect(problemsOf('rate.json', oneSource({ rateLimit })), JSON.stringify(rateLimit)).toEqual([expect.stringMatching(expected)]);
+    }
+  });
+
+  it('other bad values: empty secrets, a negative maxBodyBytes, an unknown onFailure, keep without verify, a bad secret', () => {
+    expect(problemsOf('secrets.json', oneSource({ verify: { scheme: 'github', secrets: [] } })))
+      .toEqual([expect.stringMatching(/^sources\.src\.verify\.secrets: /)]);
+    expect(problemsOf('max.json', oneSource({ maxBodyBytes: -1 }))).toEqual([expect.stringMatching(/^sources\.src\.maxBodyBytes: must be >= 1/)]);
+    expect(problemsOf('fail.json', oneSource({ verify: { scheme: 'github', secrets: ['s'] }, onFailure: 'drop' })))
+      .toEqual([expect.stringMatching(/^sources\.src\.onFailure: expected one of "reject", "keep", got "drop"$/)]);
+    expect(problemsOf('keep.json', oneSource({ onFailure: 'keep' }))).toEqual([expect.stringMatching(/^sources\.src\.onFailure: "keep" only means/)]);
+    expect(problemsOf('whsec.json', oneSource({ verify: { scheme: 'standard-webhooks', secrets: ['whsec_not base64!'] } })))
+      .toEqual([expect.stringMatching(/^sources\.src\.verify\.secrets\[0\]: /)]);
+  });
+
+  it('a file that is not an object, or whose sources or source is not one', () => {
+    for (const text of ['[]', '"sources"', '42', '- a\n- b\n']) {
+      expect(problemsOf('not-object.yaml', text)).toEqual([expect.stringMatching(/^\(top level\): expected an object/)]);
+    }
+    expect(problemsOf('sources-list.yaml', 'sources: [stripe, github]\n')).toEqual([expect.stringMatching(/^sources: expected an object/)]);
+    expect(problemsOf('source-string.json', '{"sources":{"stripe":"whsec_x"}}')).toEqual([expect.stringMatching(/^sources\.stripe: /)]);
+    expect(problemsOf('strict.json', '{"strict":"yes"}')).toEqual([expect.stringMatching(/^strict: .*boolean/)]);
+  });
+
+  it('a source name that could never be received', () => {
+    expect(problemsOf('name.json', '{"sources":{"a/b":{}}}')).toEqual([expect.stringMatching(/^sources\.a\/b: "a\/b" is not a valid source name/)]);
+  });
+
+  it('invalid YAML and JSON, with the line', () => {
+    expect(problemsOf('broken.yaml', 'sources:\n  stripe: [\n')).toEqual([expect.stringMatching(/^is not valid YAML or JSON: .*line \d+/s)]);
+    expect(problemsOf('broken.json', '{"sources": {"stripe": {}')).toEqual([expect.stringMatching(/^is not valid YAML or JSON: /)]);
+  });
+
+  it('duplicate keys, in YAML and in JSON, instead of the last one silently winning', () => {
+    const yamlText = 'sources:\n  github:\n    verify: { scheme: github, secrets: [a] }\n  github: {}\n';
+    expect(problemsOf('dup.yaml', yamlText)).toEqual([expect.stringMatching(/^is not valid YAML or JSON: Map keys must be unique at line 4.*github: \{\}/s)]);
+    expect(problemsOf('dup.json', '{"sources": {"a": {"anyJson": true, "anyJson": false}}}'))
+      .toEqual([expect.stringMatching(/^is not valid YAML or JSON: Map keys must be unique/)]);
+  });
+
+  it('a file that cannot be read', () => {
+    expect(() => loadConfigFile(join(dir.path, 'missing.yaml'))).toThrow(/missing\.yaml is not a valid Reception config:\n {2}- cannot be read: ENOENT/);
+  });
+
+  it('reports every problem of every source at once', () => {
+    const problems = validateConfig({
+      strict: 1,
+      sources: {
+        one: { verify: { scheme: 'nope', secrets: ['x'] } },
+        two: { handshake: { type: 'meta' }, rateLimit: { requests: 0, perSeconds: 1 } },
+      },
+    });
+    expect(problems).toEqual(expect.arrayContaining([
+      expect.stringMatching(/^strict: /),
+      expect.stringMatching(/^sources\.one\.verify\.scheme: /),
+      expect.stringMatching(/^sources\.two\.rateLimit\.requests: /),
+    ]));
+  });
+});
