@@ -1,0 +1,131 @@
+import type { DeliveryJson } from '../http/schemas.js';
+import { describeError } from './backoff.js';
+import type { ServerTarget } from './server-target.js';
+import { CliError } from './usage.js';
+
+/** An answer from the Reception API that was not a success. */
+export class ApiError extends Error {
+  constructor(readonly status: number, readonly code: string, detail: string) {
+    super(detail);
+    this.name = 'ApiError';
+  }
+
+  /** True when trying again later may succeed (the server is starting, overloaded or behind a proxy that lost it). */
+  get transient(): boolean {
+    return this.status === 408 || this.status === 429 || this.status >= 500;
+  }
+}
+
+export interface DeliveryPage {
+  items: DeliveryJson[];
+  nextCursor: string | null;
+}
+
+export interface SourceSummary {
+  source: string;
+  count: number;
+  lastReceivedAt: string;
+}
+
+/** The read side of the Reception API (CONTRACT 3) over fetch. */
+export class ApiClient {
+  constructor(readonly target: ServerTarget) {}
+
+  async listDeliveries(query: { source?: string; limit?: number; cursor?: string }, signal?: AbortSignal): Promise<DeliveryPage> {
+    const params = new URLSearchParams();
+    if (query.source !== undefined) params.set('source', query.source);
+    if (query.limit !== undefined) params.set('limit', String(query.limit));
+    if (query.cursor !== undefined) params.set('cursor', query.cursor);
+    const body = await this.json(`/api/deliveries?${params.toString()}`, signal);
+    if (!isRecord(body) || !Array.isArray(body.items)) throw malformed('/api/deliveries');
+    const nextCursor = typeof body.nextCursor === 'string' ? body.nextCursor : null;
+    return { items: body.items.map((item) => asDelivery(item)), nextCursor };
+  }
+
+  async getDelivery(id: string, signal?: AbortSignal): Promise<DeliveryJson> {
+    return asDelivery(await this.json(`/api/deliveries/${encodeURIComponent(id)}`, signal));
+  }
+
+  /** The exact body bytes of a delivery. */
+  async getRaw(id: string, signal?: AbortSignal): Promise<Buffer> {
+    const response = await this.request(`/api/deliveries/${encodeURIComponent(id)}/raw`, signal);
+    return Buffer.from(await response.arrayBuffer());
+  }
+
+  async sources(signal?: AbortSignal): Promise<SourceSummary[]> {
+    const body = await this.json('/api/sources', signal);
+    if (!isRecord(body) || !Array.isArray(body.items)) throw malformed('/api/sources');
+    return body.items.filter(isRecord).map((item) => ({
+      source: String(item.source),
+      count: typeof item.count === 'number' ? item.count : 0,
+      lastReceivedAt: String(item.lastReceivedAt),
+    }));
+  }
+
+  /** The seq of the newest delivery (of one source), or 0 when there is none: "the present". */
+  async latestSeq(source: string | undefined, signal?: AbortSignal): Promise<number> {
+    const page = await this.listDeliveries({ limit: 1, ...(source === undefined ? {} : { source }) }, signal);
+    return page.items[0]?.seq ?? 0;
+  }
+
+  headers(): Record<string, string> {
+    return { authorization: `Bearer ${this.target.token}` };
+  }
+
+  private async json(path: string, signal?: AbortSignal): Promise<unknown> {
+    const response = await this.request(path, signal);
+    return (await response.json()) as unknown;
+  }
+
+  private async request(path: string, signal?: AbortSignal): Promise<Response> {
+    let response: Response;
+    try {
+      response = await fetch(`${this.target.base}${path}`, {
+        headers: { ...this.headers(), accept: 'application/json' },
+        ...(signal === undefined ? {} : { signal }),
+      });
+    } catch (error) {
+      throw new CliError(`cannot reach the server at ${this.target.base}: ${describeError(error)}`);
+    }
+    if (!response.ok) throw await apiError(response);
+    return response;
+  }
+}
+
+/** Turns a failed answer (problem+json or anything else) into an ApiError. */
+export async function apiError(response: Response): Promise<ApiError> {
+  let code = 'http_error';
+  let detail = `${response.status} ${response.statusText}`;
+  try {
+    const problem = (await response.json()) as unknown;
+    if (isRecord(problem)) {
+      if (typeof problem.code === 'string') code = problem.code;
+      if (typeof problem.detail === 'string') detail = `${response.status} ${code}: ${problem.detail}`;
+    }
+  } catch {
+    // not JSON: keep the status line
+  }
+  if (response.status === 401) detail = `${detail} (check --token or RECEPTION_TOKEN)`;
+  return new ApiError(response.status, code, detail);
+}
+
+/** Checks the fields the CLI relies on; the rest of the Delivery is passed through as is. */
+export function asDelivery(value: unknown): DeliveryJson {
+  if (
+    !isRecord(value) || typeof value.id !== 'string' || typeof value.seq !== 'number'
+    || typeof value.source !== 'string' || typeof value.method !== 'string' || !Array.isArray(value.headers)
+  ) {
+    throw new Error('The server sent something that is not a Delivery.');
+  }
+  const headers = value.headers.filter((pair): pair is [string, string] =>
+    Array.isArray(pair) && pair.length === 2 && typeof pair[0] === 'string' && typeof pair[1] === 'string');
+  return { ...(value as unknown as DeliveryJson), headers };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function malformed(path: string): Error {
+  return new Error(`The server's answer to ${path} is not what Reception sends; is --url a Reception server?`);
+}

@@ -1,0 +1,93 @@
+import { parseDuration } from '../config/duration.js';
+import { ApiClient } from './api-client.js';
+import { escapeJsonForTerminal } from './delivery-line.js';
+import { exitQuietlyOnClosedPipe, flushOut, writeOut } from './process-io.js';
+import { Progress, type ProgressMode } from './progress.js';
+import { SERVER_FLAGS, serverTarget } from './server-target.js';
+import { integerFlag, parseCommand, renderHelp, stringFlag, UsageError, type CommandSpec } from './usage.js';
+
+export const exportSpec: CommandSpec = {
+  name: 'export',
+  summary: 'write deliveries as NDJSON to stdout',
+  usage: ['export [--source S] [--since T] [--page-size N] [--progress MODE] [--url URL] [--token TOKEN]'],
+  description:
+    'Writes one Delivery JSON object per line (NDJSON), newest first, walking GET /api/deliveries page by page with '
+    + 'its cursor. Each delivery is written exactly once; deliveries that arrive during the export are not included '
+    + '(they go to the front of the inbox). --since keeps deliveries received at or after T, given as RFC 3339 '
+    + '(2026-11-22T00:00:00Z) or as a duration back from now (24h, 7d); the walk stops at the first older one. '
+    + 'Progress goes to stderr: a bar when stderr is a terminal, otherwise a plain line every 2 s and a summary. '
+    + 'The raw bytes are not included: fetch them from /api/deliveries/{id}/raw.',
+  flags: [
+    { name: 'source', type: 'string', value: 'S', help: 'Only deliveries to this source.' },
+    { name: 'since', type: 'string', value: 'T', help: 'Only deliveries received at or after T (RFC 3339, or a duration such as 24h).' },
+    { name: 'page-size', type: 'string', value: 'N', help: 'Deliveries per API call, 1 to 500 (default 500).' },
+    { name: 'progress', type: 'string', value: 'MODE', help: 'auto (default), bar, lines or none.' },
+    ...SERVER_FLAGS,
+  ],
+  examples: [
+    'reception export > inbox.ndjson',
+    'reception export --source stripe --since 24h | jq -r .id',
+    'reception export --since 2026-11-01T00:00:00Z | gzip > november.ndjson.gz',
+  ],
+};
+
+export async function runExport(argv: string[]): Promise<number> {
+  const { values } = parseCommand(exportSpec, argv);
+  if (values.help === true) {
+    process.stdout.write(renderHelp(exportSpec));
+    return 0;
+  }
+  const source = stringFlag(values, 'source');
+  const sinceText = stringFlag(values, 'since');
+  const since = sinceText === undefined ? undefined : parseSince(sinceText);
+  const pageSize = integerFlag(values, 'page-size', 500, 1, 500);
+  const mode = progressMode(stringFlag(values, 'progress') ?? 'auto');
+  const api = new ApiClient(serverTarget(values));
+  exitQuietlyOnClosedPipe();
+
+  let total: number | undefined;
+  if (since === undefined && mode !== 'none') {
+    const sources = await api.sources();
+    total = sources.filter((s) => source === undefined || s.source === source).reduce((sum, s) => sum + s.count, 0);
+  }
+  const progress = new Progress(mode, total);
+  let written = 0;
+  let cursor: string | undefined;
+  walk: for (;;) {
+    const page = await api.listDeliveries({
+      limit: pageSize,
+      ...(source === undefined ? {} : { source }),
+      ...(cursor === undefined ? {} : { cursor }),
+    });
+    for (const delivery of page.items) {
+      if (since !== undefined && Date.parse(delivery.receivedAt) < since) break walk;
+      await writeOut(`${escapeJsonForTerminal(JSON.stringify(delivery))}\n`);
+      written += 1;
+    }
+    progress.update(written);
+    if (page.nextCursor === null) break;
+    cursor = page.nextCursor;
+  }
+  await flushOut();
+  progress.finish(written);
+  return 0;
+}
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:\d{2}))?$/;
+
+/** RFC 3339 (a date alone means its midnight UTC) or a duration back from now; milliseconds since the epoch. */
+export function parseSince(text: string, now = Date.now()): number {
+  const duration = parseDuration(text);
+  if (duration !== undefined) return now - duration;
+  const time = RFC3339.test(text) ? Date.parse(text.length === 10 ? `${text}T00:00:00Z` : text) : Number.NaN;
+  if (Number.isNaN(time)) {
+    throw new UsageError(`--since: expected an RFC 3339 time (2026-11-22T00:00:00Z) or a duration (24h, 7d), got "${text}".`);
+  }
+  return time;
+}
+
+function progressMode(text: string): ProgressMode {
+  if (text === 'auto') return process.stderr.isTTY ? 'bar' : 'lines';
+  if (text === 'bar' || text === 'lines' || text === 'none') return text;
+  throw new UsageError(`--progress: expected auto, bar, lines or none, got "${text}".`);
+}

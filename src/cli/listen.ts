@@ -1,0 +1,168 @@
+import { parseDuration } from '../config/duration.js';
+import type { DeliveryJson } from '../http/schemas.js';
+import { ApiClient, ApiError, asDelivery } from './api-client.js';
+import { Backoff, describeError, formatDelay, sleep } from './backoff.js';
+import { escapeForTerminal, formatBytes } from './delivery-line.js';
+import { eventStream } from './event-stream.js';
+import { forwardDelivery, targetUnavailable, type ForwardResult } from './forward.js';
+import { defaultStatePath, readState, writeState } from './listen-state.js';
+import { exitQuietlyOnClosedPipe, reportStatus, stopSignal, writeErr, writeOut } from './process-io.js';
+import { SERVER_FLAGS, serverTarget, targetUrlFlag } from './server-target.js';
+import { parseCommand, renderHelp, stringFlag, UsageError, type CommandSpec } from './usage.js';
+
+export const listenSpec: CommandSpec = {
+  name: 'listen',
+  summary: 'forward every new delivery to a local URL, byte for byte',
+  usage: ['listen --forward-to URL [--source S] [--state FILE] [--timeout DURATION] [--url URL] [--token TOKEN]'],
+  description:
+    'Follows the live stream and sends each delivery to --forward-to with its method, its headers (in order, as spelled) '
+    + 'and its exact raw bytes, so the target can verify the provider\'s signature. The delivery\'s query string is '
+    + 'appended to the URL. Dropped: hop-by-hop headers (connection, keep-alive, transfer-encoding, te, trailer, upgrade, '
+    + 'proxy-*), host, content-length and expect (set anew for the target), and headers Reception stored as [redacted]. '
+    + 'Prints the target\'s status and latency for each.\n'
+    + 'Deliveries are forwarded one at a time, in order. When the target cannot be reached, times out or answers 502, 503 '
+    + 'or 504, the same delivery is tried again with backoff (up to 15 s apart) until it goes through: nothing is skipped. '
+    + 'Any other status counts as delivered. When the server goes away, listen reconnects.\n'
+    + 'The position (the seq of the last delivery the target answered) is saved in the state file after each one, and '
+    + 'a restart resumes after it: deliveries that arrived while listen was stopped are forwarded, none twice. '
+    + 'The first run starts at the present. The default state file is ~/.reception/listen-<hash>.json, one per server, '
+    + 'source and target. Ctrl-C finishes the delivery in flight, then stops.',
+  flags: [
+    { name: 'forward-to', type: 'string', value: 'URL', help: 'Where to send each delivery (required).' },
+    { name: 'source', type: 'string', value: 'S', help: 'Only deliveries to this source.' },
+    { name: 'state', type: 'string', value: 'FILE', help: 'Where to keep the position (default ~/.reception/listen-<hash>.json).' },
+    { name: 'timeout', type: 'string', value: 'DURATION', help: 'How long the target has to answer, e.g. 10s (default 30s); then the delivery is tried again.' },
+    ...SERVER_FLAGS,
+  ],
+  examples: [
+    'reception listen --forward-to http://127.0.0.1:3000/webhooks/stripe --source stripe',
+    'reception listen --forward-to http://localhost:8000/hook --url https://hooks.example.com --token "$TOKEN"',
+  ],
+};
+
+export async function runListen(argv: string[]): Promise<number> {
+  const { values } = parseCommand(listenSpec, argv);
+  if (values.help === true) {
+    process.stdout.write(renderHelp(listenSpec));
+    return 0;
+  }
+  const target = serverTarget(values);
+  const forwardTo = targetUrlFlag('--forward-to', stringFlag(values, 'forward-to'));
+  const source = stringFlag(values, 'source');
+  const timeoutText = stringFlag(values, 'timeout') ?? '30s';
+  const timeoutMs = parseDuration(timeoutText);
+  if (timeoutMs === undefined) throw new UsageError(`--timeout: expected a duration such as 10s or 2m, got "${timeoutText}".`);
+  const statePath = stringFlag(values, 'state') ?? defaultStatePath(target.base, source, forwardTo.toString());
+
+  exitQuietlyOnClosedPipe();
+  const signal = stopSignal(() => writeErr('stopping after the delivery in flight (Ctrl-C again to quit now)'));
+  const api = new ApiClient(target);
+  const save = (lastSeq: number): void => writeState(statePath, {
+    server: target.base, source: source ?? null, forwardTo: forwardTo.toString(), lastSeq, updatedAt: new Date().toISOString(),
+  });
+
+  let position: number;
+  const saved = readState(statePath);
+  if (saved === undefined) {
+    const latest = await untilAnswered(() => api.latestSeq(source, signal), 'reading the inbox', signal);
+    if (latest === undefined) return 0;
+    position = latest;
+    save(position);
+    writeErr(`starting at the present (after seq ${position}); position kept in ${statePath}`);
+  } else {
+    position = saved.lastSeq;
+    writeErr(`resuming after seq ${position} (position kept in ${statePath})`);
+  }
+  writeErr(`forwarding to ${forwardTo.toString()}`);
+
+  const url = new URL(`${target.base}/api/stream`);
+  if (source !== undefined) url.searchParams.set('source', source);
+  const events = eventStream({
+    url: url.toString(),
+    headers: api.headers(),
+    lastEventId: String(position),
+    signal,
+    onStatus: (status) => reportStatus(status, url.toString()),
+  });
+  for await (const event of events) {
+    if (event.event !== 'delivery') continue;
+    const delivery = asDelivery(JSON.parse(event.data));
+    if (delivery.seq <= position) continue;
+    const raw = await untilAnswered(() => rawOrGone(api, delivery.id), `fetching the body of ${delivery.id}`, signal);
+    if (raw === undefined) break;
+    let line: string;
+    if (raw === 'gone') {
+      line = 'skipped: deleted from the inbox before it could be forwarded';
+    } else {
+      const result = await forwardUntilAnswered(forwardTo, delivery, raw, timeoutMs, signal);
+      if (result === undefined) break;
+      line = `-> ${result.status} ${escapeForTerminal(result.statusText)}  ${result.ms} ms`;
+    }
+    // Saved before it is printed: a line on the screen means the position is on disk.
+    position = delivery.seq;
+    save(position);
+    await writeOut(`${describe(delivery)}  ${line}\n`);
+  }
+  return 0;
+}
+
+function describe(delivery: DeliveryJson): string {
+  return [
+    `seq ${delivery.seq}`,
+    escapeForTerminal(delivery.method),
+    escapeForTerminal(delivery.source),
+    formatBytes(delivery.size),
+    escapeForTerminal(delivery.id),
+  ].join('  ');
+}
+
+async function rawOrGone(api: ApiClient, id: string): Promise<Buffer | 'gone'> {
+  try {
+    return await api.getRaw(id);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return 'gone';
+    throw error;
+  }
+}
+
+/**
+ * Calls the server until it answers: network errors and transient statuses
+ * are retried with backoff, anything else is thrown. Undefined when stopped.
+ */
+async function untilAnswered<T>(call: () => Promise<T>, what: string, signal: AbortSignal): Promise<T | undefined> {
+  const backoff = new Backoff(250, 10_000);
+  while (!signal.aborted) {
+    try {
+      return await call();
+    } catch (error) {
+      if (signal.aborted) return undefined;
+      if (error instanceof ApiError && !error.transient) throw error;
+      const delay = backoff.next();
+      writeErr(`server unavailable while ${what} (${describeError(error)}); retrying in ${formatDelay(delay)}`);
+      await sleep(delay, signal);
+    }
+  }
+  return undefined;
+}
+
+/** Sends one delivery until the target answers with something other than 502/503/504. Undefined when stopped first. */
+async function forwardUntilAnswered(
+  forwardTo: URL, delivery: DeliveryJson, raw: Buffer, timeoutMs: number, signal: AbortSignal,
+): Promise<ForwardResult | undefined> {
+  const backoff = new Backoff(250, 15_000);
+  while (!signal.aborted) {
+    let reason: string;
+    try {
+      // Not aborted by Ctrl-C: a forward in flight finishes, so its answer is recorded.
+      const result = await forwardDelivery(forwardTo, delivery, raw, { timeoutMs });
+      if (!targetUnavailable(result.status)) return result;
+      reason = `${result.status} ${escapeForTerminal(result.statusText)}`;
+    } catch (error) {
+      reason = escapeForTerminal(describeError(error));
+    }
+    const delay = backoff.next();
+    writeErr(`target unavailable (${reason}); retrying seq ${delivery.seq} in ${formatDelay(delay)}`);
+    await sleep(delay, signal);
+  }
+  return undefined;
+}

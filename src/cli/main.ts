@@ -1,0 +1,121 @@
+#!/usr/bin/env node
+import { readFileSync } from 'node:fs';
+import { ApiError } from './api-client.js';
+import { describeError } from './backoff.js';
+import { exportSpec, runExport } from './export.js';
+import { listenSpec, runListen } from './listen.js';
+import { flushOut } from './process-io.js';
+import { replaySpec, runReplay } from './replay.js';
+import { runServe, serveSpec } from './serve.js';
+import { runTail, tailSpec } from './tail.js';
+import { CliError, UsageError, type CommandSpec } from './usage.js';
+
+/**
+ * `reception`: the package's command line. Exit codes: 0 done, 1 the
+ * command failed (server unreachable, token refused, target error),
+ * 2 the command line is wrong (unknown command or flag, bad value).
+ */
+
+interface Command {
+  spec: CommandSpec;
+  /** Resolves with the exit code, or undefined when the process keeps running (serve). */
+  run: (argv: string[]) => Promise<number | undefined>;
+}
+
+const COMMANDS: Command[] = [
+  { spec: serveSpec, run: runServe },
+  { spec: tailSpec, run: runTail },
+  { spec: listenSpec, run: runListen },
+  { spec: replaySpec, run: runReplay },
+  { spec: exportSpec, run: runExport },
+];
+
+function overview(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.spec.name.length)) + 2;
+  return [
+    'reception: a self-hosted webhook receiver, and tools to watch, forward and export its inbox.',
+    '',
+    'Usage:',
+    '  reception [serve] [flags]          run the server (serve is the default)',
+    '  reception <command> [flags]',
+    '  reception <command> --help         every flag of a command, with examples',
+    '',
+    'Commands:',
+    ...COMMANDS.map((c) => `  ${c.spec.name.padEnd(width)}${c.spec.summary}`),
+    '',
+    'The client commands (tail, listen, replay, export) talk to a server given by --url and --token,',
+    'or RECEPTION_URL (default http://127.0.0.1:8080) and RECEPTION_TOKEN.',
+    '',
+    'Examples:',
+    ...COMMANDS.map((c) => `  ${c.spec.examples[0] ?? `reception ${c.spec.name}`}`),
+    '',
+    'Exit codes: 0 done, 1 the command failed, 2 the command line is wrong.',
+    '',
+  ].join('\n');
+}
+
+function version(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+    return typeof pkg.version === 'string' ? pkg.version : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+async function main(argv: string[]): Promise<number | undefined> {
+  const first = argv[0];
+  if (first === '--help' || first === '-h' || first === 'help') {
+    const topic = COMMANDS.find((c) => c.spec.name === argv[1]);
+    if (first === 'help' && topic !== undefined) return topic.run(['--help']);
+    process.stdout.write(overview());
+    return 0;
+  }
+  if (first === '--version' || first === '-v') {
+    process.stdout.write(`reception ${version()}\n`);
+    return 0;
+  }
+  if (first === undefined || first.startsWith('-')) return runCommand(serveSpec.name, runServe, argv);
+  const command = COMMANDS.find((c) => c.spec.name === first);
+  if (command === undefined) {
+    throw new UsageError(`unknown command "${first}". Commands: ${COMMANDS.map((c) => c.spec.name).join(', ')}.`);
+  }
+  return runCommand(command.spec.name, command.run, argv.slice(1));
+}
+
+/** Runs a command; a usage mistake found deep inside (a bad flag value) is reported with that command's help. */
+async function runCommand(name: string, run: Command['run'], argv: string[]): Promise<number | undefined> {
+  try {
+    return await run(argv);
+  } catch (error) {
+    if (error instanceof UsageError && error.command === undefined) throw new UsageError(error.message, name);
+    throw error;
+  }
+}
+
+function fail(error: unknown): number {
+  if (error instanceof UsageError) {
+    const help = error.command === undefined ? 'reception --help' : `reception ${error.command} --help`;
+    process.stderr.write(`reception: ${error.message}\nRun "${help}" for usage.\n`);
+    return 2;
+  }
+  if (error instanceof ApiError || error instanceof CliError) {
+    process.stderr.write(`reception: ${error.message}\n`);
+    return 1;
+  }
+  process.stderr.write(`reception: ${describeError(error)}\n`);
+  return 1;
+}
+
+main(process.argv.slice(2)).then(
+  async (code) => {
+    if (code === undefined) return;
+    await flushOut();
+    process.exit(code);
+  },
+  async (error: unknown) => {
+    const code = fail(error);
+    await flushOut();
+    process.exit(code);
+  },
+);

@@ -1,0 +1,80 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { killAllClis, runCli } from './support/cli.js';
+
+const COMMANDS = ['serve', 'tail', 'listen', 'replay', 'export'];
+
+afterEach(killAllClis);
+
+describe('reception --help', () => {
+  it('names every command, with an example of each', async () => {
+    const { code, stdout } = await runCli(['--help']);
+    expect(code).toBe(0);
+    for (const command of COMMANDS) {
+      expect(stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
+      expect(stdout).toContain(`reception ${command}`);
+    }
+  });
+
+  it.each(COMMANDS)('explains "%s" with its flags and an example', async (command) => {
+    const { code, stdout } = await runCli([command, '--help']);
+    expect(code).toBe(0);
+    expect(stdout).toContain(`reception ${command}: `);
+    expect(stdout).toContain('Flags:');
+    expect(stdout).toMatch(new RegExp(`Examples:\\n  reception ${command}`));
+    expect((await runCli(['help', command])).stdout).toBe(stdout);
+  });
+
+  it('lists every flag a command accepts in its help', async () => {
+    const { stdout } = await runCli(['listen', '--help']);
+    for (const flag of ['--forward-to', '--source', '--state', '--timeout', '--url', '--token']) expect(stdout).toContain(flag);
+    const serve = (await runCli(['serve', '--help'])).stdout;
+    for (const flag of ['--port', '--host', '--data', '--token', '--durability', '--retention', '--max-body-bytes', '--trusted-proxies', '--log-level']) {
+      expect(serve).toContain(flag);
+    }
+  });
+});
+
+it('--version prints the package version', async () => {
+  const { code, stdout } = await runCli(['--version']);
+  expect(code).toBe(0);
+  expect(stdout).toMatch(/^reception \d+\.\d+\.\d+\n$/);
+});
+
+describe('command line mistakes exit 2 with a clear message', () => {
+  it('an unknown command', async () => {
+    const { code, stderr, stdout } = await runCli(['tial']);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toContain('unknown command "tial"');
+    expect(stderr).toContain('reception --help');
+  });
+
+  it('an unknown flag, named, with the command\'s help to read', async () => {
+    const { code, stderr } = await runCli(['tail', '--sauce', 'x']);
+    expect(code).toBe(2);
+    expect(stderr).toContain('unknown flag --sauce for "reception tail"');
+    expect(stderr).toContain('reception tail --help');
+  });
+
+  it('a flag without its value, a missing argument, a bad value', async () => {
+    const missingValue = await runCli(['listen', '--forward-to']);
+    expect(missingValue.code).toBe(2);
+    expect(missingValue.stderr).toContain('--forward-to needs a value');
+
+    const noTarget = await runCli(['listen', '--token', 'x'.repeat(20)]);
+    expect(noTarget.code).toBe(2);
+    expect(noTarget.stderr).toContain('--forward-to URL is required');
+
+    const noId = await runCli(['replay', '--to', 'http://127.0.0.1:9/']);
+    expect(noId.code).toBe(2);
+    expect(noId.stderr).toContain('reception replay <id>');
+
+    const badSince = await runCli(['export', '--since', 'yesterday', '--token', 'x'.repeat(20)]);
+    expect(badSince.code).toBe(2);
+    expect(badSince.stderr).toContain('--since');
+
+    const badPort = await runCli(['serve', '--port', '99999']);
+    expect(badPort.code).toBe(2);
+    expect(badPort.stderr).toContain('--port: expected a whole number from 0 to 65535, got "99999"');
+  });
+});

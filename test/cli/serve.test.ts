@@ -1,0 +1,65 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/temp-dir.js';
+import { killAllClis, startCli, type CliProcess } from './support/cli.js';
+import { sendNumbered } from './support/send.js';
+import { freePort } from './support/tcp-proxy.js';
+
+const TOKEN = 'serve-test-token-0123456789';
+const dirs: Array<{ remove: () => void }> = [];
+
+afterEach(() => {
+  killAllClis();
+  for (const dir of dirs.splice(0)) dir.remove();
+});
+
+/** The URL from the server's "listening" log line (a loaded machine may take a while to start it). */
+async function listening(cli: CliProcess): Promise<string> {
+  await cli.waitForStdout(/"msg":"listening"/, 40_000);
+  const line = cli.stdout().split('\n').find((l) => l.includes('"msg":"listening"')) ?? '';
+  return (JSON.parse(line) as { url: string }).url;
+}
+
+describe('reception serve', { timeout: 60_000 }, () => {
+  it('starts a server on --port with its data in --data, answers /healthz, and stops on SIGTERM', async () => {
+    const data = tempDir();
+    dirs.push(data);
+    const port = await freePort();
+    const cli = startCli(['serve', '--port', String(port), '--data', data.path, '--token', TOKEN, '--log-level', 'info']);
+    const url = await listening(cli);
+    expect(url).toBe(`http://127.0.0.1:${port}`);
+
+    const health = await fetch(`${url}/healthz`);
+    expect(health.status).toBe(200);
+    const sent = await sendNumbered(url, 'github', 1);
+    const read = await fetch(`${url}/api/deliveries/${sent.id}`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(read.status).toBe(200);
+    expect(existsSync(join(data.path, 'reception.sqlite'))).toBe(true);
+
+    expect(await cli.stop()).toBe(0);
+  });
+
+  it('is the default command, and its flags win over the environment', async () => {
+    const data = tempDir();
+    dirs.push(data);
+    const port = await freePort();
+    // The variables say otherwise (an unusable port, another data dir); the flags decide.
+    const cli = startCli(['--port', String(port), '--data', data.path], {
+      RECEPTION_PORT: '1', RECEPTION_DATA: join(data.path, 'not-this-one'), RECEPTION_TOKEN: TOKEN,
+    });
+    const url = await listening(cli);
+    expect(url).toBe(`http://127.0.0.1:${port}`);
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    expect(existsSync(join(data.path, 'reception.sqlite'))).toBe(true);
+    expect(existsSync(join(data.path, 'not-this-one'))).toBe(false);
+    expect(await cli.stop()).toBe(0);
+  });
+
+  it('names the flag that has a bad value, and exits 2', async () => {
+    const cli = startCli(['serve', '--durability', 'sometimes', '--retention', 'forever']);
+    expect(await cli.exited).toBe(2);
+    expect(cli.stderr()).toContain('--durability: expected "full" or "relaxed", got "sometimes"');
+    expect(cli.stderr()).toContain('--retention: expected a duration');
+  });
+});

@@ -1,0 +1,136 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/** The compiled command line (`npm run build` first). */
+export const CLI = fileURLToPath(new URL('../../../dist/src/cli/main.js', import.meta.url));
+
+export interface CliProcess {
+  child: ChildProcess;
+  /** Complete stdout lines so far. */
+  lines: string[];
+  stdout: () => string;
+  stderr: () => string;
+  /** Resolves with the exit code, or the signal's name. */
+  exited: Promise<number | string>;
+  waitForLines: (count: number, timeoutMs?: number) => Promise<string[]>;
+  waitForStderr: (pattern: RegExp, timeoutMs?: number) => Promise<void>;
+  waitForStdout: (pattern: RegExp, timeoutMs?: number) => Promise<void>;
+  /** SIGTERM, then SIGKILL if it has not exited within 5 s. */
+  stop: () => Promise<number | string>;
+  kill: () => Promise<number | string>;
+}
+
+const running = new Set<ChildProcess>();
+
+/**
+ * Starts `node dist/src/cli/main.js ...args` with a clean environment
+ * (PATH, HOME and what `env` gives; no RECEPTION_* from the test runner).
+ */
+export function startCli(args: string[], env: Record<string, string> = {}): CliProcess {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.add(child);
+  let stdout = '';
+  let stderr = '';
+  const lines: string[] = [];
+  const waiters = new Set<() => void>();
+  const wake = (): void => {
+    for (const waiter of [...waiters]) waiter();
+  };
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+    const parts = stdout.split('\n');
+    lines.splice(0, lines.length, ...parts.slice(0, -1));
+    wake();
+  });
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+    wake();
+  });
+  const exited = new Promise<number | string>((resolve) => {
+    // 'close': the process has exited and its output has all been read.
+    child.once('close', (code, signal) => {
+      running.delete(child);
+      resolve(code ?? signal ?? 'unknown');
+      wake();
+    });
+  });
+  const waitFor = (done: () => boolean, what: () => string, timeoutMs: number): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const check = (): void => {
+        if (!done()) {
+          if (child.exitCode !== null || child.signalCode !== null) {
+            clearTimeout(timer);
+            waiters.delete(check);
+            reject(new Error(`${what()}: the process exited (${child.exitCode ?? child.signalCode ?? ''})\n--- stdout:\n${stdout}\n--- stderr:\n${stderr}`));
+          }
+          return;
+        }
+        clearTimeout(timer);
+        waiters.delete(check);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        waiters.delete(check);
+        reject(new Error(`${what()} within ${timeoutMs} ms\n--- stdout:\n${stdout}\n--- stderr:\n${stderr}`));
+      }, timeoutMs);
+      waiters.add(check);
+      check();
+    });
+  const stop = async (signal: NodeJS.Signals): Promise<number | string> => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+    const code = await exited;
+    clearTimeout(timer);
+    return code;
+  };
+  return {
+    child,
+    lines,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    exited,
+    waitForLines: async (count, timeoutMs = 15_000) => {
+      await waitFor(() => lines.length >= count, () => `only ${lines.length} of ${count} stdout lines`, timeoutMs);
+      return lines;
+    },
+    waitForStderr: (pattern, timeoutMs = 15_000) =>
+      waitFor(() => pattern.test(stderr), () => `stderr did not match ${String(pattern)}`, timeoutMs),
+    waitForStdout: (pattern, timeoutMs = 15_000) =>
+      waitFor(() => pattern.test(stdout), () => `stdout did not match ${String(pattern)}`, timeoutMs),
+    stop: () => stop('SIGTERM'),
+    kill: () => stop('SIGKILL'),
+  };
+}
+
+export interface CliResult {
+  code: number | string;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI to completion (killed after `timeoutMs`). */
+export async function runCli(args: string[], env: Record<string, string> = {}, timeoutMs = 15_000): Promise<CliResult> {
+  const cli = startCli(args, env);
+  const timer = setTimeout(() => cli.child.kill('SIGKILL'), timeoutMs);
+  const code = await cli.exited;
+  clearTimeout(timer);
+  return { code, stdout: cli.stdout(), stderr: cli.stderr() };
+}
+
+/** SIGKILLs every CLI process still running (for afterEach). */
+export function killAllClis(): void {
+  for (const child of running) child.kill('SIGKILL');
+  running.clear();
+}
+
+/** Polls until `check` is true. */
+export async function eventually(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
