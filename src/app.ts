@@ -111,7 +111,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     const seconds = reply.elapsedTime / 1000;
     const route = request.routeOptions.url ?? 'unmatched';
     metrics.requestDuration.observe({ route, method: request.method, status: reply.statusCode }, seconds);
-    request.log.info({
+    // The root logger, not request.log: Fastify's `req` serializer would drop `path` and `remoteAddress`.
+    logger.info({
+      reqId: request.id,
       req: { method: request.method, path: request.url.split('?')[0], remoteAddress: request.ip },
       status: reply.statusCode,
       ms: Math.round(reply.elapsedTime * 1000) / 1000,

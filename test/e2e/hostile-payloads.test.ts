@@ -1,0 +1,132 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApp, type RunningApp } from '../helpers/app.js';
+import { PAGE_CSP } from '../../src/http/web-page.js';
+import { launchChromium, skipBrowserTests } from './support/browser.js';
+import { openPage, row, sendWebhook, type PageSession } from './support/page.js';
+import { ensureWebBuilt } from './support/web-build.js';
+
+// Each payload, were it ever parsed as HTML and run, would set window.__pwned,
+// request a /pwned/<where> marker from this server, or open a dialog; an
+// `<img src=x>` alone would request /x. The tests watch for all of those.
+const mark = (where: string): string => `fetch('/pwned/${where}');window.__pwned='${where}';alert('${where}')`;
+const IMG = (where: string): string => `<img src=x onerror="${mark(where)}">`;
+const SCRIPT = (where: string): string => `</script><script>${mark(where)}</script>`;
+
+// A source name is one path segment: everything but "/" is allowed.
+const HOSTILE_SOURCE = `<img src=x onerror="window.__pwned='source';alert('source')">`;
+const HOSTILE_BODY = {
+  [IMG('key')]: IMG('value'),
+  closing: SCRIPT('script'),
+  nested: {
+    [SCRIPT('nested-key')]: [`<svg onload="${mark('svg')}">`, `<iframe srcdoc="<script>${mark('iframe')}</script>">`],
+    link: `javascript:${mark('href')}`,
+  },
+};
+const HOSTILE_HEADER = IMG('header');
+
+async function assertNothingRan(session: PageSession): Promise<void> {
+  const { page } = session;
+  expect(await page.evaluate('window.__pwned')).toBeUndefined();
+  expect(await page.evaluate('Object.prototype.polluted')).toBeUndefined();
+  expect(session.requests.filter((url) => /\/(pwned|x)(\/|$|\?)/.test(new URL(url).pathname))).toEqual([]);
+  expect(session.dialogs).toEqual([]);
+  // Not even an attempt that CSP had to stop: the payloads never became markup.
+  expect(await session.violations()).toEqual([]);
+  expect(await page.locator('#app img, #app svg, #app iframe, #app script, #app object, #app embed').count()).toBe(0);
+}
+
+describe.skipIf(skipBrowserTests)('hostile payloads stay inert text', () => {
+  let browser: Browser;
+  let server: RunningApp;
+
+  beforeAll(async () => {
+    await ensureWebBuilt();
+    browser = await launchChromium();
+    server = await startApp();
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('serves the page with a strict Content-Security-Policy, nosniff and no referrer', async () => {
+    const session = await openPage(browser, server, { logIn: false });
+    const response = await session.page.goto('/');
+    const headers = response?.headers() ?? {};
+    expect(headers['content-security-policy']).toBe(PAGE_CSP);
+    expect(PAGE_CSP).toBe("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'");
+    expect(headers['x-content-type-options']).toBe('nosniff');
+    expect(headers['referrer-policy']).toBe('no-referrer');
+    await session.close();
+  });
+
+  it('the watchers work: CSP stops an inline script, and a marker request is seen', async () => {
+    const session = await openPage(browser, server);
+    const { page } = session;
+    await page.evaluate(`(() => {
+      const s = document.createElement('script');
+      s.textContent = "window.__pwned = 'inline'";
+      document.body.appendChild(s);
+    })()`);
+    expect(await page.evaluate('window.__pwned')).toBeUndefined();
+    await expect.poll(() => session.violations()).toEqual([expect.stringContaining('script-src')]);
+    await page.evaluate("fetch('/pwned/control').catch(() => undefined)");
+    await expect.poll(() => session.requests.some((url) => url.endsWith('/pwned/control'))).toBe(true);
+    await session.close();
+  });
+
+  it('in the source name, body keys and values, and a header value: shown as text, nothing runs', async () => {
+    const session = await openPage(browser, server);
+    const { page } = session;
+    // Sent while the page is open, so it goes through the live stream too.
+    // A "__proto__" key too (an object literal cannot carry one, so it goes into the text).
+    const raw = JSON.stringify(HOSTILE_BODY).replace('"closing"', `"__proto__":{"polluted":${JSON.stringify(IMG('proto'))}},"closing"`);
+    const sent = await sendWebhook(server, HOSTILE_SOURCE, raw, { 'content-type': 'application/json', 'x-evil': HOSTILE_HEADER });
+    expect(sent.source).toBe(HOSTILE_SOURCE);
+    await row(page, sent.id).waitFor({ timeout: 1000 });
+    expect(await row(page, sent.id).locator('.row-source').textContent()).toBe(HOSTILE_SOURCE);
+    await expect.poll(() => page.locator('.source .source-name', { hasText: '<img' }).textContent()).toBe(HOSTILE_SOURCE);
+
+    await row(page, sent.id).locator('a').click();
+    const detail = page.locator('.detail');
+    await detail.waitFor();
+    expect(await detail.locator('.detail-source').textContent()).toBe(HOSTILE_SOURCE);
+    const tree = await detail.locator('.json-tree').innerText();
+    expect(tree).toContain(JSON.stringify(IMG('key')));
+    expect(tree).toContain(JSON.stringify(IMG('value')));
+    expect(tree).toContain(JSON.stringify(SCRIPT('script')));
+    expect(tree).toContain(JSON.stringify(SCRIPT('nested-key')));
+    expect(tree).toContain('"__proto__": { 1 key }');
+    // Visible to a person, as the characters that were sent.
+    expect(await page.getByText(JSON.stringify(IMG('value'))).isVisible()).toBe(true);
+    const headerValue = detail.locator('.headers-table tr', { hasText: 'x-evil' }).locator('td');
+    expect(await headerValue.textContent()).toBe(HOSTILE_HEADER);
+
+    await detail.getByRole('tab', { name: 'Raw' }).click();
+    await expect.poll(() => detail.locator('.raw-body').textContent()).toBe(raw);
+    await assertNothingRan(session);
+
+    // A reload renders all of it again from the API rather than the stream.
+    await page.reload();
+    await page.locator('.detail .json-tree').waitFor();
+    await page.locator('.detail').getByRole('tab', { name: 'Raw' }).click();
+    await page.locator('.raw-body').waitFor();
+    await assertNothingRan(session);
+    await session.close();
+  });
+
+  it('in form data: keys and values in the table are text', async () => {
+    const session = await openPage(browser, server);
+    const { page } = session;
+    const form = new URLSearchParams([[IMG('form-key'), SCRIPT('form-value')], ['b', '<b>bold</b>']]).toString();
+    const sent = await sendWebhook(server, 'forms', form, { 'content-type': 'application/x-www-form-urlencoded' });
+    await row(page, sent.id).locator('a').click();
+    const cells = await page.locator('.form-table tbody tr').evaluateAll((rows) => rows.map((r) => [r.children[0]?.textContent, r.children[1]?.textContent]));
+    expect(cells).toEqual([[IMG('form-key'), SCRIPT('form-value')], ['b', '<b>bold</b>']]);
+    expect(await page.locator('.form-table b').count()).toBe(0);
+    await assertNothingRan(session);
+    await session.close();
+  });
+});

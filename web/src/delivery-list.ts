@@ -1,0 +1,163 @@
+// The list of deliveries, newest first: live ones slide in at the top with a
+// brief highlight, older ones come a page at a time through the cursor.
+// Each row is a link to its detail, so Enter, clicks and Back all work.
+
+import type { Delivery } from './api.ts';
+import { copyText } from './clipboard.ts';
+import { firstWebhookCommand } from './curl-command.ts';
+import { button, h, replaceChildren } from './dom.ts';
+import { bodyPreview, formatSize, formatTime, relativeTime, shortContentType } from './format.ts';
+import { toast } from './toast.ts';
+
+export interface ListOptions {
+  /** The address of a delivery's detail. */
+  hrefFor(id: string): string;
+  /** Asks for the next, older page. */
+  onLoadOlder(): void;
+}
+
+export class DeliveryList {
+  readonly element: HTMLElement;
+  private readonly list: HTMLOListElement;
+  private readonly footer: HTMLElement;
+  private readonly rows = new Map<string, HTMLLIElement>();
+  private readonly byId = new Map<string, Delivery>();
+  private filter: string | undefined;
+  private selected: string | undefined;
+  private moreAvailable = false;
+  private loading = false;
+
+  constructor(private readonly options: ListOptions) {
+    this.list = h('ol', { class: 'delivery-list', attrs: { 'aria-label': 'Deliveries' } });
+    this.footer = h('div', { class: 'list-footer' });
+    this.element = h('div', { class: 'list-body' }, this.list, this.footer);
+  }
+
+  /** Starts over with the first page of `filter` (undefined: every source). */
+  reset(items: Delivery[], nextCursor: string | null, filter: string | undefined): void {
+    this.filter = filter;
+    this.rows.clear();
+    this.byId.clear();
+    replaceChildren(this.list);
+    this.addPage(items, nextCursor);
+  }
+
+  /** Appends an older page. */
+  addPage(items: Delivery[], nextCursor: string | null): void {
+    for (const delivery of items) {
+      if (this.rows.has(delivery.id)) continue;
+      const row = this.row(delivery);
+      this.list.appendChild(row);
+    }
+    this.moreAvailable = nextCursor !== null;
+    this.loading = false;
+    this.renderFooter();
+  }
+
+  /** A delivery that just arrived: at the top, highlighted for a moment. */
+  prepend(delivery: Delivery): void {
+    if (this.rows.has(delivery.id)) return;
+    const row = this.row(delivery);
+    row.classList.add('fresh');
+    row.addEventListener('animationend', () => row.classList.remove('fresh'), { once: true });
+    this.list.insertBefore(row, this.list.firstChild);
+    this.renderFooter();
+  }
+
+  /** Takes a deleted delivery out; answers the id of the row that took its place, if any. */
+  remove(id: string): string | undefined {
+    const row = this.rows.get(id);
+    if (row === undefined) return undefined;
+    const neighbour = (row.nextElementSibling ?? row.previousElementSibling) as HTMLElement | null;
+    row.remove();
+    this.rows.delete(id);
+    this.byId.delete(id);
+    this.renderFooter();
+    return neighbour?.dataset.id;
+  }
+
+  get(id: string): Delivery | undefined {
+    return this.byId.get(id);
+  }
+
+  get count(): number {
+    return this.rows.size;
+  }
+
+  setLoading(): void {
+    this.loading = true;
+    this.renderFooter();
+  }
+
+  /** Marks the open delivery's row. */
+  select(id: string | undefined): void {
+    if (this.selected !== undefined) this.rows.get(this.selected)?.querySelector('a')?.removeAttribute('aria-current');
+    this.selected = id;
+    if (id !== undefined) this.rows.get(id)?.querySelector('a')?.setAttribute('aria-current', 'true');
+  }
+
+  /** Moves keyboard focus `delta` rows down (or up); past the end it loads the next page. */
+  move(delta: number): void {
+    const links = [...this.list.querySelectorAll<HTMLAnchorElement>('a.row')];
+    if (links.length === 0) return;
+    const active = document.activeElement;
+    let index = links.findIndex((link) => link === active);
+    if (index === -1 && this.selected !== undefined) index = links.findIndex((link) => link.dataset.id === this.selected);
+    const next = index === -1 ? (delta > 0 ? 0 : links.length - 1) : index + delta;
+    if (next >= links.length && this.moreAvailable && !this.loading) this.options.onLoadOlder();
+    const target = links[Math.max(0, Math.min(links.length - 1, next))];
+    target?.focus();
+    target?.scrollIntoView({ block: 'nearest' });
+  }
+
+  /** Opens the open delivery's row again, or the first one (Enter with no row focused). */
+  openCurrent(): void {
+    const links = [...this.list.querySelectorAll<HTMLAnchorElement>('a.row')];
+    (links.find((link) => link.dataset.id === this.selected) ?? links[0])?.click();
+  }
+
+  private row(delivery: Delivery): HTMLLIElement {
+    this.byId.set(delivery.id, delivery);
+    const status = delivery.verification.status;
+    const link = h('a', {
+      class: 'row',
+      attrs: { href: this.options.hrefFor(delivery.id), 'data-id': delivery.id },
+    },
+    h('span', { class: 'row-top' },
+      h('span', { class: 'row-source' }, delivery.source),
+      h('time', {
+        class: 'row-time',
+        attrs: { datetime: delivery.receivedAt, title: formatTime(delivery.receivedAt), 'data-relative': delivery.receivedAt },
+      }, relativeTime(delivery.receivedAt))),
+    h('span', { class: 'row-meta' },
+      h('span', { class: `dot dot-${status}`, attrs: { title: `verification: ${status}` } }),
+      `${shortContentType(delivery.contentType)} · ${formatSize(delivery.size)} · `,
+      h('code', {}, delivery.id.slice(0, 8))),
+    h('span', { class: 'row-preview' }, bodyPreview(delivery.body)));
+    if (delivery.id === this.selected) link.setAttribute('aria-current', 'true');
+    const item = h('li', { attrs: { 'data-id': delivery.id } }, link);
+    this.rows.set(delivery.id, item);
+    return item;
+  }
+
+  private renderFooter(): void {
+    if (this.rows.size === 0) {
+      replaceChildren(this.footer, this.filter === undefined ? firstWebhookState() : h('p', { class: 'empty' }, 'No deliveries from ', h('strong', {}, this.filter), ' yet.'));
+      return;
+    }
+    if (this.loading) replaceChildren(this.footer, h('p', { class: 'muted' }, 'Loading…'));
+    else if (this.moreAvailable) replaceChildren(this.footer, button('Load older', () => this.options.onLoadOlder(), 'button', { 'data-action': 'load-older' }));
+    else replaceChildren(this.footer, h('p', { class: 'muted end' }, 'That is all of them.'));
+  }
+}
+
+/** The empty inbox: how to send the first webhook to this very server. */
+function firstWebhookState(): HTMLElement {
+  const command = firstWebhookCommand(location.origin);
+  return h('div', { class: 'empty-state' },
+    h('h2', {}, 'No webhooks yet'),
+    h('p', {}, 'Point a sender at ', h('code', {}, `${location.origin}/api/webhook/`, h('em', {}, 'source')), ', or send one from a terminal:'),
+    h('pre', { class: 'code first-curl' }, command),
+    button('Copy', () => void copyText(command).then((ok) => toast(ok ? 'Copied.' : 'Select the line and copy it.')), 'button'),
+    h('p', { class: 'muted' }, 'It shows up here the moment it arrives.'));
+}

@@ -1,0 +1,34 @@
+// What the inbox API answers (CONTRACT 3), as the page reads it. Types only,
+// with no DOM in them, so that Node-side tests can import them too.
+
+export interface Verification {
+  status: 'verified' | 'failed' | 'none';
+  scheme?: string;
+  reason?: string;
+}
+
+export interface Delivery {
+  id: string;
+  seq: number;
+  source: string;
+  receivedAt: string;
+  method: string;
+  query: string;
+  contentType: string;
+  size: number;
+  remoteAddress: string;
+  headers: Array<[string, string]>;
+  body: unknown;
+  verification: Verification;
+}
+
+export interface DeliveryPage {
+  items: Delivery[];
+  nextCursor: string | null;
+}
+
+export interface SourceSummary {
+  source: string;
+  count: number;
+  lastReceivedAt: string;
+}

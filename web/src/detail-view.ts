@@ -1,0 +1,140 @@
+// One delivery in full: what arrived, its body, its headers, and what can be
+// done with it (copy as curl, download, delete).
+
+import { deleteDelivery, getRawBody, rawBodyUrl, type Delivery, type Verification } from './api.ts';
+import { parsedBody, rawText } from './body-view.ts';
+import { copyText } from './clipboard.ts';
+import { resendCommand } from './curl-command.ts';
+import { button, h, replaceChildren } from './dom.ts';
+import { formatSize, formatTime, relativeTime } from './format.ts';
+import { toast } from './toast.ts';
+
+export interface DetailHandlers {
+  /** The delivery was deleted here. */
+  onDeleted(id: string): void;
+  /** Back to the list (phone width). */
+  onBack(): void;
+}
+
+/** The verification outcome as a coloured badge. */
+export function verificationBadge(verification: Verification): HTMLElement {
+  const scheme = verification.scheme === undefined ? '' : ` · ${verification.scheme}`;
+  const label = verification.status === 'none' ? 'not verified' : `${verification.status}${scheme}`;
+  return h('span', { class: `badge badge-${verification.status}`, attrs: { title: `Signature verification: ${label}` } }, label);
+}
+
+function metaRow(term: string, ...value: Array<Node | string>): HTMLElement[] {
+  return [h('dt', {}, term), h('dd', {}, ...value)];
+}
+
+function headersTable(headers: Delivery['headers']): HTMLElement {
+  if (headers.length === 0) return h('p', { class: 'muted' }, 'No headers.');
+  return h('table', { class: 'kv-table headers-table' },
+    h('thead', {}, h('tr', {}, h('th', { attrs: { scope: 'col' } }, 'Name'), h('th', { attrs: { scope: 'col' } }, 'Value'))),
+    h('tbody', {}, ...headers.map(([name, value]) => h('tr', {},
+      h('th', { attrs: { scope: 'row' } }, name),
+      h('td', {}, value)))));
+}
+
+/** Renders `delivery` into `container`, replacing what was there. */
+export function renderDetail(container: HTMLElement, delivery: Delivery, handlers: DetailHandlers): void {
+  let raw: Promise<Uint8Array> | undefined;
+  const loadRaw = (): Promise<Uint8Array> => {
+    raw ??= getRawBody(delivery.id);
+    return raw;
+  };
+
+  const curlBox = h('div', { class: 'curl-box', attrs: { hidden: '' } });
+  const confirmBox = h('div', { class: 'confirm-box', attrs: { hidden: '', role: 'alertdialog', 'aria-label': 'Confirm delete' } });
+
+  const copyCurl = async (): Promise<void> => {
+    try {
+      const command = resendCommand(location.origin, delivery, await loadRaw());
+      replaceChildren(curlBox, h('pre', { class: 'code curl-command' }, command));
+      curlBox.hidden = false;
+      toast(await copyText(command) ? 'Copied the curl command.' : 'Select the command below and copy it.');
+    } catch (error) {
+      toast(`Could not build the command: ${(error as Error).message}`, 'error');
+    }
+  };
+
+  const askDelete = (): void => {
+    replaceChildren(confirmBox,
+      h('p', {}, 'Delete this delivery? This cannot be undone.'),
+      button('Delete', () => void confirmDelete(), 'button danger', { 'data-action': 'confirm-delete' }),
+      button('Cancel', () => { confirmBox.hidden = true; }, 'button', { 'data-action': 'cancel-delete' }));
+    confirmBox.hidden = false;
+    confirmBox.querySelector<HTMLButtonElement>('[data-action="cancel-delete"]')?.focus();
+  };
+
+  const confirmDelete = async (): Promise<void> => {
+    try {
+      await deleteDelivery(delivery.id);
+      toast('Deleted.');
+      handlers.onDeleted(delivery.id);
+    } catch (error) {
+      toast(`Could not delete: ${(error as Error).message}`, 'error');
+    }
+  };
+
+  const bodyArea = h('div', { class: 'body-area' });
+  const parsedTab = h('button', { class: 'tab', attrs: { type: 'button', role: 'tab', 'aria-selected': 'true' } }, delivery.contentType.toLowerCase().includes('form') ? 'Form' : 'Tree');
+  const rawTab = h('button', { class: 'tab', attrs: { type: 'button', role: 'tab', 'aria-selected': 'false' } }, 'Raw');
+  const showParsed = (): void => {
+    parsedTab.setAttribute('aria-selected', 'true');
+    rawTab.setAttribute('aria-selected', 'false');
+    replaceChildren(bodyArea, parsedBody(delivery.contentType, delivery.body));
+  };
+  const showRaw = async (): Promise<void> => {
+    parsedTab.setAttribute('aria-selected', 'false');
+    rawTab.setAttribute('aria-selected', 'true');
+    replaceChildren(bodyArea, h('p', { class: 'muted' }, 'Loading…'));
+    try {
+      const bytes = await loadRaw();
+      if (rawTab.getAttribute('aria-selected') === 'true') replaceChildren(bodyArea, rawText(bytes));
+    } catch (error) {
+      replaceChildren(bodyArea, h('p', { class: 'error' }, `Could not load the raw body: ${(error as Error).message}`));
+    }
+  };
+  parsedTab.addEventListener('click', showParsed);
+  rawTab.addEventListener('click', () => void showRaw());
+  showParsed();
+
+  const verification = delivery.verification;
+  const received = h('time', { attrs: { datetime: delivery.receivedAt, 'data-relative': delivery.receivedAt } }, relativeTime(delivery.receivedAt));
+
+  replaceChildren(container,
+    h('article', { class: 'detail', attrs: { 'aria-label': 'Delivery detail', 'data-id': delivery.id } },
+      h('header', { class: 'detail-head' },
+        button('← List', handlers.onBack, 'button back-button'),
+        h('h2', { class: 'detail-source' }, delivery.source),
+        verificationBadge(verification)),
+      h('p', { class: 'detail-time' }, formatTime(delivery.receivedAt), ' · ', received),
+      h('div', { class: 'actions' },
+        button('Copy as curl', () => void copyCurl(), 'button', { 'data-action': 'copy-curl' }),
+        h('a', { class: 'button', attrs: { href: rawBodyUrl(delivery.id), download: `${delivery.id}.body`, 'data-action': 'download' } }, 'Download raw'),
+        button('Delete…', askDelete, 'button danger-outline', { 'data-action': 'delete' })),
+      confirmBox,
+      curlBox,
+      h('dl', { class: 'meta' },
+        ...metaRow('Source', delivery.source),
+        ...metaRow('Received', formatTime(delivery.receivedAt)),
+        ...metaRow('Size', `${formatSize(delivery.size)} (${delivery.size.toLocaleString()} bytes)`),
+        ...metaRow('Content type', delivery.contentType || '(none)'),
+        ...metaRow('Remote address', delivery.remoteAddress),
+        ...metaRow('Request', `${delivery.method} ${delivery.query === '' ? '(no query string)' : `?${delivery.query}`}`),
+        ...metaRow('Verification', verificationBadge(verification), verification.reason === undefined ? '' : ` ${verification.reason}`),
+        ...metaRow('ID', h('code', { class: 'delivery-id' }, delivery.id)),
+        ...metaRow('Seq', String(delivery.seq))),
+      h('section', { class: 'detail-section', attrs: { 'aria-label': 'Body' } },
+        h('div', { class: 'section-head' }, h('h3', {}, 'Body'), h('div', { class: 'tabs', attrs: { role: 'tablist' } }, parsedTab, rawTab)),
+        bodyArea),
+      h('section', { class: 'detail-section', attrs: { 'aria-label': 'Headers' } },
+        h('div', { class: 'section-head' }, h('h3', {}, `Headers (${delivery.headers.length})`)),
+        headersTable(delivery.headers))));
+}
+
+/** What the detail pane shows when nothing is open. */
+export function renderNoDetail(container: HTMLElement, message = 'Choose a delivery to see it in full.'): void {
+  replaceChildren(container, h('div', { class: 'detail-placeholder' }, h('p', { class: 'muted' }, message)));
+}

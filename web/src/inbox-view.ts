@@ -1,0 +1,197 @@
+// The inbox once logged in: top bar, sources, the live list and the open
+// delivery. This file wires them together; each part draws itself.
+
+import { getDelivery, listDeliveries, listSources, logOut, Unauthorized, type Delivery } from './api.ts';
+import { DeliveryList } from './delivery-list.ts';
+import { renderDetail, renderNoDetail } from './detail-view.ts';
+import { button, h, replaceChildren } from './dom.ts';
+import { relativeTime } from './format.ts';
+import { bindListKeys } from './keyboard.ts';
+import { LiveStream, type LiveState } from './live-stream.ts';
+import { go, readRoute, routeHref } from './route.ts';
+import { SourcesPanel } from './sources-panel.ts';
+import { toast } from './toast.ts';
+
+const LIVE_LABELS: Record<LiveState, string> = {
+  connecting: 'Connecting…', live: 'Live', reconnecting: 'Reconnecting…', offline: 'Offline',
+};
+
+function report(error: unknown): void {
+  if (error instanceof Unauthorized) return; // the login form is already back
+  toast((error as Error).message, 'error');
+}
+
+export class InboxView {
+  private readonly shell: HTMLElement;
+  private readonly list: DeliveryList;
+  private readonly sources: SourcesPanel;
+  private readonly detailPane: HTMLElement;
+  private readonly listTitle: HTMLElement;
+  private readonly liveBadge: HTMLElement;
+  private readonly findInput: HTMLInputElement;
+  private readonly stream: LiveStream;
+  private readonly cleanups: Array<() => void> = [];
+  private filter: string | undefined;
+  private openId: string | undefined;
+  private cursor: string | null = null;
+  private generation = 0;
+  private sourcesTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(private readonly root: HTMLElement, private readonly onLoggedOut: () => void) {
+    this.list = new DeliveryList({
+      hrefFor: (id) => routeHref({ source: this.filter, id }),
+      onLoadOlder: () => void this.loadOlder().catch(report),
+    });
+    this.sources = new SourcesPanel((source) => routeHref({ source }));
+    this.detailPane = h('section', { class: 'detail-pane', attrs: { 'aria-label': 'Delivery' } });
+    this.listTitle = h('h2', { class: 'pane-title' });
+    this.liveBadge = h('span', { class: 'live', attrs: { 'data-state': 'connecting', role: 'status' } }, LIVE_LABELS.connecting);
+    this.findInput = h('input', {
+      attrs: { type: 'search', name: 'id', placeholder: 'Find by id', 'aria-label': 'Find a delivery by id', autocomplete: 'off', spellcheck: 'false' },
+    });
+    const find = h('form', { class: 'find', attrs: { role: 'search' } }, this.findInput, h('button', { class: 'button', attrs: { type: 'submit' } }, 'Find'));
+    find.addEventListener('submit', (event) => {
+      event.preventDefault();
+      const id = this.findInput.value.trim();
+      if (id !== '') go({ source: this.filter, id });
+    });
+    this.shell = h('div', { class: 'shell' },
+      h('header', { class: 'topbar' },
+        h('h1', { class: 'brand' }, h('a', { attrs: { href: '#' } }, 'Reception')),
+        this.liveBadge,
+        find,
+        button('Log out', () => void this.logOut(), 'button quiet', { 'data-action': 'logout' })),
+      h('div', { class: 'panes' },
+        this.sources.element,
+        h('section', { class: 'list-pane', attrs: { 'aria-label': 'Deliveries' } },
+          h('div', { class: 'pane-head' }, this.listTitle),
+          this.list.element),
+        this.detailPane));
+    this.stream = new LiveStream({
+      onDelivery: (delivery) => this.arrived(delivery),
+      onState: (state) => {
+        this.liveBadge.dataset.state = state;
+        this.liveBadge.textContent = LIVE_LABELS[state];
+      },
+    });
+  }
+
+  async start(): Promise<void> {
+    replaceChildren(this.root, this.shell);
+    renderNoDetail(this.detailPane);
+    const onHash = (): void => void this.applyRoute().catch(report);
+    window.addEventListener('hashchange', onHash);
+    this.cleanups.push(() => window.removeEventListener('hashchange', onHash));
+    this.cleanups.push(bindListKeys({
+      move: (delta) => this.list.move(delta),
+      openCurrent: () => this.list.openCurrent(),
+      close: () => { if (this.openId !== undefined) go({ source: this.filter }); },
+      focusFind: () => this.findInput.focus(),
+    }));
+    const tick = setInterval(() => {
+      for (const time of this.root.querySelectorAll<HTMLElement>('[data-relative]')) {
+        time.textContent = relativeTime(time.dataset.relative ?? '');
+      }
+    }, 15_000);
+    this.cleanups.push(() => clearInterval(tick));
+
+    // The stream starts right after the newest delivery there is now; anything
+    // newer arrives through it, and the list below is de-duplicated by id.
+    const newest = await listDeliveries({ limit: 1 });
+    this.stream.start(newest.items[0]?.seq ?? 0);
+    const route = readRoute();
+    this.filter = route.source;
+    this.sources.setActive(this.filter);
+    await Promise.all([this.loadList(), this.loadSources()]);
+    await this.open(route.id);
+  }
+
+  stop(): void {
+    this.stream.stop();
+    if (this.sourcesTimer !== undefined) clearTimeout(this.sourcesTimer);
+    for (const cleanup of this.cleanups.splice(0)) cleanup();
+  }
+
+  private async applyRoute(): Promise<void> {
+    const route = readRoute();
+    if (route.source !== this.filter) {
+      this.filter = route.source;
+      this.sources.setActive(this.filter);
+      await this.loadList();
+    }
+    if (route.id !== this.openId) await this.open(route.id);
+  }
+
+  private async loadList(): Promise<void> {
+    const generation = ++this.generation;
+    this.listTitle.textContent = this.filter === undefined ? 'All deliveries' : `From ${this.filter}`;
+    this.list.setLoading();
+    const page = await listDeliveries(this.filter === undefined ? {} : { source: this.filter });
+    if (generation !== this.generation) return;
+    this.cursor = page.nextCursor;
+    this.list.reset(page.items, page.nextCursor, this.filter);
+    this.list.select(this.openId);
+  }
+
+  private async loadOlder(): Promise<void> {
+    if (this.cursor === null) return;
+    const generation = this.generation;
+    this.list.setLoading();
+    const page = await listDeliveries({ ...(this.filter === undefined ? {} : { source: this.filter }), cursor: this.cursor });
+    if (generation !== this.generation) return;
+    this.cursor = page.nextCursor;
+    this.list.addPage(page.items, page.nextCursor);
+  }
+
+  private async loadSources(): Promise<void> {
+    this.sources.update(await listSources());
+  }
+
+  /** Counts change with every arrival: refresh them, at most every half second. */
+  private refreshSourcesSoon(): void {
+    if (this.sourcesTimer !== undefined) return;
+    this.sourcesTimer = setTimeout(() => {
+      this.sourcesTimer = undefined;
+      void this.loadSources().catch(report);
+    }, 500);
+  }
+
+  private arrived(delivery: Delivery): void {
+    if (this.filter === undefined || delivery.source === this.filter) this.list.prepend(delivery);
+    this.refreshSourcesSoon();
+  }
+
+  private async open(id: string | undefined): Promise<void> {
+    this.openId = id;
+    this.list.select(id);
+    if (id === undefined) {
+      this.shell.classList.remove('showing-detail');
+      renderNoDetail(this.detailPane);
+      return;
+    }
+    this.shell.classList.add('showing-detail');
+    const delivery = this.list.get(id) ?? await getDelivery(id);
+    if (this.openId !== id) return;
+    if (delivery === undefined) {
+      renderNoDetail(this.detailPane, 'No delivery has that id. It may have been deleted.');
+      toast('No delivery has that id.', 'error');
+      return;
+    }
+    renderDetail(this.detailPane, delivery, {
+      onDeleted: (deleted) => {
+        const next = this.list.remove(deleted);
+        go({ source: this.filter, id: next }, true);
+        this.refreshSourcesSoon();
+      },
+      onBack: () => go({ source: this.filter }),
+    });
+    this.detailPane.scrollTop = 0;
+  }
+
+  private async logOut(): Promise<void> {
+    this.stop();
+    await logOut();
+    history.replaceState(null, '', location.pathname);
+    this.onLoggedOut();
+  }
+}
