@@ -1,4 +1,8 @@
+import { createHmac } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BENCH_DATABASE_URL, benchSchema, dropBenchSchema, postgresUnavailable } from './postgres-schema.js';
 import { storedCount } from './stored-count.js';
 
 /** What the load generator sends (the same bytes on every request). */
@@ -43,6 +47,12 @@ export interface BenchCase {
    * after the run to check it against the 2xx answers. Absent: no store.
    */
   storedCount?: (url: string, context: CaseContext) => Promise<number>;
+  /** Another case's name: the report prints this case's ratios to it as well. */
+  compareTo?: string;
+  /** Why the case cannot run on this machine (it is then skipped, not failed). */
+  unavailable?: () => Promise<string | undefined>;
+  /** Removes what the case created outside its directory, after its server stopped. */
+  cleanup?: (context: CaseContext) => Promise<void>;
 }
 
 const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
@@ -71,6 +81,60 @@ function reception(name: string, description: string, extraEnv: Record<string, s
   };
 }
 
+const STRIPE_SECRET = 'whsec_bench_0123456789abcdef';
+
+/**
+ * Reception with a config file that verifies the measured source (and the
+ * warm-up source) with the stripe scheme. The body is fixed, so one
+ * `Stripe-Signature` computed at the start of the run serves every request;
+ * the tolerance is a day so that a long run stays fresh. The body's event
+ * `id` is renamed: Stripe's event id is a dedup key, and every request here
+ * stands for a new event.
+ */
+function verifiedReception(name: string, description: string): BenchCase {
+  const plain = reception(name, description, {});
+  return {
+    ...plain,
+    start: (context) => {
+      const command = plain.start(context);
+      const verify = { scheme: 'stripe', secrets: [STRIPE_SECRET], toleranceSeconds: 86_400 };
+      const configFile = join(context.dir, 'reception.json');
+      writeFileSync(configFile, JSON.stringify({ sources: { [MEASURED_SOURCE]: { verify }, [WARMUP_SOURCE]: { verify } } }));
+      return { ...command, env: { ...command.env, RECEPTION_CONFIG: configFile } };
+    },
+    request: (base) => {
+      const text = base.body.toString('utf8');
+      const body = Buffer.from(text.replace('"id":', '"ix":'));
+      if (body.equals(base.body)) throw new Error('the bench body has no "id" to rename');
+      const timestamp = Math.floor(Date.now() / 1000);
+      const signature = createHmac('sha256', STRIPE_SECRET).update(`${timestamp}.`).update(body).digest('hex');
+      return { ...base, body, headers: { ...base.headers, 'Stripe-Signature': `t=${timestamp},v1=${signature}` } };
+    },
+    compareTo: 'reception durability=full',
+  };
+}
+
+/**
+ * Reception on PostgreSQL (RECEPTION_DATABASE_URL) in a fresh schema,
+ * dropped after the run: one instance, the default pool of 10 connections.
+ */
+function postgresReception(name: string, description: string): BenchCase {
+  const plain = reception(name, description, {});
+  return {
+    ...plain,
+    start: (context) => {
+      const command = plain.start(context);
+      return {
+        ...command,
+        env: { ...command.env, RECEPTION_DATABASE_URL: BENCH_DATABASE_URL, RECEPTION_DATABASE_SCHEMA: benchSchema(context.dir) },
+      };
+    },
+    unavailable: postgresUnavailable,
+    cleanup: ({ dir }) => dropBenchSchema(dir),
+    compareTo: 'reception durability=full',
+  };
+}
+
 /**
  * The cases of one run, in order. The first one is the baseline that the
  * others are compared to. Add a case here (a signed source, PostgreSQL)
@@ -86,4 +150,6 @@ export const CASES: readonly BenchCase[] = [
   reception('reception durability=relaxed', 'Reception, RECEPTION_DURABILITY=relaxed (SQLite synchronous=NORMAL)', {
     RECEPTION_DURABILITY: 'relaxed',
   }),
+  verifiedReception('reception verified (stripe)', 'Reception, default durability, source verified with the stripe scheme (RECEPTION_CONFIG)'),
+  postgresReception('reception postgres', 'Reception on PostgreSQL (RECEPTION_DATABASE_URL, a fresh schema), group commit under the append lock'),
 ];

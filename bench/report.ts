@@ -23,6 +23,8 @@ export interface CaseResult {
   description: string;
   ok: boolean;
   error?: string;
+  /** Why the case was not run on this machine (not a failure). */
+  skipped?: string;
   load?: LoadResult;
   peakRssBytes?: number;
   /** CPU the server used during the measured run, in % of one core. */
@@ -36,6 +38,8 @@ export interface CaseResult {
   /** Ratios to the baseline case (the bare server). */
   requestsPerSecondVsBaseline?: number;
   p99VsBaseline?: number;
+  /** Ratios to the case this one is compared with (a verified case to its unverified twin). */
+  versus?: { name: string; requestsPerSecond: number; p99?: number };
 }
 
 export interface RunReport {
@@ -55,13 +59,27 @@ export function compareToBaseline(cases: CaseResult[], baselineName: string | un
   }
 }
 
+/** Fills in `versus` for each case that names another case to compare with (when both were measured). */
+export function compareCases(cases: CaseResult[], pairs: ReadonlyArray<{ name: string; compareTo?: string }>): void {
+  for (const { name, compareTo } of pairs) {
+    const result = cases.find((c) => c.name === name);
+    const other = cases.find((c) => c.name === compareTo)?.load;
+    if (compareTo === undefined || result?.load === undefined || other === undefined) continue;
+    result.versus = {
+      name: compareTo,
+      requestsPerSecond: result.load.requestsPerSecond / other.requestsPerSecond,
+      p99: other.p99Ms > 0 ? result.load.p99Ms / other.p99Ms : undefined,
+    };
+  }
+}
+
 const dash = '–';
 const fixed = (value: number | undefined, digits: number): string => (value === undefined ? dash : value.toFixed(digits));
 
 function row(c: CaseResult): string {
   const l = c.load;
   const cells = l === undefined
-    ? [c.name, `failed: ${c.error ?? 'unknown'}`, dash, dash, dash, dash, dash, dash, dash, dash]
+    ? [c.name, c.skipped === undefined ? `failed: ${c.error ?? 'unknown'}` : `skipped: ${c.skipped}`, dash, dash, dash, dash, dash, dash, dash, dash]
     : [
       c.name,
       Math.round(l.requestsPerSecond).toLocaleString('en-US'),
@@ -94,6 +112,15 @@ export function markdown(report: RunReport): string {
     '|---|--:|--:|--:|--:|--:|--:|--:|--:|---|',
     ...report.cases.map(row),
   ];
+  const versus = report.cases.filter((c) => c.versus !== undefined);
+  if (versus.length > 0) {
+    lines.push('');
+    for (const c of versus) {
+      const v = c.versus;
+      if (v === undefined) continue;
+      lines.push(`- ${c.name} vs ${v.name}: ${fixed(v.requestsPerSecond, 2)}× req/s, ${v.p99 === undefined ? dash : `${fixed(v.p99, 2)}×`} p99`);
+    }
+  }
   if (report.problems.length > 0) {
     lines.push('', '**Problems:**', ...report.problems.map((p) => `- ${p}`));
   }

@@ -8,7 +8,7 @@ import { stopChild } from './child-processes.js';
 import { chooseLoadGenerator, jsonBody, type LoadGenerator } from './load.js';
 import { cpuSeconds, peakRssBytes } from './process-stats.js';
 import { summarizeProfiles } from './profile-summary.js';
-import { compareToBaseline, markdown, writeJson, type CaseResult, type RunReport } from './report.js';
+import { compareCases, compareToBaseline, markdown, writeJson, type CaseResult, type RunReport } from './report.js';
 import { startServer, tail } from './server-process.js';
 
 /**
@@ -141,9 +141,16 @@ async function main(): Promise<number> {
     mkdirSync(dir);
     const caseProfileDir = profileDir === undefined ? undefined : join(profileDir, slug(benchCase.name));
     const nodeFlags = caseProfileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${caseProfileDir}`];
+    const skipped = await benchCase.unavailable?.();
+    if (skipped !== undefined) {
+      process.stdout.write(`bench: ${benchCase.name}: skipped: ${skipped}\n`);
+      report.cases.push({ name: benchCase.name, description: benchCase.description, ok: false, skipped, storeCheck: '–' });
+      continue;
+    }
     process.stdout.write(`bench: ${benchCase.name}...\n`);
+    const context: CaseContext = { dir, token, nodeFlags };
     try {
-      const result = await measure(benchCase, { dir, token, nodeFlags }, generator, report.problems);
+      const result = await measure(benchCase, context, generator, report.problems);
       report.cases.push(result);
       const log = join(dir, 'stdout.log');
       process.stdout.write(`bench: ${benchCase.name}: ${Math.round(result.load?.requestsPerSecond ?? 0)} req/s; stdout log ${(statSync(log).size / 2 ** 20).toFixed(1)} MiB\n`);
@@ -152,6 +159,9 @@ async function main(): Promise<number> {
       report.cases.push({ name: benchCase.name, description: benchCase.description, ok: false, error: message.split('\n')[0], storeCheck: '–' });
       report.problems.push(`${benchCase.name}: ${message}`);
     }
+    await benchCase.cleanup?.(context).catch((error: unknown) => {
+      report.problems.push(`${benchCase.name}: cleanup failed: ${error instanceof Error ? error.message : String(error)}`);
+    });
     if (caseProfileDir !== undefined) {
       try {
         process.stdout.write(summarizeProfiles(caseProfileDir));
@@ -164,6 +174,7 @@ async function main(): Promise<number> {
   report.meta.loadAverageAtEnd = loadavg();
 
   compareToBaseline(report.cases, CASES[0]?.name);
+  compareCases(report.cases, CASES);
   process.stdout.write(`\n${markdown(report)}`);
   writeJson(report, LAST_RUN);
   process.stdout.write(`\nwrote ${LAST_RUN}\n`);

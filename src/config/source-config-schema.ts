@@ -5,22 +5,20 @@ import { Type, type Static } from 'typebox';
 export const SCHEMES = ['stripe', 'github', 'standard-webhooks', 'shopify', 'slack', 'twilio', 'zoom', 'hmac'] as const;
 export const HANDSHAKES = ['slack', 'meta', 'zoom', 'graph', 'x'] as const;
 
-const literals = <T extends readonly string[]>(values: T) => Type.Union(values.map((v) => Type.Literal(v)));
-
 export const VerifyConfigSchema = Type.Object({
-  scheme: literals(SCHEMES),
+  scheme: Type.Enum([...SCHEMES]),
   secrets: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
   toleranceSeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 86_400 })),
   publicUrl: Type.Optional(Type.String({ pattern: '^https?://' })),
   header: Type.Optional(Type.String({ minLength: 1, pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$" })),
-  algorithm: Type.Optional(literals(['sha1', 'sha256', 'sha512'] as const)),
-  encoding: Type.Optional(literals(['hex', 'base64'] as const)),
+  algorithm: Type.Optional(Type.Enum(['sha1', 'sha256', 'sha512'])),
+  encoding: Type.Optional(Type.Enum(['hex', 'base64'])),
   prefix: Type.Optional(Type.String()),
 }, { additionalProperties: false });
 export type VerifyConfig = Static<typeof VerifyConfigSchema>;
 
 export const HandshakeConfigSchema = Type.Object({
-  type: literals(HANDSHAKES),
+  type: Type.Enum([...HANDSHAKES]),
   /** Meta: the token you typed into the app's webhook settings. */
   verifyToken: Type.Optional(Type.String({ minLength: 1 })),
   /** X: the consumer secret; Zoom: the secret token when the source does not verify. */
@@ -38,7 +36,7 @@ export const SourceConfigSchema = Type.Object({
     requests: Type.Integer({ minimum: 1 }),
     perSeconds: Type.Number({ exclusiveMinimum: 0 }),
   }, { additionalProperties: false })),
-  onFailure: Type.Optional(literals(['reject', 'keep'] as const)),
+  onFailure: Type.Optional(Type.Enum(['reject', 'keep'])),
 }, { additionalProperties: false });
 export type SourceConfig = Static<typeof SourceConfigSchema>;
 

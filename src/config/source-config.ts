@@ -3,7 +3,9 @@ import type { TSchema } from 'typebox';
 import Value from 'typebox/value';
 import { parse as parseYaml } from 'yaml';
 import { decodeSourceName } from '../receive/source-name.js';
-import { ConfigFileSchema, SourceConfigSchema, type ConfigFile } from './source-config-schema.js';
+import { createVerifier } from '../verify/create-verifier.js';
+import { VerifyConfigError } from '../verify/verifier.js';
+import { ConfigFileSchema, SourceConfigSchema, type ConfigFile, type VerifyConfig } from './source-config-schema.js';
 
 export class ConfigFileError extends Error {
   constructor(readonly file: string, readonly problems: string[]) {
@@ -61,6 +63,10 @@ export function validateConfig(data: unknown): string[] {
     if (verify !== undefined && verify.scheme !== 'twilio' && verify.publicUrl !== undefined) {
       problems.push(`${at}.verify.publicUrl: only the twilio scheme takes "publicUrl"`);
     }
+    // What only the scheme itself can judge (a Twilio URL with a query, a secret that is not base64...):
+    // a file that passes here also starts.
+    const verifyProblem = verify === undefined || problems.some((p) => p.startsWith(`${at}.verify`)) ? undefined : schemeProblem(verify);
+    if (verifyProblem !== undefined) problems.push(`${at}.${verifyProblem}`);
     const handshake = source.handshake;
     if (handshake?.type === 'meta' && handshake.verifyToken === undefined) {
       problems.push(`${at}.handshake.verifyToken: the meta handshake needs the verify token set in the app's webhook settings`);
@@ -76,6 +82,16 @@ export function validateConfig(data: unknown): string[] {
     }
   }
   return problems;
+}
+
+function schemeProblem(verify: VerifyConfig): string | undefined {
+  try {
+    createVerifier(verify);
+    return undefined;
+  } catch (error) {
+    if (error instanceof VerifyConfigError) return error.message;
+    throw error;
+  }
 }
 
 function schemaProblems(data: object): string[] {
@@ -100,9 +116,12 @@ function errorsOf(schema: TSchema, data: unknown, prefix: string): string[] {
     const path = error.instancePath.split('/').slice(1).map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~')).join('.');
     const params = error.params as { additionalProperties?: string[]; allowedValue?: unknown; requiredProperties?: string[] };
     if (error.keyword === 'additionalProperties') {
-      for (const key of params.additionalProperties ?? []) messages.set(join(path === '' ? key : `${path}.${key}`), 'unknown key (check the spelling; see README "Config file")');
+      for (const key of params.additionalProperties ?? []) messages.set(join(path === '' ? key : `${path}.${key}`), 'unknown key (check the spelling; see docs/config.md)');
     } else if (error.keyword === 'required') {
       for (const key of params.requiredProperties ?? []) messages.set(join(path === '' ? key : `${path}.${key}`), 'is required');
+    } else if (error.keyword === 'enum') {
+      const values = (error.params as { allowedValues?: unknown[] }).allowedValues ?? [];
+      allowed.set(path, values.map((value) => JSON.stringify(value)));
     } else if (error.keyword === 'const') {
       allowed.set(path, [...(allowed.get(path) ?? []), JSON.stringify(params.allowedValue)]);
     } else if (error.keyword !== 'anyOf' && error.keyword !== 'boolean' && !messages.has(join(path))) {

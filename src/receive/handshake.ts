@@ -31,10 +31,11 @@ export function queryHandshake(rule: SourceRule, method: string, query: string):
     }
     return { status: 200, contentType: 'text/plain; charset=utf-8', body: challenge };
   }
-  if (type === 'x') {
+  const secret = rule.handshakeSecrets?.[0];
+  if (type === 'x' && secret !== undefined) {
     const token = params.get('crc_token');
-    if (token !== null && rule.handshakeSecret !== undefined) {
-      return { status: 200, contentType: 'application/json', body: JSON.stringify(xCrcResponse(rule.handshakeSecret, token)) };
+    if (token !== null) {
+      return { status: 200, contentType: 'application/json', body: JSON.stringify(xCrcResponse(secret, token)) };
     }
   }
   return undefined;
@@ -42,19 +43,24 @@ export function queryHandshake(rule: SourceRule, method: string, query: string):
 
 /**
  * Handshakes that arrive as a signed POST body: Slack's `url_verification`
- * and Zoom's `endpoint.url_validation`. The caller checks the signature first.
+ * and Zoom's `endpoint.url_validation`. The caller checks the signature first
+ * and passes the index of the verify secret that matched: during a rotation,
+ * Zoom expects the answer keyed by the secret it signed with.
  */
-export function bodyHandshake(rule: SourceRule, body: unknown): HandshakeReply | undefined {
+export function bodyHandshake(rule: SourceRule, body: unknown, secretIndex = 0): HandshakeReply | undefined {
   const type = rule.handshake?.type;
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
   const fields = body as Record<string, unknown>;
   if (type === 'slack' && fields.type === 'url_verification' && typeof fields.challenge === 'string') {
     return { status: 200, contentType: 'application/json', body: JSON.stringify({ challenge: fields.challenge }) };
   }
-  if (type === 'zoom' && fields.event === 'endpoint.url_validation' && rule.handshakeSecret !== undefined) {
+  const secrets = rule.handshakeSecrets ?? [];
+  // A handshake secret of its own is the only one; else the zoom scheme's secret that matched.
+  const secret = secrets.length === 1 ? secrets[0] : secrets[secretIndex];
+  if (type === 'zoom' && fields.event === 'endpoint.url_validation' && secret !== undefined) {
     const payload = fields.payload as Record<string, unknown> | undefined;
     if (typeof payload?.plainToken === 'string') {
-      return { status: 200, contentType: 'application/json', body: JSON.stringify(zoomUrlValidation(rule.handshakeSecret, payload.plainToken)) };
+      return { status: 200, contentType: 'application/json', body: JSON.stringify(zoomUrlValidation(secret, payload.plainToken)) };
     }
   }
   return undefined;

@@ -106,6 +106,7 @@ export class Receiver {
       const body = kind === 'json' ? parseJsonBody(raw, policy.anyJson) : parseFormBody(raw);
 
       let deliveryId: string | undefined;
+      let secretIndex = 0;
       if (rule.verifier !== undefined) {
         const result = rule.verifier.verify({
           raw, headers: request.headers, query: request.query, contentType: contentType ?? '', nowMs: Date.now(),
@@ -113,22 +114,20 @@ export class Receiver {
         if (result.ok) {
           verification = { status: 'verified', scheme: rule.verifier.scheme };
           deliveryId = result.deliveryId;
+          secretIndex = result.secretIndex;
         } else {
           verification = { status: 'failed', scheme: rule.verifier.scheme, reason: result.reason };
         }
       }
       if (verification.status !== 'failed') {
-        const reply = bodyHandshake(rule, body);
+        const reply = bodyHandshake(rule, body, secretIndex);
         if (reply !== undefined) return this.handshakeAnswer(reply, source, verification);
       }
       if (verification.status === 'failed' && rule.onFailure === 'reject') {
         throw new ProblemError('signature_invalid', 'The signature does not match this source\'s secret.');
       }
 
-      const headerKey = rule.dedupHeader === undefined ? undefined : request.headers[rule.dedupHeader];
-      const dedupKey = verification.status === 'failed'
-        ? null
-        : (Array.isArray(headerKey) ? headerKey[0] : headerKey) ?? deliveryId ?? null;
+      const dedupKey = verification.status === 'failed' ? null : dedupHeaderValue(request.headers, rule.dedupHeader) ?? deliveryId ?? null;
       const delivery: NewDelivery = {
         id: randomUUID(),
         source,
@@ -213,6 +212,18 @@ function unsupported(contentType: string | undefined): ProblemError {
     ? 'The request has no Content-Type; send application/json or application/x-www-form-urlencoded.'
     : 'Send application/json, application/*+json or application/x-www-form-urlencoded.';
   return new ProblemError('unsupported_media_type', detail);
+}
+
+/**
+ * The configured dedup header's value; undefined when it is absent or blank,
+ * which is no key at all (else every delivery with an empty header would be
+ * a duplicate of the first).
+ */
+function dedupHeaderValue(headers: IncomingHttpHeaders, name: string | undefined): string | undefined {
+  if (name === undefined) return undefined;
+  const value = headers[name];
+  const first = (Array.isArray(value) ? value[0] : value)?.trim();
+  return first === undefined || first === '' ? undefined : first;
 }
 
 function parseContentLength(header: string | undefined): number | undefined {

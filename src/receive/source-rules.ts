@@ -19,8 +19,11 @@ export interface SourceRule {
   /** Lower-case header name whose value identifies a delivery for deduplication. */
   dedupHeader?: string;
   handshake?: HandshakeConfig;
-  /** The secret the handshake signs with (Zoom, X). */
-  handshakeSecret?: string;
+  /**
+   * The secrets a handshake may answer with (Zoom, X): the handshake's own
+   * `secret`, else the zoom scheme's secrets, in the configured order.
+   */
+  handshakeSecrets?: readonly string[];
   rateLimiter?: RateLimiter;
 }
 
@@ -67,8 +70,8 @@ function resolveRule(config: SourceConfig, defaults: SourcePolicy): SourceRule {
   if (config.dedup !== undefined) rule.dedupHeader = config.dedup.header.toLowerCase();
   if (config.handshake !== undefined) {
     rule.handshake = config.handshake;
-    const secret = config.handshake.secret ?? (config.verify?.scheme === 'zoom' ? config.verify.secrets[0] : undefined);
-    if (secret !== undefined) rule.handshakeSecret = secret;
+    if (config.handshake.secret !== undefined) rule.handshakeSecrets = [config.handshake.secret];
+    else if (config.verify?.scheme === 'zoom') rule.handshakeSecrets = config.verify.secrets;
   }
   if (config.rateLimit !== undefined) rule.rateLimiter = new RateLimiter(config.rateLimit.requests, config.rateLimit.perSeconds);
   return rule;
