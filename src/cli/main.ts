@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { ApiError } from './api-client.js';
 import { describeError } from './backoff.js';
+import { checkConfigSpec, runCheckConfig } from './check-config.js';
 import { exportSpec, runExport } from './export.js';
 import { listenSpec, runListen } from './listen.js';
 import { flushOut } from './process-io.js';
@@ -28,6 +29,7 @@ const COMMANDS: Command[] = [
   { spec: listenSpec, run: runListen },
   { spec: replaySpec, run: runReplay },
   { spec: exportSpec, run: runExport },
+  { spec: checkConfigSpec, run: runCheckConfig },
 ];
 
 function overview(): string {

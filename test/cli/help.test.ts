@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { killAllClis, runCli } from './support/cli.js';
 
-const COMMANDS = ['serve', 'tail', 'listen', 'replay', 'export'];
+const COMMANDS = ['serve', 'tail', 'listen', 'replay', 'export', 'check-config'];
 
 afterEach(killAllClis);
 

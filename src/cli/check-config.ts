@@ -1,0 +1,35 @@
+import { ConfigFileError, loadConfigFile } from '../config/source-config.js';
+import { parseCommand, renderHelp, UsageError, type CommandSpec } from './usage.js';
+
+export const checkConfigSpec: CommandSpec = {
+  name: 'check-config',
+  summary: 'validate a config file without starting the server',
+  usage: ['check-config FILE'],
+  description:
+    'Reads the YAML or JSON config file that RECEPTION_CONFIG would name and checks it exactly as the server does at '
+    + 'start and on SIGHUP: every problem is printed with the key it concerns. Exits 0 when the file is valid, 1 when not.',
+  flags: [],
+  positionals: 1,
+  examples: ['reception check-config ./reception.yaml'],
+};
+
+export async function runCheckConfig(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommand(checkConfigSpec, argv);
+  if (values.help === true) {
+    process.stdout.write(renderHelp(checkConfigSpec));
+    return 0;
+  }
+  const file = positionals[0];
+  if (file === undefined || file === '') throw new UsageError('which file? reception check-config FILE.', 'check-config');
+  try {
+    const config = loadConfigFile(file);
+    const sources = Object.keys(config.sources ?? {});
+    process.stdout.write(`${file} is valid: ${sources.length} source${sources.length === 1 ? '' : 's'}`
+      + `${sources.length > 0 ? ` (${sources.join(', ')})` : ''}, strict mode ${config.strict === true ? 'on' : 'off'}.\n`);
+    return 0;
+  } catch (error) {
+    if (!(error instanceof ConfigFileError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    return 1;
+  }
+}
