@@ -4,7 +4,7 @@ import { resolveToken } from './auth/token.js';
 import type { Settings } from './config/settings.js';
 import { loadConfigFile } from './config/source-config.js';
 import { SourceRules } from './receive/source-rules.js';
-import { createLogger } from './observe/logger.js';
+import { createLogger, endDestination, stdoutDestination } from './observe/logger.js';
 import { Metrics } from './observe/metrics.js';
 import { RetentionPruner } from './retention/pruner.js';
 import type { InboxStore } from './store/inbox-store.js';
@@ -14,7 +14,8 @@ import { PostgresCommitFeed } from './stream/postgres-commit-feed.js';
 
 /** Starts Reception: settings, store, app, listen; drains on SIGTERM and SIGINT. */
 export async function startServer(settings: Settings): Promise<void> {
-  const logger = createLogger(settings.logLevel);
+  const logDestination = stdoutDestination();
+  const logger = createLogger(settings.logLevel, logDestination);
   const store = await openStore(settings);
   const feed = settings.databaseUrl === undefined || !(store instanceof PostgresStore)
     ? undefined
@@ -66,7 +67,8 @@ export async function startServer(settings: Settings): Promise<void> {
     await feed?.stop();
     await store.close();
     logger.info('stopped');
-    logger.flush(() => process.exit(0));
+    await endDestination(logDestination);
+    process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));

@@ -1,0 +1,159 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
+import { join } from 'node:path';
+import { describe, it, type TestContext } from 'vitest';
+import { MAIN } from '../helpers/server-process.js';
+import { tempDir } from '../helpers/temp-dir.js';
+import { withTimeout } from './support/server-children.js';
+
+/**
+ * CONTRACT 5 and README "Configuration": a bad environment stops the server
+ * at start with exit code 1 and a message on stderr that names every bad
+ * variable; nothing listens and nothing is written.
+ */
+
+interface Finished {
+  code: number | string;
+  stdout: string;
+  stderr: string;
+}
+
+/** The processes and directories of one test: killed and removed when it finishes (tests run concurrently). */
+class Started {
+  private readonly children: ChildProcess[] = [];
+  private readonly dirs: Array<{ remove: () => void }> = [];
+
+  constructor(context: TestContext) {
+    context.onTestFinished(() => {
+      for (const child of this.children) {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      }
+      for (const dir of this.dirs) dir.remove();
+    });
+  }
+
+  /** A data directory path that does not exist yet. */
+  unusedDataDir(): string {
+    const dir = tempDir('reception-settings-');
+    this.dirs.push(dir);
+    return join(dir.path, 'data');
+  }
+
+  spawn(env: Record<string, string>): ChildProcess {
+    const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.children.push(child);
+    return child;
+  }
+}
+
+/** Runs the server with exactly `env` (plus PATH) until it exits; kills it after 15 s. */
+async function runToExit(started: Started, env: Record<string, string>): Promise<Finished> {
+  const child = started.spawn(env);
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk; });
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk; });
+  const code = await withTimeout(new Promise<number | string>((resolve) => {
+    child.once('close', (exitCode, signal) => resolve(exitCode ?? signal ?? 'unknown'));
+  }), 15_000, 'the server did not exit within 15 s');
+  return { code, stdout, stderr };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function refused(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => { socket.destroy(); resolve(false); });
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
+  });
+}
+
+const problems = (stderr: string): string[] => stderr.split('\n').filter((line) => line.startsWith('  - '));
+
+describe.concurrent('invalid environment', () => {
+  it('exits 1 naming every bad variable at once, without listening or writing anything', async (context) => {
+    const { expect } = context;
+    const started = new Started(context);
+    const data = started.unusedDataDir();
+    const shortToken = 'sh0rt-s3cret';
+    const result = await runToExit(started, {
+      RECEPTION_DATA: data,
+      RECEPTION_PORT: 'abc',
+      RECEPTION_DURABILITY: 'fast',
+      RECEPTION_RETENTION: 'soon',
+      RECEPTION_TOKEN: shortToken,
+    });
+    expect(result.code).toBe(1);
+    const lines = problems(result.stderr);
+    for (const name of ['RECEPTION_PORT', 'RECEPTION_DURABILITY', 'RECEPTION_RETENTION', 'RECEPTION_TOKEN']) {
+      expect(lines.filter((line) => line.includes(name)), `${name} in: ${result.stderr}`).toHaveLength(1);
+    }
+    expect(lines).toHaveLength(4);
+    // The values that are not secret are quoted back to help; the token is not.
+    expect(result.stderr).toContain('"abc"');
+    expect(result.stderr).toContain('"fast"');
+    expect(result.stderr).toContain('"soon"');
+    expect(result.stderr).not.toContain(shortToken);
+    expect(result.stdout).not.toContain('listening');
+    expect(existsSync(data)).toBe(false);
+  });
+
+  it('exits 1 for each bad variable alone, and nothing listens on the port it was given', async (context) => {
+    const { expect } = context;
+    const started = new Started(context);
+    // Each start costs about a second of CPU: two cases, one of them a variable not named above.
+    const cases: Array<[string, string]> = [
+      ['RECEPTION_DURABILITY', 'fast'],
+      ['RECEPTION_REQUEST_TIMEOUT_MS', '-5'],
+    ];
+    const ports = await Promise.all(cases.map(() => freePort()));
+    const data = cases.map(() => started.unusedDataDir());
+    const results = await Promise.all(cases.map(([name, value], i) => runToExit(started, {
+      RECEPTION_DATA: data[i] ?? '', RECEPTION_HOST: '127.0.0.1', RECEPTION_PORT: String(ports[i]), [name]: value,
+    })));
+    for (const [i, [name]] of cases.entries()) {
+      const result = results[i];
+      expect(result?.code, name).toBe(1);
+      const lines = problems(result?.stderr ?? '');
+      expect(lines, name).toHaveLength(1);
+      expect(lines[0], name).toContain(name);
+      expect(result?.stdout, name).not.toContain('listening');
+      expect(existsSync(data[i] ?? ''), name).toBe(false);
+      expect(await refused(ports[i] ?? 0), name).toBe(true);
+    }
+  });
+
+  it('starts with the same variables once they are valid', async (context) => {
+    const { expect } = context;
+    const started = new Started(context);
+    const data = started.unusedDataDir();
+    const port = await freePort();
+    const child = started.spawn({
+      RECEPTION_DATA: data, RECEPTION_HOST: '127.0.0.1', RECEPTION_PORT: String(port),
+      RECEPTION_DURABILITY: 'relaxed', RECEPTION_RETENTION: '30d', RECEPTION_TOKEN: 'long-enough-token-1234',
+    });
+    let stdout = '';
+    child.stdout?.setEncoding('utf8');
+    await withTimeout(new Promise<void>((resolve) => {
+      child.stdout?.on('data', (chunk: string) => {
+        stdout += chunk;
+        if (stdout.includes('"msg":"listening"')) resolve();
+      });
+    }), 15_000, 'the server did not start');
+    const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+    expect(res.status).toBe(200);
+    expect(stdout).toContain('"durability":"relaxed"');
+  });
+});

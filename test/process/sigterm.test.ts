@@ -1,0 +1,152 @@
+import { connect } from 'node:net';
+import { describe, it } from 'vitest';
+import type { ServerProcess } from '../helpers/server-process.js';
+import { RawConnection, postHead } from './support/raw-http.js';
+import { API_TOKEN, childrenOf, sleep, timedExit, withTimeout } from './support/server-children.js';
+
+/**
+ * CONTRACT 5: on SIGTERM (and SIGINT) Reception stops accepting, answers
+ * every request already in flight (one whose body is still arriving counts,
+ * for up to the grace period), commits, and exits 0.
+ *
+ * The tests run concurrently, each with its own processes, killed when it ends.
+ */
+
+const auth = { authorization: `Bearer ${API_TOKEN}` };
+
+function envFor(data: string, extra: Record<string, string> = {}): Record<string, string> {
+  return { RECEPTION_DATA: data, RECEPTION_TOKEN: API_TOKEN, ...extra };
+}
+
+/** True when nothing accepts connections on the server's port any more. */
+function refusesConnections(url: string): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect({ host: hostname, port: Number(port) });
+    socket.once('connect', () => { socket.destroy(); resolve(false); });
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
+  });
+}
+
+/** Resolves true if the process exits within `ms`. */
+async function exitsWithin(server: ServerProcess, ms: number): Promise<boolean> {
+  return Promise.race([server.exited.then(() => true), sleep(ms).then(() => false)]);
+}
+
+/**
+ * Opens a webhook POST and sends its head and the first half of its body.
+ * `Expect: 100-continue` (as curl sends for larger bodies) tells when the
+ * server handles the request: from then on it is in flight, not idle.
+ */
+async function halfSent(server: ServerProcess, body: Buffer): Promise<{ connection: RawConnection; rest: Buffer }> {
+  const connection = await RawConnection.open(server.url);
+  const half = Math.floor(body.length / 2);
+  await connection.write(postHead('/api/webhook/drain', body.length, 'Expect: 100-continue\r\n'));
+  if (!(await withTimeout(connection.continued(), 5000, 'no 100 Continue'))) throw new Error('closed before 100 Continue');
+  await connection.write(body.subarray(0, half));
+  // Let the first half reach the server's body reader.
+  await sleep(50);
+  return { connection, rest: body.subarray(half) };
+}
+
+describe.concurrent('graceful shutdown', () => {
+  it.for(['SIGTERM', 'SIGINT'] as const)('%s: answers the request whose body completes after the signal, exits 0, keeps the delivery', async (signal, context) => {
+    const { expect } = context;
+    const children = childrenOf(context);
+    const data = children.dataDir();
+    const server = await children.start(envFor(data));
+    const body = Buffer.from(JSON.stringify({ marker: `drain-${signal}`, text: 'x'.repeat(4000) }));
+    const { connection, rest } = await halfSent(server, body);
+
+    const signalledAt = performance.now();
+    children.signal(server, signal);
+    // It stops accepting new connections...
+    let refused = false;
+    for (let i = 0; i < 50 && !refused; i++) {
+      refused = await refusesConnections(server.url);
+      if (!refused) await sleep(20);
+    }
+    expect(refused).toBe(true);
+    // ...but waits for the request in flight instead of exiting.
+    expect(await exitsWithin(server, 600)).toBe(false);
+
+    await connection.write(rest);
+    const answer = await withTimeout(connection.response(), 3000, 'no answer after the body completed');
+    expect(answer?.status).toBe(200);
+    expect(answer?.headers.connection).toBe('close');
+    const { id } = JSON.parse(answer?.body ?? '{}') as { id?: string };
+    expect(typeof id).toBe('string');
+
+    const exit = await timedExit(server, 5000);
+    expect(exit.code).toBe(0);
+    // Exited because the work was done, not because the 10 s grace ran out.
+    expect(performance.now() - signalledAt).toBeLessThan(6000);
+    expect(server.logs.some((line) => line.includes('"msg":"stopped"'))).toBe(true);
+
+    const restarted = await children.start(envFor(data));
+    const raw = await fetch(`${restarted.url}/api/deliveries/${id ?? ''}/raw`, { headers: auth });
+    expect(raw.status).toBe(200);
+    expect(Buffer.from(await raw.arrayBuffer()).equals(body)).toBe(true);
+  });
+
+  // (SIGINT is covered by the drain above and the unread stdout below.)
+  it('SIGTERM with no request in flight: exits 0 promptly, without waiting for an idle keep-alive connection', async (context) => {
+    const { expect } = context;
+    const children = childrenOf(context);
+    const server = await children.start(envFor(children.dataDir(), { RECEPTION_SHUTDOWN_GRACE_MS: '8000' }));
+    const connection = await RawConnection.open(server.url);
+    const body = Buffer.from('{"keep":"alive"}');
+    await connection.write(postHead('/api/webhook/idle', body.length));
+    await connection.write(body);
+    const answer = await withTimeout(connection.response(), 3000, 'no answer');
+    expect(answer?.status).toBe(200);
+    expect(answer?.headers.connection).not.toBe('close');
+    expect(connection.isClosed).toBe(false);
+
+    children.signal(server, 'SIGTERM');
+    const exit = await timedExit(server, 5000);
+    expect(exit.code).toBe(0);
+    // Well below the 8 s grace: the idle connection was closed at once.
+    expect(exit.ms).toBeLessThan(2000);
+    await withTimeout(connection.closed, 1000, 'the idle connection was left open');
+  });
+
+  it('exits 0 even when nobody reads its stdout any more (as with `reception | jq` and Ctrl-C)', async (context) => {
+    const { expect } = context;
+    const children = childrenOf(context);
+    const server = await children.start(envFor(children.dataDir()));
+    expect(await fetch(`${server.url}/healthz`).then((res) => res.status)).toBe(200);
+    server.child.stdout?.destroy();
+    await sleep(100);
+    children.signal(server, 'SIGINT');
+    const exit = await timedExit(server, 5000);
+    expect(exit.code).toBe(0);
+    // Not by the 2 s fallback in endDestination: the broken pipe is noticed at once.
+    expect(exit.ms).toBeLessThan(1500);
+  });
+
+  it('cuts a body that never completes after RECEPTION_SHUTDOWN_GRACE_MS, stores nothing, and still exits 0', async (context) => {
+    const { expect } = context;
+    const children = childrenOf(context);
+    const data = children.dataDir();
+    const server = await children.start(envFor(data, { RECEPTION_SHUTDOWN_GRACE_MS: '1500' }));
+    const body = Buffer.from(JSON.stringify({ marker: 'never-completes', text: 'y'.repeat(2000) }));
+    const { connection } = await halfSent(server, body);
+
+    const signalledAt = performance.now();
+    children.signal(server, 'SIGTERM');
+    const closedAt = await withTimeout(connection.closed, 5000, 'the stalled connection was never closed');
+    const exit = await timedExit(server, 5000);
+    expect(exit.code).toBe(0);
+    const cutAfter = closedAt - signalledAt;
+    // Not before the grace period, and not much after it.
+    expect(cutAfter).toBeGreaterThan(1300);
+    expect(cutAfter).toBeLessThan(4000);
+    expect(server.logs.some((line) => line.includes('grace period over'))).toBe(true);
+
+    const restarted = await children.start(envFor(data));
+    const listed = await fetch(`${restarted.url}/api/deliveries`, { headers: auth });
+    expect(listed.status).toBe(200);
+    expect(((await listed.json()) as { items: unknown[] }).items).toEqual([]);
+  });
+});

@@ -1,0 +1,91 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { ServerProcess } from '../helpers/server-process.js';
+import { childrenOf, type ServerChildren, sleep, timedExit, waitUntil } from './support/server-children.js';
+
+/**
+ * CONTRACT 3: the API token comes from RECEPTION_TOKEN; when that is unset
+ * the server generates one on first start, keeps it in its data directory
+ * (mode 0600) and prints it once. It never reaches the logs.
+ */
+
+const CURL = /curl -H 'Authorization: Bearer ([^']+)' (http:\/\/\S+)\/api\/deliveries/;
+
+async function inboxStatus(server: ServerProcess, token: string): Promise<number> {
+  const res = await fetch(`${server.url}/api/deliveries`, { headers: { authorization: `Bearer ${token}` } });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+/** Makes a few requests that carry `token`, then stops the server so that every log line is flushed. */
+async function useAndStop(children: ServerChildren, server: ServerProcess, token: string): Promise<void> {
+  const sent = await fetch(`${server.url}/api/webhook/tokens?probe=1`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: '{"probe":true}',
+  });
+  expect(sent.status).toBe(200);
+  expect(await inboxStatus(server, `${token}x`)).toBe(401);
+  children.signal(server, 'SIGTERM');
+  expect((await timedExit(server, 5000)).code).toBe(0);
+}
+
+function expectNotInLogs(server: ServerProcess, token: string): void {
+  expect(server.logs.length).toBeGreaterThan(2);
+  expect(server.logs.filter((line) => line.includes(token))).toEqual([]);
+}
+
+describe.concurrent('API token', () => {
+  it('is generated on first start, saved 0600, printed once with a curl command, and kept for later starts', async (context) => {
+    const children = childrenOf(context);
+    const data = children.dataDir();
+    const file = join(data, 'token');
+
+    const first = await children.start({ RECEPTION_DATA: data });
+    await waitUntil(() => CURL.test(first.stderr()), 5000, `no curl command on stderr: ${first.stderr()}`);
+    const [, token = '', commandUrl] = CURL.exec(first.stderr()) ?? [];
+    expect(token.length).toBeGreaterThanOrEqual(16);
+    expect(commandUrl).toBe(first.url);
+    expect(first.stderr().split(token).length - 1).toBe(1);
+    expect(first.stderr()).toContain(file);
+
+    expect(readFileSync(file, 'utf8').trim()).toBe(token);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(await inboxStatus(first, token)).toBe(200);
+    await useAndStop(children, first, token);
+    expectNotInLogs(first, token);
+
+    const second = await children.start({ RECEPTION_DATA: data });
+    expect(await inboxStatus(second, token)).toBe(200);
+    await sleep(200);
+    expect(second.stderr()).not.toContain(token);
+    expect(second.stderr()).not.toMatch(/curl|generated/);
+    expect(readFileSync(file, 'utf8').trim()).toBe(token);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    await useAndStop(children, second, token);
+    expectNotInLogs(second, token);
+
+    // RECEPTION_TOKEN wins over the saved one.
+    const fromEnv = 'env-token-abcdefghijklmnop';
+    const third = await children.start({ RECEPTION_DATA: data, RECEPTION_TOKEN: fromEnv });
+    expect(await inboxStatus(third, fromEnv)).toBe(200);
+    expect(await inboxStatus(third, token)).toBe(401);
+    await useAndStop(children, third, fromEnv);
+    expectNotInLogs(third, fromEnv);
+    expect(third.stderr()).toBe('');
+  });
+
+  it('is RECEPTION_TOKEN when set: nothing is generated, saved or printed', async (context) => {
+    const children = childrenOf(context);
+    const data = children.dataDir();
+    const fromEnv = 'env-token-0123456789-qrstuvwxyz';
+    const server = await children.start({ RECEPTION_DATA: data, RECEPTION_TOKEN: fromEnv });
+    expect(await inboxStatus(server, fromEnv)).toBe(200);
+    expect(await fetch(`${server.url}/api/deliveries`).then((res) => res.status)).toBe(401);
+    await useAndStop(children, server, fromEnv);
+    expect(existsSync(join(data, 'token'))).toBe(false);
+    expect(server.stderr()).toBe('');
+    expectNotInLogs(server, fromEnv);
+  });
+});
