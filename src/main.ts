@@ -1,10 +1,12 @@
 import { loadSettings, SettingsError } from './config/settings.js';
-import { startServer } from './server.js';
 
 /** `npm start`: read the environment and serve; a bad setting exits 1 with a message naming it. */
 async function main(): Promise<void> {
   try {
-    await startServer(loadSettings(process.env));
+    const settings = loadSettings(process.env);
+    // Loaded after the settings check, so that a bad variable fails at once.
+    const { startServer } = await import('./server.js');
+    await startServer(settings);
   } catch (error) {
     if (error instanceof SettingsError) {
       process.stderr.write(`${error.message}\nFix the variables above and start again (see README "Configuration").\n`);
