@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { ProblemError, problemFor, type ProblemCode } from '../errors.js';
+import { StoreUnavailableError } from '../store/inbox-store.js';
 
 const BY_STATUS: Record<number, ProblemCode> = {
   400: 'invalid_query',
@@ -24,6 +25,12 @@ export function installErrorHandling(app: FastifyInstance): void {
       code = error.code;
       detail = error.message;
       void reply.headers(error.headers);
+    } else if (error instanceof StoreUnavailableError) {
+      // The database is down or restarting (PostgreSQL): the client should retry, as senders do.
+      code = 'storage_unavailable';
+      detail = 'The inbox is unavailable right now; retry later.';
+      void reply.header('retry-after', '5');
+      request.log.warn({ err: error.message, req: { method: request.method, url: request.routeOptions.url } }, 'store unavailable');
     } else if (error.validation !== undefined) {
       code = 'invalid_query';
       detail = `${error.validationContext ?? 'request'} ${error.validation[0]?.instancePath ?? ''} ${error.validation[0]?.message ?? 'is invalid'}`.replace(/\s+/g, ' ').trim();

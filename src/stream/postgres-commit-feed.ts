@@ -49,8 +49,14 @@ export class PostgresCommitFeed implements PublishingFeed {
     client.on('notification', () => this.local.publish());
     client.on('error', (error) => this.lost(client, error));
     client.on('end', () => this.lost(client, new Error('connection ended')));
-    await client.connect();
-    await client.query(`LISTEN ${this.channel}`);
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${this.channel}`);
+    } catch (error) {
+      // Connected but could not LISTEN (the server still starting up): close it, or it stays open unused.
+      await client.end().catch(() => undefined);
+      throw error;
+    }
     this.client = client;
     this.retryMs = 250;
   }

@@ -90,9 +90,11 @@ export class PostgresStore implements InboxStore {
   static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
     const store = new PostgresStore(options);
     const client = await store.pool.connect();
+    client.on('error', ignoreConnectionError);
     try {
       await migrate(client, store.schema);
     } finally {
+      client.off('error', ignoreConnectionError);
       client.release();
     }
     return store;
@@ -102,6 +104,7 @@ export class PostgresStore implements InboxStore {
     let client: pg.PoolClient | undefined;
     try {
       client = await this.pool.connect();
+      client.on('error', ignoreConnectionError);
       await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${APPEND_LOCK})`);
       const inserted = await client.query<{ id: string; seq: string }>(INSERT, [
         batch.map((d) => d.id), batch.map((d) => d.source), batch.map((d) => d.receivedAt),
@@ -134,11 +137,13 @@ export class PostgresStore implements InboxStore {
       }
       const maxSeq = Math.max(0, ...seqById.values());
       await client.query(`UPDATE inbox_position SET last_seq = greatest(last_seq, ${maxSeq}); NOTIFY ${this.channel}; COMMIT`);
+      client.off('error', ignoreConnectionError);
       client.release();
       return outcomes;
     } catch (error) {
       if (client !== undefined) {
         await client.query('ROLLBACK').catch(() => undefined);
+        client.off('error', ignoreConnectionError);
         client.release(true);
       }
       throw new StoreUnavailableError(`PostgreSQL could not commit: ${describe(error)}`, { cause: error });
@@ -148,8 +153,8 @@ export class PostgresStore implements InboxStore {
   async list(query: ListQuery): Promise<StoredDelivery[]> {
     const before = query.beforeSeq ?? Number.MAX_SAFE_INTEGER;
     const result = query.source === undefined
-      ? await this.pool.query<DeliveryRow>(`SELECT ${COLUMNS} FROM deliveries WHERE seq < $1 ORDER BY seq DESC LIMIT $2`, [before, query.limit])
-      : await this.pool.query<DeliveryRow>(
+      ? await this.execute<DeliveryRow>(`SELECT ${COLUMNS} FROM deliveries WHERE seq < $1 ORDER BY seq DESC LIMIT $2`, [before, query.limit])
+      : await this.execute<DeliveryRow>(
         `SELECT ${COLUMNS} FROM deliveries WHERE source = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3`, [query.source, before, query.limit],
       );
     return result.rows.map(fromRow);
@@ -157,41 +162,51 @@ export class PostgresStore implements InboxStore {
 
   async readAfter(afterSeq: number, limit: number, source?: string): Promise<StoredDelivery[]> {
     const result = source === undefined
-      ? await this.pool.query<DeliveryRow>(`SELECT ${COLUMNS} FROM deliveries WHERE seq > $1 ORDER BY seq ASC LIMIT $2`, [afterSeq, limit])
-      : await this.pool.query<DeliveryRow>(
+      ? await this.execute<DeliveryRow>(`SELECT ${COLUMNS} FROM deliveries WHERE seq > $1 ORDER BY seq ASC LIMIT $2`, [afterSeq, limit])
+      : await this.execute<DeliveryRow>(
         `SELECT ${COLUMNS} FROM deliveries WHERE source = $1 AND seq > $2 ORDER BY seq ASC LIMIT $3`, [source, afterSeq, limit],
       );
     return result.rows.map(fromRow);
   }
 
   async get(id: string): Promise<StoredDelivery | undefined> {
-    const result = await this.pool.query<DeliveryRow>(`SELECT ${COLUMNS} FROM deliveries WHERE id = $1`, [id]);
+    const result = await this.execute<DeliveryRow>(`SELECT ${COLUMNS} FROM deliveries WHERE id = $1`, [id]);
     const row = result.rows[0];
     return row === undefined ? undefined : fromRow(row);
   }
 
   async latestSeq(): Promise<number> {
-    const result = await this.pool.query<{ last_seq: string }>('SELECT last_seq FROM inbox_position');
+    const result = await this.execute<{ last_seq: string }>('SELECT last_seq FROM inbox_position');
     return Number(result.rows[0]?.last_seq ?? 0);
   }
 
   async delete(id: string): Promise<boolean> {
-    return ((await this.pool.query('DELETE FROM deliveries WHERE id = $1', [id])).rowCount ?? 0) > 0;
+    return ((await this.execute('DELETE FROM deliveries WHERE id = $1', [id])).rowCount ?? 0) > 0;
   }
 
   async sources(): Promise<SourceSummary[]> {
-    const result = await this.pool.query<{ source: string; count: string; last_received_at: string }>(
+    const result = await this.execute<{ source: string; count: string; last_received_at: string }>(
       'SELECT source, count, last_received_at FROM sources ORDER BY source',
     );
     return result.rows.map((row) => ({ source: row.source, count: Number(row.count), lastReceivedAt: Number(row.last_received_at) }));
   }
 
   async pruneOlderThan(before: number, limit: number): Promise<number> {
-    const result = await this.pool.query(
+    const result = await this.execute(
       `DELETE FROM deliveries WHERE seq IN (
         SELECT seq FROM deliveries WHERE received_at < $1 ORDER BY received_at LIMIT $2)`, [before, limit],
     );
     return result.rowCount ?? 0;
+  }
+
+  /** One statement on a pooled connection; a lost or refused connection becomes StoreUnavailableError (503). */
+  private async execute<R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<pg.QueryResult<R>> {
+    try {
+      return await this.pool.query<R>(text, values);
+    } catch (error) {
+      if (isUnavailable(error)) throw new StoreUnavailableError(`PostgreSQL could not answer: ${describe(error)}`, { cause: error });
+      throw error;
+    }
   }
 
   async checkWritable(): Promise<void> {
@@ -206,6 +221,16 @@ export class PostgresStore implements InboxStore {
   async close(): Promise<void> {
     await this.pool.end();
   }
+}
+
+/**
+ * The pool listens for errors on idle connections only. A connection that
+ * dies while checked out (PostgreSQL restarting in the middle of a
+ * transaction) also emits 'error', which would crash the process unheard:
+ * the failing query already rejects, so the event itself is ignored.
+ */
+function ignoreConnectionError(): void {
+  // the query in progress reports it
 }
 
 function fromRow(row: DeliveryRow): StoredDelivery {
@@ -227,6 +252,20 @@ function fromRow(row: DeliveryRow): StoredDelivery {
     },
     dedupKey: row.dedup_key,
   };
+}
+
+/**
+ * True when the error says the database cannot be reached or is not taking
+ * work right now (restarting, too many connections, a timeout), as opposed
+ * to a fault in the statement itself.
+ */
+function isUnavailable(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  // No SQLSTATE: the socket failed (ECONNREFUSED, "Connection terminated", a connect timeout).
+  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return true;
+  // 08 connection exception, 53 insufficient resources, 57 operator intervention
+  // (shutdown, cannot connect now, statement timeout), 55P03 lock not available.
+  return /^(08|53|57)/.test(code) || code === '55P03';
 }
 
 function describe(error: unknown): string {
