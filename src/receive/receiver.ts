@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ProblemError, problemFor, type ProblemCode } from '../errors.js';
 import { StoreUnavailableError, type NewDelivery, type Verification } from '../store/inbox-store.js';
 import type { WriteQueue } from '../store/write-queue.js';
+import { newDeliveryId } from './delivery-id.js';
 import { bodyHandshake, queryHandshake, type HandshakeReply } from './handshake.js';
 import { headerList } from './headers.js';
 import { classifyMediaType } from './media-type.js';
@@ -129,7 +129,7 @@ export class Receiver {
 
       const dedupKey = verification.status === 'failed' ? null : dedupHeaderValue(request.headers, rule.dedupHeader) ?? deliveryId ?? null;
       const delivery: NewDelivery = {
-        id: randomUUID(),
+        id: newDeliveryId(),
         source,
         receivedAt: Date.now(),
         method: request.method,
