@@ -110,7 +110,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   fastify.addHook('onResponse', async (request, reply) => {
     const seconds = reply.elapsedTime / 1000;
     const route = request.routeOptions.url ?? 'unmatched';
-    metrics.requestDuration.observe({ route, method: request.method, status: reply.statusCode }, seconds);
+    metrics.observeRequest(route, request.method, reply.statusCode, seconds);
     // The root logger, not request.log: Fastify's `req` serializer would drop `path` and `remoteAddress`.
     logger.info({
       reqId: request.id,

@@ -47,15 +47,15 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): (req: IncomingMe
       .then((answer) => {
         if (!answer.aborted && !res.headersSent && !res.destroyed) send(res, answer, deps.isClosing());
         const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-        const sourceLabel = metrics.sourceLabel(answer.source ?? '_invalid');
-        metrics.deliveries.inc({ source: sourceLabel, outcome: answer.outcome });
+        const status = answer.aborted ? 499 : answer.status;
+        metrics.countDelivery(answer.source ?? '_invalid', answer.outcome);
         if (answer.verification?.status === 'failed') {
-          metrics.verificationFailures.inc({ source: sourceLabel, reason: answer.verification.reason ?? 'unknown' });
+          metrics.verificationFailures.inc({ source: metrics.sourceLabel(answer.source ?? '_invalid'), reason: answer.verification.reason ?? 'unknown' });
         }
-        metrics.requestDuration.observe({ route: '/api/webhook/:source', method: req.method ?? '', status: answer.aborted ? 499 : answer.status }, seconds);
+        metrics.observeRequest('/api/webhook/:source', req.method ?? '', status, seconds);
         const line = {
           req: { method: req.method, path, remoteAddress: req.socket.remoteAddress },
-          status: answer.aborted ? 499 : answer.status,
+          status,
           ms: Math.round(seconds * 1e6) / 1e3,
           source: answer.source,
           outcome: answer.outcome,

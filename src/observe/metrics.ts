@@ -55,6 +55,9 @@ export class Metrics {
     registers: [this.registry],
   });
   private readonly sourceLabels = new Set<string>();
+  /** Label children resolved once: prom-client hashes the labels on every call otherwise. */
+  private readonly deliveryChildren = new Map<string, { inc: () => void }>();
+  private readonly durationChildren = new Map<string, { observe: (value: number) => void }>();
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
@@ -66,6 +69,29 @@ export class Metrics {
     if (this.sourceLabels.size >= MAX_SOURCE_LABELS) return '_other';
     this.sourceLabels.add(source);
     return source;
+  }
+
+  /** Counts one webhook request by (bounded) source label and outcome. */
+  countDelivery(source: string, outcome: string): void {
+    const label = this.sourceLabel(source);
+    const key = `${label}\u0000${outcome}`;
+    let child = this.deliveryChildren.get(key);
+    if (child === undefined) {
+      child = this.deliveries.labels(label, outcome);
+      this.deliveryChildren.set(key, child);
+    }
+    child.inc();
+  }
+
+  observeRequest(route: string, method: string, status: number, seconds: number): void {
+    const key = `${route} ${method} ${status}`;
+    let child = this.durationChildren.get(key);
+    if (child === undefined) {
+      child = this.requestDuration.labels(route, method, String(status));
+      // Methods are sender-chosen: past a bound, stop caching rather than grow.
+      if (this.durationChildren.size < 1000) this.durationChildren.set(key, child);
+    }
+    child.observe(seconds);
   }
 
   recordCommit(batchSize: number, seconds: number, ok: boolean): void {
