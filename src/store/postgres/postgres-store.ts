@@ -1,5 +1,4 @@
 import pg from 'pg';
-import type { HeaderList } from '../../receive/headers.js';
 import {
   StoreUnavailableError,
   type AppendOutcome,
@@ -8,8 +7,8 @@ import {
   type NewDelivery,
   type SourceSummary,
   type StoredDelivery,
-  type VerificationStatus,
 } from '../inbox-store.js';
+import { DELIVERY_COLUMNS, deliveryFromRow, describeStoreError, type DeliveryRow } from '../delivery-row.js';
 import { migrate } from './migrate.js';
 
 export interface PostgresStoreOptions {
@@ -28,26 +27,6 @@ export interface PostgresStoreOptions {
  * seq N has seen everything up to N (see docs/scaling.md).
  */
 const APPEND_LOCK = 7_305_162_021;
-
-interface DeliveryRow {
-  seq: string;
-  id: string;
-  source: string;
-  received_at: string;
-  method: string;
-  query: string;
-  content_type: string;
-  remote_address: string;
-  headers: string;
-  raw: Buffer;
-  verification_status: VerificationStatus;
-  verification_scheme: string | null;
-  verification_reason: string | null;
-  dedup_key: string | null;
-}
-
-const COLUMNS = `seq, id, source, received_at, method, query, content_type, remote_address, headers, raw,
-  verification_status, verification_scheme, verification_reason, dedup_key`;
 
 const INSERT = `INSERT INTO deliveries (id, source, received_at, method, query, content_type, remote_address,
     headers, raw, verification_status, verification_scheme, verification_reason, dedup_key)
@@ -146,33 +125,33 @@ export class PostgresStore implements InboxStore {
         client.off('error', ignoreConnectionError);
         client.release(true);
       }
-      throw new StoreUnavailableError(`PostgreSQL could not commit: ${describe(error)}`, { cause: error });
+      throw new StoreUnavailableError(`PostgreSQL could not commit: ${describeStoreError(error)}`, { cause: error });
     }
   }
 
   async list(query: ListQuery): Promise<StoredDelivery[]> {
     const before = query.beforeSeq ?? Number.MAX_SAFE_INTEGER;
     const result = query.source === undefined
-      ? await this.execute<DeliveryRow>(`SELECT ${COLUMNS} FROM deliveries WHERE seq < $1 ORDER BY seq DESC LIMIT $2`, [before, query.limit])
+      ? await this.execute<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE seq < $1 ORDER BY seq DESC LIMIT $2`, [before, query.limit])
       : await this.execute<DeliveryRow>(
-        `SELECT ${COLUMNS} FROM deliveries WHERE source = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3`, [query.source, before, query.limit],
+        `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE source = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3`, [query.source, before, query.limit],
       );
-    return result.rows.map(fromRow);
+    return result.rows.map(deliveryFromRow);
   }
 
   async readAfter(afterSeq: number, limit: number, source?: string): Promise<StoredDelivery[]> {
     const result = source === undefined
-      ? await this.execute<DeliveryRow>(`SELECT ${COLUMNS} FROM deliveries WHERE seq > $1 ORDER BY seq ASC LIMIT $2`, [afterSeq, limit])
+      ? await this.execute<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE seq > $1 ORDER BY seq ASC LIMIT $2`, [afterSeq, limit])
       : await this.execute<DeliveryRow>(
-        `SELECT ${COLUMNS} FROM deliveries WHERE source = $1 AND seq > $2 ORDER BY seq ASC LIMIT $3`, [source, afterSeq, limit],
+        `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE source = $1 AND seq > $2 ORDER BY seq ASC LIMIT $3`, [source, afterSeq, limit],
       );
-    return result.rows.map(fromRow);
+    return result.rows.map(deliveryFromRow);
   }
 
   async get(id: string): Promise<StoredDelivery | undefined> {
-    const result = await this.execute<DeliveryRow>(`SELECT ${COLUMNS} FROM deliveries WHERE id = $1`, [id]);
+    const result = await this.execute<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE id = $1`, [id]);
     const row = result.rows[0];
-    return row === undefined ? undefined : fromRow(row);
+    return row === undefined ? undefined : deliveryFromRow(row);
   }
 
   async latestSeq(): Promise<number> {
@@ -204,7 +183,7 @@ export class PostgresStore implements InboxStore {
     try {
       return await this.pool.query<R>(text, values);
     } catch (error) {
-      if (isUnavailable(error)) throw new StoreUnavailableError(`PostgreSQL could not answer: ${describe(error)}`, { cause: error });
+      if (isUnavailable(error)) throw new StoreUnavailableError(`PostgreSQL could not answer: ${describeStoreError(error)}`, { cause: error });
       throw error;
     }
   }
@@ -214,7 +193,7 @@ export class PostgresStore implements InboxStore {
       const result = await this.pool.query<{ recovery: boolean }>('SELECT pg_is_in_recovery() AS recovery');
       if (result.rows[0]?.recovery !== false) throw new Error('the server is a read-only replica');
     } catch (error) {
-      throw new StoreUnavailableError(`PostgreSQL is not writable: ${describe(error)}`, { cause: error });
+      throw new StoreUnavailableError(`PostgreSQL is not writable: ${describeStoreError(error)}`, { cause: error });
     }
   }
 
@@ -233,27 +212,6 @@ function ignoreConnectionError(): void {
   // the query in progress reports it
 }
 
-function fromRow(row: DeliveryRow): StoredDelivery {
-  return {
-    seq: Number(row.seq),
-    id: row.id,
-    source: row.source,
-    receivedAt: Number(row.received_at),
-    method: row.method,
-    query: row.query,
-    contentType: row.content_type,
-    remoteAddress: row.remote_address,
-    headers: JSON.parse(row.headers) as HeaderList,
-    raw: row.raw,
-    verification: {
-      status: row.verification_status,
-      ...(row.verification_scheme === null ? {} : { scheme: row.verification_scheme }),
-      ...(row.verification_reason === null ? {} : { reason: row.verification_reason }),
-    },
-    dedupKey: row.dedup_key,
-  };
-}
-
 /**
  * True when the error says the database cannot be reached or is not taking
  * work right now (restarting, too many connections, a timeout), as opposed
@@ -268,10 +226,3 @@ function isUnavailable(error: unknown): boolean {
   return /^(08|53|57)/.test(code) || code === '55P03';
 }
 
-function describe(error: unknown): string {
-  if (error instanceof Error) {
-    const code = (error as { code?: unknown }).code;
-    return typeof code === 'string' ? `${code}: ${error.message}` : error.message;
-  }
-  return String(error);
-}

@@ -1,7 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import type { HeaderList } from '../../receive/headers.js';
 import {
   StoreUnavailableError,
   type AppendOutcome,
@@ -10,8 +9,8 @@ import {
   type NewDelivery,
   type SourceSummary,
   type StoredDelivery,
-  type VerificationStatus,
 } from '../inbox-store.js';
+import { DELIVERY_COLUMNS, deliveryFromRow, describeStoreError, type DeliveryRow } from '../delivery-row.js';
 import { migrate } from './migrate.js';
 
 /**
@@ -28,26 +27,6 @@ export interface SqliteStoreOptions {
   /** How long a write waits for a lock held by another connection, in ms. */
   busyTimeoutMs?: number;
 }
-
-interface DeliveryRow {
-  seq: number;
-  id: string;
-  source: string;
-  received_at: number;
-  method: string;
-  query: string;
-  content_type: string;
-  remote_address: string;
-  headers: string;
-  raw: Buffer;
-  verification_status: VerificationStatus;
-  verification_scheme: string | null;
-  verification_reason: string | null;
-  dedup_key: string | null;
-}
-
-const COLUMNS = `seq, id, source, received_at, method, query, content_type, remote_address, headers, raw,
-  verification_status, verification_scheme, verification_reason, dedup_key`;
 
 /** Opens a connection with the pragmas every connection of the inbox needs. */
 export function openDatabase(options: SqliteStoreOptions): Database.Database {
@@ -84,18 +63,18 @@ export class SqliteStore implements InboxStore {
         'SELECT id, seq, received_at FROM deliveries WHERE source = ? AND dedup_key = ?',
       ),
       listAll: db.prepare<[number, number], DeliveryRow>(
-        `SELECT ${COLUMNS} FROM deliveries WHERE seq < ? ORDER BY seq DESC LIMIT ?`,
+        `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE seq < ? ORDER BY seq DESC LIMIT ?`,
       ),
       listSource: db.prepare<[string, number, number], DeliveryRow>(
-        `SELECT ${COLUMNS} FROM deliveries WHERE source = ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
+        `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE source = ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
       ),
       afterAll: db.prepare<[number, number], DeliveryRow>(
-        `SELECT ${COLUMNS} FROM deliveries WHERE seq > ? ORDER BY seq ASC LIMIT ?`,
+        `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE seq > ? ORDER BY seq ASC LIMIT ?`,
       ),
       afterSource: db.prepare<[string, number, number], DeliveryRow>(
-        `SELECT ${COLUMNS} FROM deliveries WHERE source = ? AND seq > ? ORDER BY seq ASC LIMIT ?`,
+        `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE source = ? AND seq > ? ORDER BY seq ASC LIMIT ?`,
       ),
-      get: db.prepare<[string], DeliveryRow>(`SELECT ${COLUMNS} FROM deliveries WHERE id = ?`),
+      get: db.prepare<[string], DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE id = ?`),
       delete: db.prepare('DELETE FROM deliveries WHERE id = ?'),
       latestSeq: db.prepare<[], { seq: number }>(
         "SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'deliveries'), 0) AS seq",
@@ -128,7 +107,7 @@ export class SqliteStore implements InboxStore {
         }
         const first = byDedupKey.get(d.source, d.dedupKey ?? '');
         if (first === undefined) throw new Error('insert ignored without a matching dedup key');
-        return { id: first.id, seq: first.seq, receivedAt: first.received_at, duplicate: true };
+        return { id: first.id, seq: Number(first.seq), receivedAt: Number(first.received_at), duplicate: true };
       });
       // One upsert per source and batch instead of a trigger per row.
       for (const [source, { count, last }] of counts) countSource.run(source, count, last);
@@ -140,7 +119,7 @@ export class SqliteStore implements InboxStore {
     try {
       return this.appendAll(batch);
     } catch (error) {
-      throw new StoreUnavailableError(`SQLite could not commit: ${describe(error)}`, { cause: error });
+      throw new StoreUnavailableError(`SQLite could not commit: ${describeStoreError(error)}`, { cause: error });
     }
   }
 
@@ -149,19 +128,19 @@ export class SqliteStore implements InboxStore {
     const rows = query.source === undefined
       ? this.statements.listAll.all(before, query.limit)
       : this.statements.listSource.all(query.source, before, query.limit);
-    return rows.map(fromRow);
+    return rows.map(deliveryFromRow);
   }
 
   async readAfter(afterSeq: number, limit: number, source?: string): Promise<StoredDelivery[]> {
     const rows = source === undefined
       ? this.statements.afterAll.all(afterSeq, limit)
       : this.statements.afterSource.all(source, afterSeq, limit);
-    return rows.map(fromRow);
+    return rows.map(deliveryFromRow);
   }
 
   async get(id: string): Promise<StoredDelivery | undefined> {
     const row = this.statements.get.get(id);
-    return row === undefined ? undefined : fromRow(row);
+    return row === undefined ? undefined : deliveryFromRow(row);
   }
 
   async latestSeq(): Promise<number> {
@@ -189,7 +168,7 @@ export class SqliteStore implements InboxStore {
       this.db.prepare('BEGIN IMMEDIATE').run();
       this.db.prepare('ROLLBACK').run();
     } catch (error) {
-      throw new StoreUnavailableError(`SQLite is not writable: ${describe(error)}`, { cause: error });
+      throw new StoreUnavailableError(`SQLite is not writable: ${describeStoreError(error)}`, { cause: error });
     }
   }
 
@@ -198,31 +177,3 @@ export class SqliteStore implements InboxStore {
   }
 }
 
-function fromRow(row: DeliveryRow): StoredDelivery {
-  return {
-    seq: row.seq,
-    id: row.id,
-    source: row.source,
-    receivedAt: row.received_at,
-    method: row.method,
-    query: row.query,
-    contentType: row.content_type,
-    remoteAddress: row.remote_address,
-    headers: JSON.parse(row.headers) as HeaderList,
-    raw: row.raw,
-    verification: {
-      status: row.verification_status,
-      ...(row.verification_scheme === null ? {} : { scheme: row.verification_scheme }),
-      ...(row.verification_reason === null ? {} : { reason: row.verification_reason }),
-    },
-    dedupKey: row.dedup_key,
-  };
-}
-
-function describe(error: unknown): string {
-  if (error instanceof Error) {
-    const code = (error as { code?: unknown }).code;
-    return typeof code === 'string' ? `${code}: ${error.message}` : error.message;
-  }
-  return String(error);
-}

@@ -1,0 +1,56 @@
+import type { HeaderList } from '../receive/headers.js';
+import type { StoredDelivery, VerificationStatus } from './inbox-store.js';
+
+/**
+ * A `deliveries` row as both SQL backends return it (their migrations give
+ * the table the same columns). PostgreSQL hands BIGINT columns back as strings.
+ */
+export interface DeliveryRow {
+  seq: number | string;
+  id: string;
+  source: string;
+  received_at: number | string;
+  method: string;
+  query: string;
+  content_type: string;
+  remote_address: string;
+  headers: string;
+  raw: Buffer;
+  verification_status: VerificationStatus;
+  verification_scheme: string | null;
+  verification_reason: string | null;
+  dedup_key: string | null;
+}
+
+export const DELIVERY_COLUMNS = `seq, id, source, received_at, method, query, content_type, remote_address, headers, raw,
+  verification_status, verification_scheme, verification_reason, dedup_key`;
+
+export function deliveryFromRow(row: DeliveryRow): StoredDelivery {
+  return {
+    seq: Number(row.seq),
+    id: row.id,
+    source: row.source,
+    receivedAt: Number(row.received_at),
+    method: row.method,
+    query: row.query,
+    contentType: row.content_type,
+    remoteAddress: row.remote_address,
+    headers: JSON.parse(row.headers) as HeaderList,
+    raw: row.raw,
+    verification: {
+      status: row.verification_status,
+      ...(row.verification_scheme === null ? {} : { scheme: row.verification_scheme }),
+      ...(row.verification_reason === null ? {} : { reason: row.verification_reason }),
+    },
+    dedupKey: row.dedup_key,
+  };
+}
+
+/** A driver error in one line, with its code (SQLITE_BUSY, 57P01...) when it has one. */
+export function describeStoreError(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    return typeof code === 'string' ? `${code}: ${error.message}` : error.message;
+  }
+  return String(error);
+}
