@@ -2,6 +2,18 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { problemFor } from '../errors.js';
 
+const answered = new WeakSet<Socket>();
+
+/** Marks a connection whose current request was answered before its body ended (see discardRest). */
+export function markAnswered(socket: Socket): void {
+  answered.add(socket);
+}
+
+/** The connection has moved on to a complete request again. */
+export function unmarkAnswered(socket: Socket): void {
+  answered.delete(socket);
+}
+
 /**
  * Answers what Node's HTTP parser refuses before any route runs (Fastify's
  * `clientErrorHandler`). A request whose headers and body did not arrive in
@@ -11,6 +23,11 @@ import { problemFor } from '../errors.js';
  */
 export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  if (answered.has(socket)) {
+    // This request was answered already; its sender stopped halfway through the rest of the body.
+    socket.destroy();
+    return;
+  }
   const response = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (socket.writable && response?.headersSent !== true) {
     let status: number;

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../observe/logger.js';
+import { markAnswered, unmarkAnswered } from './client-error.js';
 import type { Metrics } from '../observe/metrics.js';
 import { readBody } from '../receive/read-body.js';
 import type { Answer, Receiver } from '../receive/receiver.js';
@@ -45,7 +46,10 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): (req: IncomingMe
         readBody: (limit) => readBody(req, limit),
       })
       .then((answer) => {
-        if (!answer.aborted && !res.headersSent && !res.destroyed) send(res, answer, deps.isClosing());
+        if (!answer.aborted && !res.headersSent && !res.destroyed) {
+          send(res, answer, deps.isClosing());
+          if (answer.closeConnection) discardRest(req);
+        }
         const seconds = Number(process.hrtime.bigint() - started) / 1e9;
         const status = answer.aborted ? 499 : answer.status;
         metrics.countDelivery(answer.source ?? '_invalid', answer.outcome);
@@ -77,7 +81,44 @@ function send(res: ServerResponse, answer: Answer, closing: boolean): void {
     ...answer.headers,
     'content-length': Buffer.byteLength(answer.body),
   };
-  if (answer.closeConnection || closing) headers.connection = 'close';
+  if (closing) headers.connection = 'close';
   res.writeHead(answer.status, headers);
   res.end(answer.body);
+}
+
+/** Bytes and time a refused request's unread body may still take before its connection is cut. */
+const LINGER_BYTES = 8 * 1024 * 1024;
+const LINGER_MS = 2000;
+
+/**
+ * A request refused before its body was read (413, 415, 405...): the answer
+ * is out, and the rest of the body is read and thrown away, never kept, so
+ * that a sender or a proxy still writing sees the answer rather than a reset
+ * (nginx turns a reset into 502), and a short body leaves the connection
+ * usable. A body that goes on for more than 8 MiB or 2 s is cut.
+ */
+function discardRest(req: IncomingMessage): void {
+  if (req.complete) return;
+  const socket = req.socket;
+  markAnswered(socket);
+  let discarded = 0;
+  const cut = (): void => {
+    clearTimeout(timer);
+    req.off('data', onData);
+    socket.destroy();
+  };
+  const onData = (chunk: Buffer): void => {
+    discarded += chunk.length;
+    if (discarded > LINGER_BYTES) cut();
+  };
+  const timer = setTimeout(cut, LINGER_MS);
+  timer.unref();
+  req.on('data', onData);
+  req.once('end', () => {
+    clearTimeout(timer);
+    req.off('data', onData);
+    unmarkAnswered(socket);
+  });
+  req.once('close', () => clearTimeout(timer));
+  req.resume();
 }

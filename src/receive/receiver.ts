@@ -38,7 +38,7 @@ export interface Answer {
   outcome: string;
   source?: string;
   id?: string;
-  /** The body was not read to its end: the connection must not be reused. */
+  /** The body was not read to its end: the rest is discarded (within bounds) after the answer. */
   closeConnection?: boolean;
   /** The sender went away; there is nobody to answer. */
   aborted?: boolean;
