@@ -132,7 +132,8 @@ export class DeliveryList {
     h('span', { class: 'row-meta' },
       h('span', { class: `dot dot-${status}`, attrs: { title: `verification: ${status}` } }),
       `${shortContentType(delivery.contentType)} · ${formatSize(delivery.size)} · `,
-      h('code', {}, delivery.id.slice(0, 8))),
+      // Ids are UUIDv7: the first digits are the time, the last ones tell deliveries apart.
+      h('code', {}, delivery.id.slice(-8))),
     h('span', { class: 'row-preview' }, bodyPreview(delivery.body)));
     if (delivery.id === this.selected) link.setAttribute('aria-current', 'true');
     const item = h('li', { attrs: { 'data-id': delivery.id } }, link);
