@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { answerClientError } from './http/client-error.js';
-import { installErrorHandling } from './http/error-handler.js';
+import { acceptEmptyJsonBodies, installErrorHandling } from './http/error-handler.js';
 import { healthRoutes } from './http/health-routes.js';
 import { inboxRoutes } from './http/inbox-routes.js';
 import { registerOpenApi, serveOpenApi } from './http/openapi.js';
@@ -107,6 +107,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   installErrorHandling(fastify);
+  acceptEmptyJsonBodies(fastify);
   fastify.addHook('onResponse', async (request, reply) => {
     const seconds = reply.elapsedTime / 1000;
     const route = request.routeOptions.url ?? 'unmatched';

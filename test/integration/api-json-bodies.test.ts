@@ -1,0 +1,27 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApp, type RunningApp } from '../helpers/app.js';
+
+describe('JSON bodies on the API routes', () => {
+  let server: RunningApp;
+  beforeAll(async () => { server = await startApp(); });
+  afterAll(async () => { await server.close(); });
+
+  it('takes a DELETE that says application/json but has no body', async () => {
+    const sent = await fetch(`${server.url}/api/webhook/j`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' });
+    const { id } = await sent.json() as { id: string };
+    const deleted = await fetch(`${server.url}/api/deliveries/${id}`, {
+      method: 'DELETE', headers: { ...server.auth, 'content-type': 'application/json' },
+    });
+    expect(deleted.status).toBe(204);
+    expect((await fetch(`${server.url}/api/deliveries/${id}`, { headers: server.auth })).status).toBe(404);
+  });
+
+  it('answers a login with broken or missing JSON as a problem, not a crash', async () => {
+    for (const body of ['{"token":', '', '[]']) {
+      const answer = await fetch(`${server.url}/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      expect(answer.status, body).toBe(400);
+      expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(((await answer.json()) as { code: string }).code).toBe('invalid_query');
+    }
+  });
+});
