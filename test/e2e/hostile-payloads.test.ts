@@ -1,10 +1,9 @@
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type RunningApp } from '../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import type { RunningApp } from '../helpers/app.js';
 import { PAGE_CSP } from '../../src/http/web-page.js';
-import { launchChromium, skipBrowserTests } from './support/browser.js';
+import { skipBrowserTests, useBrowserAndServer } from './support/browser.js';
 import { openPage, row, sendWebhook, type PageSession } from './support/page.js';
-import { ensureWebBuilt } from './support/web-build.js';
 
 // Each payload, were it ever parsed as HTML and run, would set window.__pwned,
 // request a /pwned/<where> marker from this server, or open a dialog; an
@@ -39,16 +38,9 @@ async function assertNothingRan(session: PageSession): Promise<void> {
 describe.skipIf(skipBrowserTests)('hostile payloads stay inert text', () => {
   let browser: Browser;
   let server: RunningApp;
-
-  beforeAll(async () => {
-    await ensureWebBuilt();
-    browser = await launchChromium();
-    server = await startApp();
-  }, 120_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
+  useBrowserAndServer((b, s) => {
+    browser = b;
+    server = s;
   });
 
   it('serves the page with a strict Content-Security-Policy, nosniff and no referrer', async () => {

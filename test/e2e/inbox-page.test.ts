@@ -1,24 +1,16 @@
 import { readFileSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startApp, type RunningApp } from '../helpers/app.js';
-import { launchChromium, skipBrowserTests } from './support/browser.js';
+import { skipBrowserTests, useBrowserAndServer } from './support/browser.js';
 import { openPage, row, sendWebhook } from './support/page.js';
-import { ensureWebBuilt } from './support/web-build.js';
 
 describe.skipIf(skipBrowserTests)('the inbox page in Chromium', () => {
   let browser: Browser;
   let server: RunningApp;
-
-  beforeAll(async () => {
-    await ensureWebBuilt();
-    browser = await launchChromium();
-    server = await startApp();
-  }, 120_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
+  useBrowserAndServer((b, s) => {
+    browser = b;
+    server = s;
   });
 
   it('asks for the token, refuses a wrong one, and keeps the session in an HttpOnly cookie', async () => {

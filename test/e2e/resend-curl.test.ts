@@ -2,12 +2,11 @@ import { execFile, execFileSync } from 'node:child_process';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type RunningApp } from '../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import type { RunningApp } from '../helpers/app.js';
 import { resendCommand } from '../../web/src/curl-command.js';
-import { launchChromium, skipBrowserTests } from './support/browser.js';
+import { skipBrowserTests, useBrowserAndServer } from './support/browser.js';
 import { openPage, row, sendWebhook } from './support/page.js';
-import { ensureWebBuilt } from './support/web-build.js';
 
 const hasCurl = ((): boolean => {
   try {
@@ -69,16 +68,9 @@ describe.skipIf(!hasCurl)('"Copy as curl" sends the delivery again, byte for byt
   describe.skipIf(skipBrowserTests)('from the page in Chromium', () => {
     let browser: Browser;
     let server: RunningApp;
-
-    beforeAll(async () => {
-      await ensureWebBuilt();
-      browser = await launchChromium();
-      server = await startApp();
-    }, 120_000);
-
-    afterAll(async () => {
-      await browser?.close();
-      await server?.close();
+    useBrowserAndServer((b, s) => {
+      browser = b;
+      server = s;
     });
 
     it('copies a command that, run in bash, stores the same bytes with the same content type', async () => {

@@ -1,11 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type RunningApp } from '../helpers/app.js';
-import { launchChromium, skipBrowserTests } from './support/browser.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { RunningApp } from '../helpers/app.js';
+import { skipBrowserTests, useBrowserAndServer } from './support/browser.js';
 import { openPage, row, sendWebhook, type Sent } from './support/page.js';
-import { ensureWebBuilt } from './support/web-build.js';
 
 const SHOTS = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url));
 
@@ -36,17 +35,12 @@ async function seed(server: RunningApp): Promise<Sent[]> {
 describe.skipIf(skipBrowserTests)('screenshots for the README', () => {
   let browser: Browser;
   let server: RunningApp;
-
-  beforeAll(async () => {
-    await ensureWebBuilt();
-    browser = await launchChromium();
-    server = await startApp();
+  useBrowserAndServer((b, s) => {
+    browser = b;
+    server = s;
+  });
+  beforeAll(() => {
     mkdirSync(SHOTS, { recursive: true });
-  }, 120_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
   });
 
   it('saves the list (docs/screenshots/list.png) and a delivery (docs/screenshots/detail.png)', async () => {

@@ -1,5 +1,8 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
+import { startApp, type RunningApp } from '../../helpers/app.js';
+import { ensureWebBuilt } from './web-build.js';
 
 /** Debian's Chromium; `.ci/run` installs it with apt when it is missing. */
 export const CHROMIUM_PATH = process.env.RECEPTION_CHROMIUM ?? '/usr/bin/chromium';
@@ -33,5 +36,25 @@ export async function launchChromium(): Promise<Browser> {
       '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync',
     ],
+  });
+}
+
+/**
+ * Registers the hooks every browser suite needs: the page built, Chromium
+ * launched, a real server started, and both closed afterwards. `use`
+ * receives them once they are up.
+ */
+export function useBrowserAndServer(use: (browser: Browser, server: RunningApp) => void): void {
+  let browser: Browser | undefined;
+  let server: RunningApp | undefined;
+  beforeAll(async () => {
+    await ensureWebBuilt();
+    browser = await launchChromium();
+    server = await startApp();
+    use(browser, server);
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
   });
 }
