@@ -57,6 +57,7 @@ export interface BenchCase {
 
 const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
 const BARE_SERVER = fileURLToPath(new URL('./bare-server.js', import.meta.url));
+const REFERENCE_SERVER = fileURLToPath(new URL('./reference-server.js', import.meta.url));
 
 export const MEASURED_SOURCE = 'bench';
 export const WARMUP_SOURCE = 'bench-warmup';
@@ -135,6 +136,19 @@ function postgresReception(name: string, description: string): BenchCase {
   };
 }
 
+/** One of the reference designs of `reference-server.ts`, in the case's own directory. */
+function reference(name: string, description: string, mode: string): BenchCase {
+  return {
+    name,
+    description,
+    start: ({ dir }) => ({
+      command: process.execPath,
+      args: [REFERENCE_SERVER],
+      env: { BARE_PORT: '0', BARE_HOST: '127.0.0.1', REFERENCE_MODE: mode, REFERENCE_DATA: `${dir}/data` },
+    }),
+  };
+}
+
 /**
  * The cases of one run, in order. The first one is the baseline that the
  * others are compared to. Add a case here (a signed source, PostgreSQL)
@@ -146,10 +160,14 @@ export const CASES: readonly BenchCase[] = [
     description: 'node:http server that reads the whole body and answers 204: the ceiling for Node here',
     start: () => ({ command: process.execPath, args: [BARE_SERVER], env: { BARE_PORT: '0', BARE_HOST: '127.0.0.1' } }),
   },
-  reception('reception durability=full', 'Reception, default durability (SQLite synchronous=FULL)', {}),
-  reception('reception durability=relaxed', 'Reception, RECEPTION_DURABILITY=relaxed (SQLite synchronous=NORMAL)', {
-    RECEPTION_DURABILITY: 'relaxed',
-  }),
+  reference('ref answer only', 'node:http + JSON.parse + the 200 JSON answer, nothing stored: the ceiling for any receiver that answers as the contract says', 'answer'),
+  reference('ref prototype FULL', 'issue 2\'s prototype: node:http + JSON.parse + better-sqlite3 group commit, synchronous=FULL, no logs or metrics', 'sqlite-full'),
+  reference('ref prototype NORMAL', 'the same prototype with synchronous=NORMAL', 'sqlite-normal'),
+  { ...reception('reception durability=full', 'Reception, default durability (SQLite synchronous=FULL)', {}), compareTo: 'ref prototype FULL' },
+  {
+    ...reception('reception durability=relaxed', 'Reception, RECEPTION_DURABILITY=relaxed (SQLite synchronous=NORMAL)', { RECEPTION_DURABILITY: 'relaxed' }),
+    compareTo: 'ref prototype NORMAL',
+  },
   verifiedReception('reception verified (stripe)', 'Reception, default durability, source verified with the stripe scheme (RECEPTION_CONFIG)'),
   postgresReception('reception postgres', 'Reception on PostgreSQL (RECEPTION_DATABASE_URL, a fresh schema), group commit under the append lock'),
 ];

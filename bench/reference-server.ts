@@ -1,0 +1,97 @@
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { createServer, type ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+
+/**
+ * The reference designs that issue 2 quotes, measured in the same run as
+ * Reception so that its targets can be read against this machine:
+ *
+ * - `answer`: reads the body, `JSON.parse`s it and answers 200 with the
+ *   `{ id, source, receivedAt }` JSON that the contract asks for, storing
+ *   nothing. No receiver that answers as the contract says can beat it.
+ * - `sqlite-full` / `sqlite-normal`: the issue's prototype, `node:http` +
+ *   `JSON.parse` + better-sqlite3 group commit (WAL, `synchronous=FULL` or
+ *   `NORMAL`): the deliveries read in one turn of the event loop share one
+ *   transaction, and each is answered after it. One table, no headers
+ *   redaction, no logs, no metrics.
+ */
+type Mode = 'answer' | 'sqlite-full' | 'sqlite-normal';
+
+const mode = process.env.REFERENCE_MODE as Mode | undefined;
+if (mode !== 'answer' && mode !== 'sqlite-full' && mode !== 'sqlite-normal') {
+  throw new Error('REFERENCE_MODE must be answer, sqlite-full or sqlite-normal');
+}
+
+interface Pending {
+  id: string;
+  source: string;
+  receivedAt: number;
+  headers: string;
+  raw: Buffer;
+  res: ServerResponse;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+function answer(res: ServerResponse, id: string, source: string, receivedAt: number): void {
+  const body = JSON.stringify({ id, source, receivedAt: new Date(receivedAt).toISOString() });
+  res.writeHead(200, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+function openCommit(): (batch: Pending[]) => void {
+  const dir = process.env.REFERENCE_DATA ?? '.';
+  mkdirSync(dir, { recursive: true });
+  const db = new Database(join(dir, 'reference.sqlite'));
+  db.pragma('journal_mode = WAL');
+  db.pragma(`synchronous = ${mode === 'sqlite-full' ? 'FULL' : 'NORMAL'}`);
+  db.exec(`CREATE TABLE IF NOT EXISTS deliveries (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, source TEXT NOT NULL,
+    received_at INTEGER NOT NULL, headers TEXT NOT NULL, raw BLOB NOT NULL)`);
+  const insert = db.prepare('INSERT INTO deliveries (id, source, received_at, headers, raw) VALUES (?, ?, ?, ?, ?)');
+  return db.transaction((batch: Pending[]) => {
+    for (const d of batch) insert.run(d.id, d.source, d.receivedAt, d.headers, d.raw);
+  });
+}
+
+const commit = mode === 'answer' ? undefined : openCommit();
+let pending: Pending[] = [];
+let scheduled = false;
+
+function flush(): void {
+  scheduled = false;
+  const batch = pending;
+  pending = [];
+  commit?.(batch);
+  for (const d of batch) answer(d.res, d.id, d.source, d.receivedAt);
+}
+
+const server = createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.on('end', () => {
+    const raw = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+    JSON.parse(raw.toString('utf8'));
+    const source = (req.url ?? '').split('/')[3] ?? '';
+    const delivery = { id: randomUUID(), source, receivedAt: Date.now(), headers: JSON.stringify(req.rawHeaders), raw, res };
+    if (commit === undefined) {
+      answer(res, delivery.id, source, delivery.receivedAt);
+      return;
+    }
+    pending.push(delivery);
+    if (!scheduled) {
+      scheduled = true;
+      setImmediate(flush);
+    }
+  });
+});
+
+const host = process.env.BARE_HOST ?? '127.0.0.1';
+server.listen(Number(process.env.BARE_PORT ?? '0'), host, () => {
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  process.stdout.write(`${JSON.stringify({ msg: 'listening', url: `http://${host}:${port}` })}\n`);
+});
+process.on('SIGTERM', () => server.close(() => process.exit(0)));
