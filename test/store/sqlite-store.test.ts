@@ -1,9 +1,10 @@
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../../src/store/inbox-store.js';
 import { loadMigrations, migrate } from '../../src/store/sqlite/migrate.js';
-import { openDatabase, SqliteStore, type Durability } from '../../src/store/sqlite/sqlite-store.js';
+import { openDatabase, SqliteStore, WAL_CHECKPOINT_PAGES, type Durability } from '../../src/store/sqlite/sqlite-store.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { newDelivery } from './delivery-factory.js';
 import { describeInboxStore } from './inbox-store-contract.js';
@@ -69,6 +70,23 @@ describe('SqliteStore on a real file', () => {
       opened.push(second);
       expect(second.pragma('synchronous', { simple: true })).toBe(2);
       expect(second.pragma('journal_mode', { simple: true })).toBe('wal');
+    });
+
+    it('checkpoints the WAL every WAL_CHECKPOINT_PAGES pages, so the WAL file stays small', async () => {
+      const store = open('full');
+      expect(store.db.pragma('wal_autocheckpoint', { simple: true })).toBe(WAL_CHECKPOINT_PAGES);
+      const pageSize = Number(store.db.pragma('page_size', { simple: true }));
+      const limit = WAL_CHECKPOINT_PAGES * pageSize;
+      const walFileBytes = (frames: number): number => 32 + frames * (24 + pageSize);
+      // Four times the threshold in rows of 8 KiB: without the checkpoints the WAL would hold it all.
+      const raw = Buffer.alloc(8192, 0x61);
+      for (let written = 0; written < 4 * limit; written += 10 * raw.length) {
+        await store.append(Array.from({ length: 10 }, () => newDelivery({ raw })));
+      }
+      const walBytes = statSync(`${file}-wal`).size;
+      expect(walBytes).toBeGreaterThan(0);
+      // The threshold, plus the last commit's pages that crossed it.
+      expect(walBytes).toBeLessThanOrEqual(walFileBytes(WAL_CHECKPOINT_PAGES + 40));
     });
 
     it('runs in WAL mode, which persists in the file', () => {
