@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BENCH_DATABASE_URL, benchSchema, dropBenchSchema, postgresUnavailable } from './postgres-schema.js';
@@ -59,6 +59,17 @@ const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
 const BARE_SERVER = fileURLToPath(new URL('./bare-server.js', import.meta.url));
 const REFERENCE_SERVER = fileURLToPath(new URL('./reference-server.js', import.meta.url));
 
+/**
+ * The `node` flags of `npm start` (package.json), so that the bench measures
+ * Reception as users start it.
+ */
+function startFlags(): string[] {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } };
+  const words = pkg.scripts.start.trim().split(/\s+/);
+  if (words[0] !== 'node') throw new Error(`npm start does not run node: ${pkg.scripts.start}`);
+  return words.slice(1).filter((word) => word.startsWith('--'));
+}
+
 export const MEASURED_SOURCE = 'bench';
 export const WARMUP_SOURCE = 'bench-warmup';
 
@@ -68,7 +79,7 @@ function reception(name: string, description: string, extraEnv: Record<string, s
     description,
     start: ({ dir, token, nodeFlags }) => ({
       command: process.execPath,
-      args: [...nodeFlags, MAIN],
+      args: [...startFlags(), ...nodeFlags, MAIN],
       env: {
         RECEPTION_PORT: '0',
         RECEPTION_HOST: '127.0.0.1',
