@@ -31,10 +31,10 @@ export interface SqliteStoreOptions {
 /**
  * WAL pages after which a commit also checkpoints (SQLite's default is
  * 1,000). The checkpoint runs inside the commit, on the event loop, and was
- * the longest stall under load: with 250, each is a quarter as long and the
- * bench's p99 fell from 11-15 ms to 7-11 ms in back-to-back runs at about
- * the same throughput (bench/RESULTS.md). It also keeps the WAL file near
- * 1 MiB.
+ * the longest stall under load: with 250, each copies at most a quarter as
+ * many pages, and the bench's p99 fell from 11-15 ms to 7-12 ms in
+ * back-to-back runs at about the same throughput (bench/RESULTS.md). It
+ * also keeps the WAL file near 1 MiB.
  */
 export const WAL_CHECKPOINT_PAGES = 250;
 
