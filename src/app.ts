@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { answerClientError } from './http/client-error.js';
+import { createClientErrorHandler } from './http/client-error.js';
 import { acceptEmptyJsonBodies, installErrorHandling } from './http/error-handler.js';
 import { healthRoutes } from './http/health-routes.js';
 import { inboxRoutes } from './http/inbox-routes.js';
@@ -91,7 +91,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     // One line per request is written by the onResponse hook below.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 1024 * 1024,
-    clientErrorHandler: answerClientError,
+    clientErrorHandler: createClientErrorHandler(logger),
     serverFactory: (fastifyHandler) => {
       server = createServer({
         requestTimeout: deps.requestTimeoutMs,

@@ -17,6 +17,8 @@ export const problemCatalogue = {
   not_found: { status: 404, title: 'Not found' },
   invalid_query: { status: 400, title: 'Invalid query' },
   request_timeout: { status: 408, title: 'Request timeout' },
+  bad_request: { status: 400, title: 'Bad request' },
+  headers_too_large: { status: 431, title: 'Request header fields too large' },
   internal_error: { status: 500, title: 'Internal error' },
   signature_invalid: { status: 401, title: 'Signature invalid' },
   handshake_failed: { status: 403, title: 'Handshake failed' },

@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import { problemFor } from '../errors.js';
+import { problemFor, type ProblemCode } from '../errors.js';
+import type { Logger } from '../observe/logger.js';
 
 const answered = new WeakSet<Socket>();
 
@@ -14,38 +15,55 @@ export function unmarkAnswered(socket: Socket): void {
   answered.delete(socket);
 }
 
+const timedOut = new WeakSet<Socket>();
+
+/** True when the connection's request was cut by the request timeout and answered 408 here. */
+export function wasTimedOut(socket: Socket): boolean {
+  return timedOut.has(socket);
+}
+
+/** What Node's parser refused, as the problem the sender gets. */
+function refusal(error: Error & { code?: string }): { code: ProblemCode; detail: string } {
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return { code: 'request_timeout', detail: 'The request did not arrive in time.' };
+  if (error.code === 'HPE_HEADER_OVERFLOW') {
+    return { code: 'headers_too_large', detail: 'The request headers are larger than this server accepts.' };
+  }
+  return { code: 'bad_request', detail: 'The request is not valid HTTP/1.1 (a malformed request line, header or chunk).' };
+}
+
 /**
  * Answers what Node's HTTP parser refuses before any route runs (Fastify's
- * `clientErrorHandler`). A request whose headers and body did not arrive in
- * time gets the `request_timeout` problem (CONTRACT 1, slow senders); other
- * parse failures are answered as Fastify does by default. The connection is
- * always closed.
+ * `clientErrorHandler`): a request whose headers and body did not arrive in
+ * time gets `408 request_timeout` (CONTRACT 1, slow senders), headers that
+ * are too large `431 headers_too_large`, anything else that is not valid
+ * HTTP `400 bad_request`, each as a problem. The connection is always
+ * closed. A refusal before any request began is logged here, one line; a
+ * request already handed to a route (a body that stopped arriving) is
+ * logged by that route, which asks `wasTimedOut`.
  */
-export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
-  if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  if (answered.has(socket)) {
-    // This request was answered already; its sender stopped halfway through the rest of the body.
-    socket.destroy();
-    return;
-  }
-  const response = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-  if (socket.writable && response?.headersSent !== true) {
-    let status: number;
-    let type = 'application/json';
-    let body: string;
-    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-      status = 408;
-      type = 'application/problem+json; charset=utf-8';
-      body = JSON.stringify(problemFor('request_timeout', 'The request did not arrive in time.'));
-    } else if (error.code === 'HPE_HEADER_OVERFLOW') {
-      status = 431;
-      body = '{"error":"Request Header Fields Too Large","message":"Exceeded maximum allowed HTTP header size","statusCode":431}';
-    } else {
-      status = 400;
-      body = '{"error":"Bad Request","message":"Client Error","statusCode":400}';
+export function createClientErrorHandler(logger: Logger): (error: Error & { code?: string }, socket: Socket) => void {
+  return (error, socket) => {
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    if (answered.has(socket)) {
+      // This request was answered already; its sender stopped halfway through the rest of the body.
+      socket.destroy();
+      return;
     }
-    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`
-      + `Content-Type: ${type}\r\nConnection: close\r\n\r\n${body}`);
-  }
-  socket.destroy(error);
+    const response = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    const { code, detail } = refusal(error);
+    const problem = problemFor(code, detail);
+    let status: number | undefined;
+    if (socket.writable && response?.headersSent !== true) {
+      const body = JSON.stringify(problem);
+      socket.write(`HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status] ?? ''}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`
+        + `Content-Type: application/problem+json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`);
+      status = problem.status;
+      if (code === 'request_timeout') timedOut.add(socket);
+    }
+    if (response === undefined) {
+      // Only Node's error code goes to the log: the bytes it refused are the sender's.
+      logger.warn({ req: { remoteAddress: socket.remoteAddress }, status, outcome: code, parserError: error.code }, 'request refused before routing');
+    }
+    socket.destroy(error);
+  };
 }

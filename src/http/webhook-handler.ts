@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../observe/logger.js';
-import { markAnswered, unmarkAnswered } from './client-error.js';
+import { markAnswered, unmarkAnswered, wasTimedOut } from './client-error.js';
 import type { Metrics } from '../observe/metrics.js';
 import { readBody } from '../receive/read-body.js';
 import type { Answer, Receiver } from '../receive/receiver.js';
@@ -51,8 +51,11 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): (req: IncomingMe
           if (answer.closeConnection) discardRest(req);
         }
         const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-        const status = answer.aborted ? 499 : answer.status;
-        metrics.countDelivery(answer.source ?? '_invalid', answer.outcome);
+        // Aborted: answered 408 by the request timeout (client-error.ts), or the sender left (499, nginx's word for it).
+        const timedOut = answer.aborted === true && wasTimedOut(req.socket);
+        const status = answer.aborted ? (timedOut ? 408 : 499) : answer.status;
+        const outcome = answer.aborted && !timedOut ? 'aborted' : answer.outcome;
+        metrics.countDelivery(answer.source ?? '_invalid', outcome);
         if (answer.verification?.status === 'failed') {
           metrics.verificationFailures.inc({ source: metrics.sourceLabel(answer.source ?? '_invalid'), reason: answer.verification.reason ?? 'unknown' });
         }
@@ -62,7 +65,7 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): (req: IncomingMe
           status,
           ms: Math.round(seconds * 1e6) / 1e3,
           source: answer.source,
-          outcome: answer.outcome,
+          outcome,
           id: answer.id,
           verification: answer.verification,
         };

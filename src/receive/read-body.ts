@@ -30,9 +30,11 @@ export function readBody(stream: Readable, limit: number): Promise<Buffer> {
       cleanup();
       resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
     };
-    const onError = (error: Error): void => {
+    // Node reports a request cut by its timeout, or by the sender, as an
+    // error ("aborted") before 'close': either way the body will not complete.
+    const onError = (): void => {
       cleanup();
-      reject(error);
+      reject(new BodyAbortedError());
     };
     const onClose = (): void => {
       cleanup();

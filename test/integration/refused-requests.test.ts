@@ -1,0 +1,126 @@
+import { connect } from 'node:net';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Metrics } from '../../src/observe/metrics.js';
+import { startApp, type RunningApp } from '../helpers/app.js';
+import { expectProblem } from './exchange.js';
+
+type LogLine = Record<string, unknown>;
+
+/** A real pino logger whose JSON lines land in `lines`. */
+function capturingLogger(): { logger: pino.Logger; lines: LogLine[] } {
+  const lines: LogLine[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString('utf8').split('\n')) if (line !== '') lines.push(JSON.parse(line) as LogLine);
+      done();
+    },
+  });
+  return { logger: pino({ level: 'info' }, stream), lines };
+}
+
+interface RawOutcome {
+  status: number;
+  head: string;
+  body: string;
+}
+
+/**
+ * Writes bytes on a plain socket and collects what the server writes until
+ * it closes. `leaveAfterMs`: the sender itself closes the connection then.
+ */
+function exchangeRaw(server: RunningApp, bytes: string, leaveAfterMs?: number): Promise<RawOutcome> {
+  const { port } = new URL(server.url);
+  return new Promise((resolve) => {
+    const socket = connect(Number(port), '127.0.0.1');
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', () => { /* a reset after the answer is fine */ });
+    socket.on('close', () => {
+      const all = Buffer.concat(chunks).toString('latin1');
+      const split = all.indexOf('\r\n\r\n');
+      const head = split === -1 ? all : all.slice(0, split);
+      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0), head, body: split === -1 ? '' : all.slice(split + 4) });
+    });
+    socket.write(bytes);
+    if (leaveAfterMs !== undefined) setTimeout(() => socket.destroy(), leaveAfterMs);
+  });
+}
+
+function contentType(head: string): string | undefined {
+  return /\r\ncontent-type:\s*([^\r\n]*)/i.exec(head)?.[1];
+}
+
+async function waitForLine(lines: LogLine[], match: (line: LogLine) => boolean): Promise<LogLine> {
+  const deadline = Date.now() + 3000;
+  for (;;) {
+    const found = lines.find(match);
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error(`no such log line among ${lines.length}:\n${lines.map((l) => JSON.stringify(l)).join('\n')}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+const TIMEOUT_MS = 600;
+
+/**
+ * Requests that Node's HTTP parser refuses, and requests whose body never
+ * completes: each gets a problem answer where one can still be sent, and
+ * exactly one log line that never contains the refused bytes (CONTRACT 1
+ * and 5: errors are problems; one log line per request).
+ */
+describe('refused requests', () => {
+  let server: RunningApp;
+  let lines: LogLine[];
+  const metrics = new Metrics();
+  beforeAll(async () => {
+    const capture = capturingLogger();
+    lines = capture.lines;
+    server = await startApp({ logger: capture.logger, metrics, requestTimeoutMs: TIMEOUT_MS, durability: 'relaxed' });
+  });
+  afterAll(async () => { await server.close(); });
+
+  it('answers a header value with a control character 400 bad_request as a problem, logged once without the value', async () => {
+    const outcome = await exchangeRaw(server, 'POST /api/webhook/evil HTTP/1.1\r\nHost: 127.0.0.1\r\n'
+      + 'X-Evil: before\u0001SECRET-VALUE\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}');
+    expect(outcome.status).toBe(400);
+    expect(outcome.head).toMatch(/\r\nconnection: close/i);
+    expectProblem(400, contentType(outcome.head), outcome.body, 'bad_request');
+    const line = await waitForLine(lines, (l) => l.msg === 'request refused before routing' && l.outcome === 'bad_request');
+    expect(line).toMatchObject({ status: 400, parserError: 'HPE_INVALID_HEADER_TOKEN', req: { remoteAddress: '127.0.0.1' } });
+    expect(lines.filter((l) => l.outcome === 'bad_request')).toHaveLength(1);
+    expect(JSON.stringify(lines)).not.toContain('SECRET-VALUE');
+  });
+
+  it('answers headers larger than Node accepts 431 headers_too_large as a problem', async () => {
+    const outcome = await exchangeRaw(server, `POST /api/webhook/big HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expect(outcome.status).toBe(431);
+    expectProblem(431, contentType(outcome.head), outcome.body, 'headers_too_large');
+    await waitForLine(lines, (l) => l.msg === 'request refused before routing' && l.outcome === 'headers_too_large' && l.status === 431);
+  });
+
+  it('logs a webhook body that stops arriving once, as 408 request_timeout, and counts it so, not as a failure', async () => {
+    const outcome = await exchangeRaw(server,
+      'POST /api/webhook/stalled HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":');
+    expect(outcome.status).toBe(408);
+    expectProblem(408, contentType(outcome.head), outcome.body, 'request_timeout');
+    const line = await waitForLine(lines, (l) => l.msg === 'webhook' && l.source === 'stalled');
+    expect(line).toMatchObject({ level: 30, status: 408, outcome: 'request_timeout' });
+    const aboutIt = lines.filter((l) => l.source === 'stalled' || l.outcome === 'request_timeout');
+    expect(aboutIt).toHaveLength(1);
+    expect(lines.filter((l) => Number(l.level) >= 50)).toEqual([]);
+    const counted = await metrics.deliveries.get();
+    const forSource = counted.values.filter((v) => v.labels.source === 'stalled');
+    expect(forSource.map((v) => [v.labels.outcome, v.value])).toEqual([['request_timeout', 1]]);
+  });
+
+  it('logs a sender that leaves halfway through its body as 499 aborted', async () => {
+    const outcome = await exchangeRaw(server,
+      'POST /api/webhook/leaver HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":', 100);
+    expect(outcome.status).toBe(0);
+    const line = await waitForLine(lines, (l) => l.msg === 'webhook' && l.source === 'leaver');
+    expect(line).toMatchObject({ level: 30, status: 499, outcome: 'aborted' });
+    expect(lines.filter((l) => l.source === 'leaver')).toHaveLength(1);
+  });
+});
