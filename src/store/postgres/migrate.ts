@@ -11,7 +11,7 @@ interface Migration {
   sql: string;
 }
 
-function loadMigrations(): Migration[] {
+export function loadMigrations(): Migration[] {
   return readdirSync(MIGRATIONS_DIR)
     .filter((file) => /^\d+-[\w-]+\.sql$/.test(file))
     .map((file) => ({ version: Number.parseInt(file, 10), name: file, sql: readFileSync(new URL(file, MIGRATIONS_DIR), 'utf8') }))
