@@ -37,6 +37,20 @@ function expectNotInLogs(server: ServerProcess, token: string): void {
 }
 
 describe.concurrent('API token', () => {
+  it('is not kept when the server cannot listen, so that the next start prints a new one; the error names the variables', async (context) => {
+    const children = childrenOf(context);
+    const data = children.dataDir();
+    // spawnServer rejects with the exit code and stderr of a server that exits before listening.
+    await expect(children.start({ RECEPTION_DATA: data, RECEPTION_HOST: 'no-such-host.invalid' }))
+      .rejects.toThrow(/server exited \(1\) before listening: .*cannot listen on no-such-host\.invalid .*\(RECEPTION_HOST, RECEPTION_PORT\)/);
+    expect(existsSync(join(data, 'token'))).toBe(false);
+
+    const next = await children.start({ RECEPTION_DATA: data });
+    await waitUntil(() => CURL.test(next.stderr()), 5000, `no curl command on stderr: ${next.stderr()}`);
+    const [, token = ''] = CURL.exec(next.stderr()) ?? [];
+    expect(await inboxStatus(next, token)).toBe(200);
+  });
+
   it('is generated on first start, saved 0600, printed once with a curl command, and kept for later starts', async (context) => {
     const children = childrenOf(context);
     const data = children.dataDir();
