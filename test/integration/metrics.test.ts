@@ -1,0 +1,57 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApp, type RunningApp } from '../helpers/app.js';
+import { deliver, post } from './exchange.js';
+
+interface Sample {
+  name: string;
+  labels: Record<string, string>;
+  value: number;
+}
+
+/** The samples of a Prometheus text exposition (label values here have no escaped quotes). */
+function parseExposition(text: string): Sample[] {
+  const samples: Sample[] = [];
+  for (const line of text.split('\n')) {
+    const match = /^([a-zA-Z_:][\w:]*)(?:\{([^}]*)\})? (\S+)$/.exec(line);
+    if (match === null) continue;
+    const labels: Record<string, string> = {};
+    for (const [, key = '', value = ''] of (match[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)) labels[key] = value;
+    samples.push({ name: match[1] ?? '', labels, value: Number(match[3]) });
+  }
+  return samples;
+}
+
+function valueOf(samples: Sample[], name: string, labels: Record<string, string> = {}): number | undefined {
+  return samples.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value;
+}
+
+/** CONTRACT 5: /metrics has deliveries by source and outcome, request latency, commit batch size and latency, queue depth. */
+describe('/metrics', () => {
+  let server: RunningApp;
+  beforeAll(async () => { server = await startApp({ durability: 'relaxed' }); });
+  afterAll(async () => { await server.close(); });
+
+  it('counts deliveries by source and outcome and times requests, commits and the queue', async () => {
+    for (let i = 0; i < 3; i++) await deliver(server, 'metered', `{"n":${i}}`);
+    const refused = await post(server, 'metered', 'a=1', 'text/plain');
+    expect(refused.status).toBe(415);
+    await refused.arrayBuffer();
+
+    const res = await fetch(`${server.url}/metrics`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+    const samples = parseExposition(await res.text());
+
+    expect(valueOf(samples, 'reception_deliveries_total', { source: 'metered', outcome: 'stored' })).toBe(3);
+    expect(valueOf(samples, 'reception_deliveries_total', { source: 'metered', outcome: 'unsupported_media_type' })).toBe(1);
+    const route = { route: '/api/webhook/:source', method: 'POST' };
+    expect(valueOf(samples, 'reception_http_request_duration_seconds_count', { ...route, status: '200' })).toBe(3);
+    expect(valueOf(samples, 'reception_http_request_duration_seconds_bucket', { ...route, status: '200', le: '+Inf' })).toBe(3);
+    expect(valueOf(samples, 'reception_http_request_duration_seconds_count', { ...route, status: '415' })).toBe(1);
+    expect(valueOf(samples, 'reception_http_request_duration_seconds_sum', { ...route, status: '200' })).toBeGreaterThan(0);
+    expect(valueOf(samples, 'reception_commit_batch_size_sum')).toBe(3);
+    expect(valueOf(samples, 'reception_commit_duration_seconds_count', { result: 'ok' })).toBe(valueOf(samples, 'reception_commit_batch_size_count'));
+    // Nothing waits for a commit once every answer is in.
+    expect(valueOf(samples, 'reception_write_queue_depth')).toBe(0);
+  });
+});

@@ -1,0 +1,75 @@
+import { join } from 'node:path';
+import Fastify from 'fastify';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { problemFor } from '../../../src/errors.js';
+import { installErrorHandling } from '../../../src/http/error-handler.js';
+import { Receiver } from '../../../src/receive/receiver.js';
+import { TrustedProxies } from '../../../src/receive/remote-address.js';
+import { SqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
+import { WriteQueue } from '../../../src/store/write-queue.js';
+import { tempDir } from '../../helpers/temp-dir.js';
+
+/** What a bug inside could put in an error message: none of it may reach the client. */
+const INSIDE = 'at /srv/reception/dist/src/secret.js:12:34 token=rcp_abc';
+
+function expectBareInternalError(status: number, text: string): void {
+  expect(status).toBe(500);
+  const body = JSON.parse(text) as Record<string, unknown>;
+  expect(body).toEqual({ ...problemFor('internal_error', String(body.detail)) });
+  expect(text).not.toContain('/srv/');
+  expect(text).not.toContain('secret');
+  expect(text).not.toContain('rcp_abc');
+  expect(text).not.toMatch(/\n\s+at /);
+}
+
+/** CONTRACT 1: 500 internal_error carries no stack trace and no internal path. */
+describe('internal errors', () => {
+  it('on an API route: a problem with a fixed detail, nothing from the error', async () => {
+    const app = Fastify({ logger: false });
+    installErrorHandling(app);
+    app.get('/api/broken', async () => {
+      throw new Error(`broken ${INSIDE}`);
+    });
+    const res = await app.inject({ method: 'GET', url: '/api/broken' });
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expectBareInternalError(res.statusCode, res.body);
+    await app.close();
+  });
+
+  describe('on the webhook route', () => {
+    let dir: ReturnType<typeof tempDir>;
+    let store: SqliteStore;
+    beforeEach(() => {
+      dir = tempDir();
+      store = new SqliteStore({ file: join(dir.path, 'reception.sqlite'), durability: 'relaxed' });
+    });
+    afterEach(async () => {
+      await store.close();
+      dir.remove();
+    });
+
+    it('a fault inside the receiver is a 500 problem with Retry-After; the error goes to the log only', async () => {
+      const receiver = new Receiver({
+        queue: new WriteQueue(store, { maxPending: 10, maxPendingBytes: 1 << 20, maxBatch: 10 }),
+        trustedProxies: new TrustedProxies([]),
+        redactHeaders: new Set(),
+        rules: () => { throw new TypeError(`rules failed ${INSIDE}`); },
+      });
+      const answer = await receiver.handle({
+        method: 'POST',
+        sourceSegment: 'anything',
+        query: '',
+        headers: { 'content-type': 'application/json' },
+        rawHeaders: ['Content-Type', 'application/json'],
+        socketAddress: '127.0.0.1',
+        readBody: async () => Buffer.from('{}'),
+      });
+      expect(answer.outcome).toBe('internal_error');
+      expect(answer.headers['retry-after']).toBe('5');
+      expect(answer.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expectBareInternalError(answer.status, answer.body);
+      expect(String(answer.error)).toContain('rules failed');
+      expect(await store.list({ limit: 10 })).toEqual([]);
+    });
+  });
+});
