@@ -30,6 +30,8 @@ export interface AppDeps {
   redactHeaders: readonly string[];
   /** Time for a request's headers and body to arrive, in ms. */
   requestTimeoutMs: number;
+  /** Time an idle keep-alive connection stays open, in ms (5000 when absent). */
+  keepAliveTimeoutMs?: number;
   queueMaxPending: number;
   queueMaxPendingBytes: number;
   /** Time between heartbeat comments on `/api/stream`, in ms. */
@@ -97,7 +99,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         requestTimeout: deps.requestTimeoutMs,
         headersTimeout: deps.requestTimeoutMs,
         connectionsCheckingInterval: Math.min(1000, Math.max(100, Math.floor(deps.requestTimeoutMs / 10))),
-        keepAliveTimeout: 5000,
+        keepAliveTimeout: deps.keepAliveTimeoutMs ?? 5000,
+        // `timeout` (socket inactivity) stays 0, Node's default: the two
+        // above bound a request and an idle connection, and a live stream
+        // (/api/stream) may be quiet between its heartbeats.
       }, (req: IncomingMessage, res: ServerResponse) => {
         if (isWebhookUrl(req.url ?? '')) receive(req, res);
         else fastifyHandler(req, res);

@@ -65,3 +65,38 @@ describe('receive: slow senders', () => {
     expect(await inboxTotal(server)).toBe(before + 1);
   });
 });
+
+
+/** The rest of Node's timeouts (src/app.ts): an idle keep-alive connection, a connection that never sends. */
+describe('connection timeouts', () => {
+  const REQUEST_MS = 3000;
+  let server: RunningApp;
+  let quick: RunningApp;
+  beforeAll(async () => {
+    server = await startApp({ requestTimeoutMs: REQUEST_MS, keepAliveTimeoutMs: 300, durability: 'relaxed' });
+    quick = await startApp({ requestTimeoutMs: TIMEOUT_MS, durability: 'relaxed' });
+  });
+  afterAll(async () => {
+    await server.close();
+    await quick.close();
+  });
+
+  it('closes a keep-alive connection left idle after its answer (keepAliveTimeout), before the request timeout', async () => {
+    const body = '{"kept":"alive"}';
+    const outcome = await sendAndStall(server, 'POST /api/webhook/idle HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n'
+      + `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    expect(outcome.answer).toMatch(/^HTTP\/1\.1 200 /);
+    expect(outcome.answer).toMatch(/\r\nconnection: keep-alive/i);
+    expect(outcome.answer).not.toContain(' 408 ');
+    // Node keeps the socket up to a second past keepAliveTimeout (its own margin against races).
+    expect(outcome.ms).toBeGreaterThanOrEqual(250);
+    expect(outcome.ms).toBeLessThan(REQUEST_MS);
+  });
+
+  it('answers a connection that sends nothing at all with 408 or closes it, within the request timeout', async () => {
+    const outcome = await sendAndStall(quick, '');
+    if (outcome.answer !== '') expectTimeoutProblem(outcome);
+    expect(outcome.ms).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
+    expect(outcome.ms).toBeLessThan(TIMEOUT_MS * 10);
+  });
+});
