@@ -5,7 +5,7 @@ import type { InboxStore } from '../store/inbox-store.js';
 import { requireToken } from './auth.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { deliveryJson } from './delivery-json.js';
-import { DeliveryPageSchema, DeliverySchema, IdParamsSchema, ListQuerySchema, ProblemSchema, SourceListSchema } from './schemas.js';
+import { DeliveryPageSchema, DeliverySchema, IdParamsSchema, ListQuerySchema, MAX_PAGE, ProblemSchema, SourceListSchema } from './schemas.js';
 
 export interface InboxRoutesOptions {
   store: InboxStore;
@@ -20,7 +20,7 @@ export const inboxRoutes: FastifyPluginAsyncTypebox<InboxRoutesOptions> = async 
   app.get('/api/deliveries', {
     schema: { querystring: ListQuerySchema, response: { 200: DeliveryPageSchema, ...errors } },
   }, async (request) => {
-    const limit = request.query.limit ?? 50;
+    const limit = Math.min(request.query.limit ?? 50, MAX_PAGE);
     const beforeSeq = request.query.cursor === undefined ? undefined : decodeCursor(request.query.cursor);
     const rows = await store.list({
       limit: limit + 1,

@@ -35,9 +35,12 @@ export const DeliveryPageSchema = Type.Object({
   nextCursor: Type.Union([Type.String(), Type.Null()]),
 });
 
+/** The most deliveries one page holds: a larger `limit` is capped to it (CONTRACT 3: at most 500). */
+export const MAX_PAGE = 500;
+
 export const ListQuerySchema = Type.Object({
   source: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, default: 50, description: `Deliveries per page; a value above ${MAX_PAGE} is taken as ${MAX_PAGE}.` })),
   cursor: Type.Optional(Type.String({ pattern: '^[0-9A-Za-z_-]{1,32}$' })),
 });
 

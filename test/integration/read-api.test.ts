@@ -71,7 +71,7 @@ describe('read API', () => {
       expect(all.nextCursor).toBeNull();
     });
 
-    it.each(['501', '0', '-1', 'abc', '1.5', '', '1e3'])('refuses limit=%j with 400 invalid_query', async (limit) => {
+    it.each(['0', '-1', 'abc', '1.5', ''])('refuses limit=%j with 400 invalid_query', async (limit) => {
       await expectFetchProblem(await get(`/api/deliveries?limit=${limit}`), 'invalid_query');
     });
 
