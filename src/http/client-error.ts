@@ -61,8 +61,10 @@ export function createClientErrorHandler(logger: Logger): (error: Error & { code
       if (code === 'request_timeout') timedOut.add(socket);
     }
     if (response === undefined) {
-      // Only Node's error code goes to the log: the bytes it refused are the sender's.
-      logger.warn({ req: { remoteAddress: socket.remoteAddress }, status, outcome: code, parserError: error.code }, 'request refused before routing');
+      // Only Node's error code goes to the log: the bytes it refused are the
+      // sender's. Info, as every refused request: a browser's preconnect that
+      // never sends a request ends here too, after the request timeout.
+      logger.info({ req: { remoteAddress: socket.remoteAddress }, status, outcome: code, parserError: error.code }, 'request refused before routing');
     }
     socket.destroy(error);
   };

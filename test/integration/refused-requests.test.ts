@@ -88,7 +88,7 @@ describe('refused requests', () => {
     expect(outcome.head).toMatch(/\r\nconnection: close/i);
     expectProblem(400, contentType(outcome.head), outcome.body, 'bad_request');
     const line = await waitForLine(lines, (l) => l.msg === 'request refused before routing' && l.outcome === 'bad_request');
-    expect(line).toMatchObject({ status: 400, parserError: 'HPE_INVALID_HEADER_TOKEN', req: { remoteAddress: '127.0.0.1' } });
+    expect(line).toMatchObject({ level: 30, status: 400, parserError: 'HPE_INVALID_HEADER_TOKEN', req: { remoteAddress: '127.0.0.1' } });
     expect(lines.filter((l) => l.outcome === 'bad_request')).toHaveLength(1);
     expect(JSON.stringify(lines)).not.toContain('SECRET-VALUE');
   });
