@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import { serveBaseline } from './serve-baseline.js';
 
 /**
  * The ceiling: a plain `node:http` server that reads each request's whole
@@ -14,10 +15,4 @@ const server = createServer((req, res) => {
   });
 });
 
-const host = process.env.BARE_HOST ?? '127.0.0.1';
-server.listen(Number(process.env.BARE_PORT ?? '0'), host, () => {
-  const address = server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : 0;
-  process.stdout.write(`${JSON.stringify({ msg: 'listening', url: `http://${host}:${port}` })}\n`);
-});
-process.on('SIGTERM', () => server.close(() => process.exit(0)));
+serveBaseline(server);

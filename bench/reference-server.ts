@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { serveBaseline } from './serve-baseline.js';
 
 /**
  * The reference designs that issue 2 quotes, measured in the same run as
@@ -88,10 +89,4 @@ const server = createServer((req, res) => {
   });
 });
 
-const host = process.env.BARE_HOST ?? '127.0.0.1';
-server.listen(Number(process.env.BARE_PORT ?? '0'), host, () => {
-  const address = server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : 0;
-  process.stdout.write(`${JSON.stringify({ msg: 'listening', url: `http://${host}:${port}` })}\n`);
-});
-process.on('SIGTERM', () => server.close(() => process.exit(0)));
+serveBaseline(server);
