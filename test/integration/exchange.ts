@@ -89,6 +89,49 @@ export function sendRaw(server: RunningApp, head: string): Promise<Exchange> {
   });
 }
 
+export interface ClosedExchange {
+  /** Everything the server wrote before the connection closed. */
+  answer: string;
+  /** Milliseconds from the first byte sent to the close. */
+  ms: number;
+  /** `Date.now()` at the close. */
+  closedAt: number;
+}
+
+/**
+ * Writes `bytes` on a plain socket and sends nothing more; resolves when the
+ * connection closes, with what the server wrote. `leaveAfterMs`: the sender
+ * itself closes the connection then.
+ */
+export function sendUntilClose(server: RunningApp, bytes: string, leaveAfterMs?: number): Promise<ClosedExchange> {
+  const { port } = new URL(server.url);
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const socket = connect(Number(port), '127.0.0.1');
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => { answer += chunk.toString('utf8'); });
+    socket.on('error', () => { /* a reset after the answer is fine */ });
+    socket.on('close', () => {
+      const closedAt = Date.now();
+      resolve({ answer, ms: closedAt - started, closedAt });
+    });
+    socket.write(bytes);
+    if (leaveAfterMs !== undefined) setTimeout(() => socket.destroy(), leaveAfterMs);
+  });
+}
+
+/** The status, head and body of the first answer in what a server wrote (status 0: none). */
+export function firstAnswer(written: string): { status: number; head: string; contentType: string | undefined; body: string } {
+  const split = written.indexOf('\r\n\r\n');
+  const head = split === -1 ? written : written.slice(0, split);
+  return {
+    status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0),
+    head,
+    contentType: /\r\ncontent-type:\s*([^\r\n]*)/i.exec(head)?.[1],
+    body: split === -1 ? '' : written.slice(split + 4),
+  };
+}
+
 /** A webhook POST through `fetch`. */
 export async function post(server: RunningApp, source: string, body: string | Buffer, contentType = 'application/json'): Promise<Response> {
   return fetch(`${server.url}/api/webhook/${encodeURIComponent(source)}`, {

@@ -1,55 +1,12 @@
-import { connect } from 'node:net';
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Metrics } from '../../src/observe/metrics.js';
 import { startApp, type RunningApp } from '../helpers/app.js';
-import { expectProblem } from './exchange.js';
+import { capturingLogger, type LogLine } from '../helpers/log-capture.js';
+import { expectProblem, firstAnswer, sendUntilClose } from './exchange.js';
 
-type LogLine = Record<string, unknown>;
-
-/** A real pino logger whose JSON lines land in `lines`. */
-function capturingLogger(): { logger: pino.Logger; lines: LogLine[] } {
-  const lines: LogLine[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n')) if (line !== '') lines.push(JSON.parse(line) as LogLine);
-      done();
-    },
-  });
-  return { logger: pino({ level: 'info' }, stream), lines };
-}
-
-interface RawOutcome {
-  status: number;
-  head: string;
-  body: string;
-}
-
-/**
- * Writes bytes on a plain socket and collects what the server writes until
- * it closes. `leaveAfterMs`: the sender itself closes the connection then.
- */
-function exchangeRaw(server: RunningApp, bytes: string, leaveAfterMs?: number): Promise<RawOutcome> {
-  const { port } = new URL(server.url);
-  return new Promise((resolve) => {
-    const socket = connect(Number(port), '127.0.0.1');
-    const chunks: Buffer[] = [];
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-    socket.on('error', () => { /* a reset after the answer is fine */ });
-    socket.on('close', () => {
-      const all = Buffer.concat(chunks).toString('latin1');
-      const split = all.indexOf('\r\n\r\n');
-      const head = split === -1 ? all : all.slice(0, split);
-      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0), head, body: split === -1 ? '' : all.slice(split + 4) });
-    });
-    socket.write(bytes);
-    if (leaveAfterMs !== undefined) setTimeout(() => socket.destroy(), leaveAfterMs);
-  });
-}
-
-function contentType(head: string): string | undefined {
-  return /\r\ncontent-type:\s*([^\r\n]*)/i.exec(head)?.[1];
+/** Sends raw bytes and reads the server's first answer; `leaveAfterMs`: the sender closes then. */
+async function exchangeRaw(server: RunningApp, bytes: string, leaveAfterMs?: number): Promise<ReturnType<typeof firstAnswer>> {
+  return firstAnswer((await sendUntilClose(server, bytes, leaveAfterMs)).answer);
 }
 
 async function waitForLine(lines: LogLine[], match: (line: LogLine) => boolean): Promise<LogLine> {
@@ -86,7 +43,7 @@ describe('refused requests', () => {
       + 'X-Evil: before\u0001SECRET-VALUE\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}');
     expect(outcome.status).toBe(400);
     expect(outcome.head).toMatch(/\r\nconnection: close/i);
-    expectProblem(400, contentType(outcome.head), outcome.body, 'bad_request');
+    expectProblem(400, outcome.contentType, outcome.body, 'bad_request');
     const line = await waitForLine(lines, (l) => l.msg === 'request refused before routing' && l.outcome === 'bad_request');
     expect(line).toMatchObject({ level: 30, status: 400, parserError: 'HPE_INVALID_HEADER_TOKEN', req: { remoteAddress: '127.0.0.1' } });
     expect(lines.filter((l) => l.outcome === 'bad_request')).toHaveLength(1);
@@ -96,7 +53,7 @@ describe('refused requests', () => {
   it('answers headers larger than Node accepts 431 headers_too_large as a problem', async () => {
     const outcome = await exchangeRaw(server, `POST /api/webhook/big HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
     expect(outcome.status).toBe(431);
-    expectProblem(431, contentType(outcome.head), outcome.body, 'headers_too_large');
+    expectProblem(431, outcome.contentType, outcome.body, 'headers_too_large');
     await waitForLine(lines, (l) => l.msg === 'request refused before routing' && l.outcome === 'headers_too_large' && l.status === 431);
   });
 
@@ -104,7 +61,7 @@ describe('refused requests', () => {
     const outcome = await exchangeRaw(server,
       'POST /api/webhook/stalled HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":');
     expect(outcome.status).toBe(408);
-    expectProblem(408, contentType(outcome.head), outcome.body, 'request_timeout');
+    expectProblem(408, outcome.contentType, outcome.body, 'request_timeout');
     const line = await waitForLine(lines, (l) => l.msg === 'webhook' && l.source === 'stalled');
     expect(line).toMatchObject({ level: 30, status: 408, outcome: 'request_timeout' });
     const aboutIt = lines.filter((l) => l.source === 'stalled' || l.outcome === 'request_timeout');

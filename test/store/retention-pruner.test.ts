@@ -1,25 +1,13 @@
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Metrics } from '../../src/observe/metrics.js';
 import { RetentionPruner } from '../../src/retention/pruner.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { capturingLogger } from '../helpers/log-capture.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { newDelivery } from './delivery-factory.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-
-function capturingLogger(): { logger: pino.Logger; lines: Array<Record<string, unknown>> } {
-  const lines: Array<Record<string, unknown>> = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n')) if (line !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { logger: pino({ level: 'info' }, stream), lines };
-}
 
 /** RECEPTION_RETENTION: the pruner on a real SQLite file. */
 describe('RetentionPruner', () => {
