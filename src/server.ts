@@ -5,7 +5,7 @@ import { resolveToken } from './auth/token.js';
 import type { Settings } from './config/settings.js';
 import { loadConfigFile } from './config/source-config.js';
 import { SourceRules } from './receive/source-rules.js';
-import { createLogger, endDestination, stdoutDestination } from './observe/logger.js';
+import { createLogger, LogDestination } from './observe/logger.js';
 import { Metrics } from './observe/metrics.js';
 import { RetentionPruner } from './retention/pruner.js';
 import type { InboxStore } from './store/inbox-store.js';
@@ -15,7 +15,7 @@ import { PostgresCommitFeed } from './stream/postgres-commit-feed.js';
 
 /** Starts Reception: settings, store, app, listen; drains on SIGTERM and SIGINT. */
 export async function startServer(settings: Settings): Promise<void> {
-  const logDestination = stdoutDestination();
+  const logDestination = new LogDestination();
   const logger = createLogger(settings.logLevel, logDestination);
   const store = await openStore(settings);
   const feed = settings.databaseUrl === undefined || !(store instanceof PostgresStore)
@@ -68,7 +68,7 @@ export async function startServer(settings: Settings): Promise<void> {
     await feed?.stop();
     await store.close();
     logger.info('stopped');
-    await endDestination(logDestination);
+    await logDestination.end();
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));

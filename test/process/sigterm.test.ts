@@ -121,7 +121,7 @@ describe.concurrent('graceful shutdown', () => {
     children.signal(server, 'SIGINT');
     const exit = await timedExit(server, 5000);
     expect(exit.code).toBe(0);
-    // Not by the 2 s fallback in endDestination: the broken pipe is noticed at once.
+    // Not by the 2 s fallback in LogDestination.end: the broken pipe is noticed at once.
     expect(exit.ms).toBeLessThan(1500);
   });
 
