@@ -1,0 +1,97 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { LogDestination } from '../../../src/observe/log-destination.js';
+
+const BUILT = fileURLToPath(new URL('../../../dist/src/observe/log-destination.js', import.meta.url));
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function tempFile(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'reception-log-'));
+  dirs.push(dir);
+  return join(dir, 'out.log');
+}
+
+/** sonic-boom, pino's asynchronous writer, on a real file; counts the chunks handed to it. */
+function countingTarget(file: string): { target: ReturnType<typeof pino.destination>; chunks: string[] } {
+  const target = pino.destination({ dest: file, sync: false, mkdir: true });
+  const chunks: string[] = [];
+  const write = target.write.bind(target);
+  target.write = (chunk: string): boolean => {
+    chunks.push(chunk);
+    return write(chunk);
+  };
+  return { target, chunks };
+}
+
+describe('LogDestination', () => {
+  it('hands the lines of one event-loop turn to the writer as one chunk, in order', async () => {
+    const file = tempFile();
+    const { target, chunks } = countingTarget(file);
+    const destination = new LogDestination(target);
+    for (let i = 0; i < 50; i++) destination.write(`{"n":${i}}\n`);
+    expect(chunks).toEqual([]);
+    await new Promise((resolve) => setImmediate(resolve));
+    destination.write('{"n":50}\n');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(chunks).toHaveLength(2);
+    await destination.end();
+    const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
+    expect(lines.map((line) => (JSON.parse(line) as { n: number }).n)).toEqual(Array.from({ length: 51 }, (_, i) => i));
+  });
+
+  it('end() writes the lines still waiting for their turn, then closes the writer', async () => {
+    const file = tempFile();
+    const { target } = countingTarget(file);
+    const destination = new LogDestination(target);
+    const logger = pino({ base: undefined }, destination);
+    logger.info({ n: 1 }, 'first');
+    logger.info({ n: 2 }, 'last');
+    await destination.end();
+    expect(target.destroyed).toBe(true);
+    const messages = readFileSync(file, 'utf8').trimEnd().split('\n').map((line) => (JSON.parse(line) as { msg: string }).msg);
+    expect(messages).toEqual(['first', 'last']);
+  });
+
+  it('writes the lines still waiting when the process exits before their turn', () => {
+    const file = tempFile();
+    const script = `
+      import { pino } from 'pino';
+      import { LogDestination } from ${JSON.stringify(BUILT)};
+      const target = pino.destination({ dest: ${JSON.stringify(file)}, sync: false });
+      await new Promise((resolve) => target.once('ready', resolve));
+      const destination = new LogDestination(target);
+      for (let i = 0; i < 1000; i++) destination.write(JSON.stringify({ n: i }) + '\\n');
+      process.exit(3);
+    `;
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: fileURLToPath(new URL('../../..', import.meta.url)),
+      encoding: 'utf8',
+    });
+    expect(child.stderr).toBe('');
+    expect(child.status).toBe(3);
+    const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
+    expect(lines).toHaveLength(1000);
+    expect(JSON.parse(lines[999] ?? '')).toEqual({ n: 999 });
+  });
+
+  it('end() resolves at once once a write has failed', async () => {
+    const file = tempFile();
+    const { target } = countingTarget(file);
+    const destination = new LogDestination(target);
+    target.emit('error', Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
+    destination.write('{"lost":true}\n');
+    const started = Date.now();
+    await destination.end(5000);
+    expect(Date.now() - started).toBeLessThan(1000);
+    target.destroy();
+  });
+});
