@@ -51,12 +51,16 @@ describe('LogDestination', () => {
   it('end() writes the lines still waiting for their turn, then closes the writer', async () => {
     const file = tempFile();
     const { target } = countingTarget(file);
+    let closed = false;
+    target.once('close', () => {
+      closed = true;
+    });
     const destination = new LogDestination(target);
     const logger = pino({ base: undefined }, destination);
     logger.info({ n: 1 }, 'first');
     logger.info({ n: 2 }, 'last');
     await destination.end();
-    expect(target.destroyed).toBe(true);
+    expect(closed).toBe(true);
     const messages = readFileSync(file, 'utf8').trimEnd().split('\n').map((line) => (JSON.parse(line) as { msg: string }).msg);
     expect(messages).toEqual(['first', 'last']);
   });
