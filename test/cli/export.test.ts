@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type RunningApp } from '../helpers/app.js';
 import { killAllClis, runCli } from './support/cli.js';
 import { sendNumbered } from './support/send.js';
-import { freePort } from './support/tcp-proxy.js';
+import { freePort } from '../helpers/free-port.js';
 
 let server: RunningApp;
 const sent: Array<{ id: string; source: string }> = [];

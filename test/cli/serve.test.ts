@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/temp-dir.js';
 import { killAllClis, startCli, type CliProcess } from './support/cli.js';
 import { sendNumbered } from './support/send.js';
-import { freePort } from './support/tcp-proxy.js';
+import { freePort } from '../helpers/free-port.js';
 
 const TOKEN = 'serve-test-token-0123456789';
 const dirs: Array<{ remove: () => void }> = [];

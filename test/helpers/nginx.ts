@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, readFileSync, writeFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { delimiter, join } from 'node:path';
 
 /** Real nginx for the tests that exercise docs/nginx.conf. */
@@ -29,19 +29,6 @@ export function requireNginx(suite: string): string | undefined {
   if (process.env.CI === 'true') throw new Error(`${message}. CI needs it for ${suite}.`);
   process.stderr.write(`\n!!! SKIPPING ${suite}: ${message}.\n\n`);
   return undefined;
-}
-
-/** A loopback port that was free a moment ago. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /**

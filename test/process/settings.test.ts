@@ -1,9 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'vitest';
 import { MAIN } from '../helpers/server-process.js';
+import { freePort } from '../helpers/free-port.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { withTimeout } from './support/server-children.js';
 
@@ -58,18 +59,6 @@ async function runToExit(started: Started, env: Record<string, string>): Promise
     child.once('close', (exitCode, signal) => resolve(exitCode ?? signal ?? 'unknown'));
   }), 15_000, 'the server did not exit within 15 s');
   return { code, stdout, stderr };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function refused(port: number): Promise<boolean> {

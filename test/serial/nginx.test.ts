@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, requireNginx, startNginx, templateNginxConf, type RunningNginx } from '../helpers/nginx.js';
+import { freePort } from '../helpers/free-port.js';
+import { requireNginx, startNginx, templateNginxConf, type RunningNginx } from '../helpers/nginx.js';
 import { dropSchema, freshSchema, requirePostgres, testDatabaseUrl } from '../helpers/postgres.js';
 import type { ServerProcess } from '../helpers/server-process.js';
 import { connectSse } from '../helpers/sse.js';

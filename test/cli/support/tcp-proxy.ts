@@ -47,12 +47,3 @@ export class TcpProxy {
     return `http://127.0.0.1:${this.port}`;
   }
 }
-
-/** A port that was free a moment ago (listen on 0, read it, close). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
