@@ -4,7 +4,8 @@ import { Agent, request, type IncomingHttpHeaders } from 'node:http';
 /**
  * Concurrent senders for the process tests on PostgreSQL: they post marked
  * JSON bodies, keep what was answered 200 (and what was not), and the
- * read-back helpers then check that every 200 is in the inbox, byte for byte.
+ * read-back helpers (also used by the SQLite crash test) then check that
+ * every 200 is in the inbox, byte for byte.
  */
 
 export interface Sent {
@@ -195,7 +196,7 @@ export async function listAll(baseUrl: string, token: string, source?: string): 
 }
 
 /** Reads the raw bytes of every acknowledged delivery; returns those missing or changed. */
-export async function missingOrChanged(baseUrl: string, token: string, acked: readonly Acked[]): Promise<string[]> {
+export async function missingOrChanged(baseUrl: string, token: string, acked: ReadonlyArray<Pick<Acked, 'id' | 'raw'>>): Promise<string[]> {
   const bad: string[] = [];
   let next = 0;
   const reader = async (): Promise<void> => {

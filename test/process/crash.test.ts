@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ServerProcess } from '../helpers/server-process.js';
+import { listAll, markedBody, missingOrChanged } from '../helpers/webhook-load.js';
 import { API_TOKEN, ServerChildren, withTimeout } from './support/server-children.js';
 
 /**
@@ -15,7 +16,6 @@ import { API_TOKEN, ServerChildren, withTimeout } from './support/server-childre
 const SENDERS = 32;
 const ROUNDS = 3;
 const SOURCE = 'crash';
-const auth = { authorization: `Bearer ${API_TOKEN}` };
 
 interface Sent {
   marker: string;
@@ -36,13 +36,6 @@ interface RoundResult {
 
 const children = new ServerChildren();
 afterEach(async () => { await children.cleanup(); });
-
-/** A JSON object whose bytes differ from what `JSON.stringify` would give back. */
-function bodyFor(marker: string, n: number): Buffer {
-  const pad = randomBytes(n % 7 === 0 ? 2048 : 24).toString('base64');
-  const text = `{ "marker" :"${marker}",\n\t"n": ${n}.0, "text": "caf\\u00e9 ✓ 😀 \\"q\\"", "__proto__": {"x": 1}, "pad":"${pad}" }`;
-  return Buffer.from(text, 'utf8');
-}
 
 function post(agent: Agent, url: string, body: Buffer): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
@@ -75,7 +68,7 @@ async function loadAndKill(server: ServerProcess, round: number, killAfter: numb
     while (alive() && performance.now() < deadline) {
       const n = counter++;
       const marker = `r${round}-s${senderId}-n${n}-${randomBytes(6).toString('hex')}`;
-      const raw = bodyFor(marker, n);
+      const raw = markedBody(marker, n);
       const sentAt = performance.now();
       try {
         const answer = await post(agent, server.url, raw);
@@ -105,43 +98,6 @@ async function loadAndKill(server: ServerProcess, round: number, killAfter: numb
   return result;
 }
 
-async function getJson<T>(url: string): Promise<T> {
-  const res = await fetch(url, { headers: auth });
-  expect(res.status, url).toBe(200);
-  return await res.json() as T;
-}
-
-/** Every delivery in the inbox, through the paged list API. */
-async function listAll(url: string): Promise<Array<{ id: string; body: { marker?: unknown } }>> {
-  const items: Array<{ id: string; body: { marker?: unknown } }> = [];
-  let cursor: string | null = null;
-  for (let page = 0; page < 100; page++) {
-    const query: string = cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`;
-    const listed: { items: typeof items; nextCursor: string | null } = await getJson(`${url}/api/deliveries?source=${SOURCE}&limit=500${query}`);
-    items.push(...listed.items);
-    cursor = listed.nextCursor;
-    if (cursor === null) return items;
-  }
-  throw new Error('the inbox listing did not end within 100 pages');
-}
-
-/** Reads the raw bytes of every acknowledged delivery; returns the ids whose bytes are missing or differ. */
-async function missingOrChanged(url: string, acked: readonly Acked[]): Promise<string[]> {
-  const bad: string[] = [];
-  let next = 0;
-  const reader = async (): Promise<void> => {
-    while (next < acked.length) {
-      const delivery = acked[next++];
-      if (delivery === undefined) return;
-      const res = await fetch(`${url}/api/deliveries/${delivery.id}/raw`, { headers: auth });
-      const bytes = Buffer.from(await res.arrayBuffer());
-      if (res.status !== 200 || !bytes.equals(delivery.raw)) bad.push(`${delivery.id} (${res.status})`);
-    }
-  };
-  await Promise.all(Array.from({ length: 16 }, () => reader()));
-  return bad;
-}
-
 describe('SIGKILL under concurrent load', () => {
   it(`loses no acknowledged delivery over ${ROUNDS} kill -9 rounds on one data directory`, async () => {
     const data = children.dataDir();
@@ -167,13 +123,13 @@ describe('SIGKILL under concurrent load', () => {
 
       server = await children.start(envFor(round + 1));
       // This round's deliveries byte for byte (after the last round: all of them)...
-      const bad = await missingOrChanged(server.url, round === ROUNDS ? allAcked : result.acked);
+      const bad = await missingOrChanged(server.url, API_TOKEN, round === ROUNDS ? allAcked : result.acked);
       expect(bad, `acknowledged deliveries missing or changed after round ${round}`).toEqual([]);
 
       // ...and every earlier one still listed with its marker. Whatever else
       // is in the inbox must be a request that was actually sent (an
       // unanswered one), stored once.
-      const listed = await listAll(server.url);
+      const listed = await listAll(server.url, API_TOKEN, SOURCE);
       const markerById = new Map(listed.map((item) => [item.id, String(item.body.marker)]));
       expect(allAcked.filter((a) => markerById.get(a.id) !== a.marker).map((a) => a.id)).toEqual([]);
       const markers = [...markerById.values()];
