@@ -1,23 +1,23 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LogDestination } from '../../../src/observe/log-destination.js';
+import { tempDir } from '../../helpers/temp-dir.js';
 
 const BUILT = fileURLToPath(new URL('../../../dist/src/observe/log-destination.js', import.meta.url));
 
-const dirs: string[] = [];
+const dirs: Array<ReturnType<typeof tempDir>> = [];
 afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  for (const dir of dirs.splice(0)) dir.remove();
 });
 
 function tempFile(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'reception-log-'));
+  const dir = tempDir('reception-log-');
   dirs.push(dir);
-  return join(dir, 'out.log');
+  return join(dir.path, 'out.log');
 }
 
 /** sonic-boom, pino's asynchronous writer, on a real file; counts the chunks handed to it. */
