@@ -2,7 +2,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { createClientErrorHandler } from './http/client-error.js';
-import { acceptEmptyJsonBodies, installErrorHandling } from './http/error-handler.js';
+import { installErrorHandling } from './http/error-handler.js';
+import { acceptEmptyJsonBodies } from './http/json-body.js';
 import { healthRoutes } from './http/health-routes.js';
 import { inboxRoutes } from './http/inbox-routes.js';
 import { registerOpenApi, serveOpenApi } from './http/openapi.js';

@@ -1,0 +1,24 @@
+import type { FastifyInstance } from 'fastify';
+import { ProblemError } from '../errors.js';
+
+/**
+ * JSON request bodies for the API routes (the webhook route parses its own).
+ * An empty body with a JSON Content-Type is no body, as clients send on
+ * `DELETE`; Fastify's own parser refuses it. Keys such as `__proto__` stay
+ * plain data: `JSON.parse` never touches prototypes.
+ */
+export function acceptEmptyJsonBodies(app: FastifyInstance): void {
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') {
+      done(null, undefined);
+      return;
+    }
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(new ProblemError('invalid_query', 'The request body is not valid JSON.'), undefined);
+    }
+  });
+}
