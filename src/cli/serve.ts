@@ -8,7 +8,7 @@ const SETTINGS_FLAGS: ReadonlyArray<FlagSpec & { env: string }> = [
   { name: 'data', type: 'string', value: 'DIR', env: 'RECEPTION_DATA', help: 'Data directory: the SQLite database and the generated token (default ./data).' },
   {
     name: 'token', type: 'string', value: 'TOKEN', env: 'RECEPTION_TOKEN',
-    help: 'API token for reading, 16 characters or more (default: generated once and kept in the data directory). Prefer the variable: flags show in `ps`.',
+    help: 'API token for reading, printable ASCII without spaces; under 16 characters it is accepted with a warning (default: generated once and kept in the data directory). Prefer the variable: flags show in `ps`.',
   },
   { name: 'config', type: 'string', value: 'FILE', env: 'RECEPTION_CONFIG', help: 'Per-source rules file (YAML or JSON).' },
   { name: 'database-url', type: 'string', value: 'URL', env: 'RECEPTION_DATABASE_URL', help: 'postgres:// URL: PostgreSQL instead of SQLite, so several instances share one inbox.' },

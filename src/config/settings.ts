@@ -84,8 +84,11 @@ export function loadSettings(env: Env = process.env): Settings {
     problems.push(`RECEPTION_DATABASE_SCHEMA: expected a lower-case SQL identifier such as "reception", got "${databaseSchema}".`);
   }
   const token = read('RECEPTION_TOKEN');
-  if (token !== undefined && token.length < 16) {
-    problems.push('RECEPTION_TOKEN: expected at least 16 characters (or leave it unset to have one generated).');
+  // Any length is accepted (a short one is warned about at start), but a
+  // token with a space or a non-ASCII character could never be presented
+  // in an `Authorization: Bearer` header.
+  if (token !== undefined && !/^[\x21-\x7e]+$/.test(token)) {
+    problems.push('RECEPTION_TOKEN: expected printable ASCII characters without spaces (or leave it unset to have one generated).');
   }
   const trustedProxies = list('RECEPTION_TRUSTED_PROXIES', []);
   for (const entry of trustedProxies) {

@@ -76,13 +76,13 @@ describe.concurrent('invalid environment', () => {
     const { expect } = context;
     const started = new Started(context);
     const data = started.unusedDataDir();
-    const shortToken = 'sh0rt-s3cret';
+    const badToken = 'sp4ced s3cret';
     const result = await runToExit(started, {
       RECEPTION_DATA: data,
       RECEPTION_PORT: 'abc',
       RECEPTION_DURABILITY: 'fast',
       RECEPTION_RETENTION: 'soon',
-      RECEPTION_TOKEN: shortToken,
+      RECEPTION_TOKEN: badToken,
     });
     expect(result.code).toBe(1);
     const lines = problems(result.stderr);
@@ -94,7 +94,7 @@ describe.concurrent('invalid environment', () => {
     expect(result.stderr).toContain('"abc"');
     expect(result.stderr).toContain('"fast"');
     expect(result.stderr).toContain('"soon"');
-    expect(result.stderr).not.toContain(shortToken);
+    expect(result.stderr).not.toContain(badToken);
     expect(result.stdout).not.toContain('listening');
     expect(existsSync(data)).toBe(false);
   });

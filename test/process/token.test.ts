@@ -102,4 +102,21 @@ describe.concurrent('API token', () => {
     expect(server.stderr()).toBe('');
     expectNotInLogs(server, fromEnv);
   });
+
+  it('accepts a short RECEPTION_TOKEN, with a warning in the log that does not show it', async (context) => {
+    const children = childrenOf(context);
+    const short = 'test-token';
+    const server = await children.start({ RECEPTION_DATA: children.dataDir(), RECEPTION_TOKEN: short });
+    expect(await inboxStatus(server, short)).toBe(200);
+    expect(await inboxStatus(server, 'test-tokeN')).toBe(401);
+    const warnings = server.logs.filter((line) => line.includes('shorter than 16 characters'));
+    expect(warnings).toHaveLength(1);
+    expect(JSON.parse(warnings[0] ?? '{}')).toMatchObject({ level: 40, tokenLength: short.length });
+    await useAndStop(children, server, short);
+    expectNotInLogs(server, short);
+
+    // A long token gets no such warning.
+    const long = await children.start({ RECEPTION_DATA: children.dataDir(), RECEPTION_TOKEN: 'env-token-0123456789-qrstuvwxyz' });
+    expect(long.logs.filter((line) => line.includes('shorter than'))).toEqual([]);
+  });
 });
