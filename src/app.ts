@@ -1,12 +1,14 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { createClientErrorHandler } from './http/client-error.js';
 import { installErrorHandling } from './http/error-handler.js';
+import { createFrameworkErrorHandler } from './http/framework-errors.js';
 import { acceptEmptyJsonBodies } from './http/json-body.js';
 import { healthRoutes } from './http/health-routes.js';
 import { inboxRoutes } from './http/inbox-routes.js';
 import { registerOpenApi, serveOpenApi } from './http/openapi.js';
+import { MAX_PARAM_LENGTH } from './http/schemas.js';
 import { createWebhookHandler, isWebhookUrl } from './http/webhook-handler.js';
 import type { Logger } from './observe/logger.js';
 import type { Metrics } from './observe/metrics.js';
@@ -87,6 +89,20 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   let closing = false;
   const receive = createWebhookHandler({ receiver, logger, metrics, isClosing: () => closing });
 
+  /** One log line and the latency metric per request (the webhook route writes its own). */
+  const logRequest = (request: FastifyRequest, reply: FastifyReply): void => {
+    const seconds = reply.elapsedTime / 1000;
+    const route = request.routeOptions.url ?? 'unmatched';
+    metrics.observeRequest(route, request.method, reply.statusCode, seconds);
+    // The root logger, not request.log: Fastify's `req` serializer would drop `path` and `remoteAddress`.
+    logger.info({
+      reqId: request.id,
+      req: { method: request.method, path: request.url.split('?')[0], remoteAddress: request.ip },
+      status: reply.statusCode,
+      ms: Math.round(reply.elapsedTime * 1000) / 1000,
+    }, 'request');
+  };
+
   let server: Server | undefined;
   const fastifyLogger: FastifyBaseLogger = logger;
   const fastify = Fastify({
@@ -94,6 +110,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     // One line per request is written by the onResponse hook below.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 1024 * 1024,
+    // Ids up to this length reach the routes (and get 404 when unknown);
+    // longer ones, and bad percent-escapes, go to frameworkErrors.
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: createFrameworkErrorHandler(deps.token, logRequest),
     clientErrorHandler: createClientErrorHandler(logger),
     serverFactory: (fastifyHandler) => {
       server = createServer({
@@ -114,18 +134,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   installErrorHandling(fastify);
   acceptEmptyJsonBodies(fastify);
-  fastify.addHook('onResponse', async (request, reply) => {
-    const seconds = reply.elapsedTime / 1000;
-    const route = request.routeOptions.url ?? 'unmatched';
-    metrics.observeRequest(route, request.method, reply.statusCode, seconds);
-    // The root logger, not request.log: Fastify's `req` serializer would drop `path` and `remoteAddress`.
-    logger.info({
-      reqId: request.id,
-      req: { method: request.method, path: request.url.split('?')[0], remoteAddress: request.ip },
-      status: reply.statusCode,
-      ms: Math.round(reply.elapsedTime * 1000) / 1000,
-    }, 'request');
-  });
+  fastify.addHook('onResponse', async (request, reply) => logRequest(request, reply));
   fastify.addHook('onSend', async (_request, reply) => {
     if (closing) void reply.header('connection', 'close');
   });

@@ -37,7 +37,7 @@ export function isAuthorized(request: FastifyRequest, token: string): boolean {
 export function requireToken(token: string) {
   return async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
     if (!isAuthorized(request, token)) {
-      throw new ProblemError('unauthorized', 'Send the API token as "Authorization: Bearer <token>".');
+      throw new ProblemError('unauthorized', 'Send the API token as "Authorization: Bearer <token>".', { 'www-authenticate': 'Bearer' });
     }
   };
 }

@@ -44,8 +44,12 @@ export const ListQuerySchema = Type.Object({
   cursor: Type.Optional(Type.String({ pattern: '^[0-9A-Za-z_-]{1,32}$' })),
 });
 
+/** The longest path parameter the router hands to a route; see app.ts. */
+export const MAX_PARAM_LENGTH = 1000;
+
+/** Any id: one that is empty, too long or was never handed out is simply not found (404). */
 export const IdParamsSchema = Type.Object({
-  id: Type.String({ minLength: 1, maxLength: 200 }),
+  id: Type.String({ maxLength: MAX_PARAM_LENGTH }),
 });
 
 export const SourceListSchema = Type.Object({

@@ -21,6 +21,10 @@ describe('auth on the read API', () => {
     ['GET', '/api/sources'],
     ['GET', '/api/deliveries/unknown-id'],
     ['DELETE', '/api/deliveries/unknown-id'],
+    // Ids that no route parameter takes (a bad percent-escape, longer than the router's limit) and an empty one.
+    ['GET', '/api/deliveries/%zz'],
+    ['GET', `/api/deliveries/${'x'.repeat(1001)}`],
+    ['GET', '/api/deliveries/'],
   ];
 
   const badCredentials = (): Array<[string, Record<string, string>]> => [
@@ -47,6 +51,7 @@ describe('auth on the read API', () => {
         const res = await fetch(`${server.url}${path}${path.includes('?') ? '&' : '?'}token=${server.token}`, { method, headers });
         const text = await res.clone().text();
         expect(res.status, `${method} ${path} with ${name}: ${text}`).toBe(401);
+        expect(res.headers.get('www-authenticate'), `${method} ${path} with ${name}`).toBe('Bearer');
         await expectFetchProblem(res, 'unauthorized');
         expect(text).not.toContain('secret');
       }
@@ -65,10 +70,14 @@ describe('auth on the read API', () => {
       'GET /api/sources': 200,
       'GET /api/deliveries/unknown-id': 404,
       'DELETE /api/deliveries/unknown-id': 404,
+      'GET /api/deliveries/%zz': 404,
+      [`GET /api/deliveries/${'x'.repeat(1001)}`]: 404,
+      'GET /api/deliveries/': 404,
     };
     for (const [method, path] of routes()) {
       const res = await fetch(`${server.url}${path}`, { method, headers: server.auth });
       expect(res.status, `${method} ${path}`).toBe(expected[`${method} ${path}`]);
+      if (res.status === 404) await expectFetchProblem(res, 'not_found');
     }
     // The first GETs saw the delivery; the DELETE removed it.
     const gone = await fetch(`${server.url}/api/deliveries/${id}`, { headers: server.auth });

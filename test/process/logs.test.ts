@@ -84,6 +84,9 @@ describe('request logs', () => {
     expect(await send(`/api/deliveries/${encodeURIComponent(forged)}`, { headers: { authorization: `Bearer ${API_TOKEN}` } }))
       .toBeGreaterThanOrEqual(400);
     expect(await send(`/no/such/${encodeURIComponent(hostile)}`)).toBe(404);
+    // Paths that the router itself refuses (a bad escape, an over-long id) get their line too.
+    expect(await send('/api/deliveries/%zz%0A', { headers: { authorization: `Bearer ${API_TOKEN}` } })).toBe(404);
+    expect(await send(`/api/deliveries/${'y'.repeat(1001)}`)).toBe(401);
 
     const lines = await settledRequestLines();
     expect(lines).toHaveLength(requests);
