@@ -34,7 +34,7 @@ describe('loadSettings', () => {
       shutdownGraceMs: 10_000,
       queueMaxPending: 10_000,
       queueMaxPendingBytes: 256 * 1024 * 1024,
-      streamHeartbeatMs: 15_000,
+      streamHeartbeatMs: 10_000,
       streamMaxBufferedBytes: 8 * 1024 * 1024,
     });
   });
