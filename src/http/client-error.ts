@@ -22,9 +22,18 @@ export function wasTimedOut(socket: Socket): boolean {
   return timedOut.has(socket);
 }
 
+/** The start of a request line for the webhook route, whatever the method. */
+const WEBHOOK_REQUEST_LINE = /^[!#$%&'*+.^`|~\w-]+ \/api\/webhook\//;
+
 /** What Node's parser refused, as the problem the sender gets. */
-function refusal(error: Error & { code?: string }): { code: ProblemCode; detail: string } {
+function refusal(error: Error & { code?: string; rawPacket?: unknown }): { code: ProblemCode; detail: string } {
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return { code: 'request_timeout', detail: 'The request did not arrive in time.' };
+  // Node refuses a path with raw non-ASCII bytes (curl sends `ü` as is): on
+  // the webhook route that is a source name that was not percent-encoded.
+  if (error.code === 'HPE_INVALID_URL' && error.rawPacket instanceof Buffer
+    && WEBHOOK_REQUEST_LINE.test(error.rawPacket.toString('latin1', 0, 64))) {
+    return { code: 'invalid_source', detail: 'Percent-encode the source name as UTF-8 (ü is %C3%BC).' };
+  }
   if (error.code === 'HPE_HEADER_OVERFLOW') {
     return { code: 'headers_too_large', detail: 'The request headers are larger than this server accepts.' };
   }
@@ -35,13 +44,14 @@ function refusal(error: Error & { code?: string }): { code: ProblemCode; detail:
  * Answers what Node's HTTP parser refuses before any route runs (Fastify's
  * `clientErrorHandler`): a request whose headers and body did not arrive in
  * time gets `408 request_timeout` (CONTRACT 1, slow senders), headers that
- * are too large `431 headers_too_large`, anything else that is not valid
- * HTTP `400 bad_request`, each as a problem. The connection is always
+ * are too large `431 headers_too_large`, a webhook path with raw non-ASCII
+ * bytes `400 invalid_source`, anything else that is not valid HTTP
+ * `400 bad_request`, each as a problem. The connection is always
  * closed. A refusal before any request began is logged here, one line; a
  * request already handed to a route (a body that stopped arriving) is
  * logged by that route, which asks `wasTimedOut`.
  */
-export function createClientErrorHandler(logger: Logger): (error: Error & { code?: string }, socket: Socket) => void {
+export function createClientErrorHandler(logger: Logger): (error: Error & { code?: string; rawPacket?: unknown }, socket: Socket) => void {
   return (error, socket) => {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
     if (answered.has(socket)) {

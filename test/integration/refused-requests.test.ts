@@ -50,6 +50,17 @@ describe('refused requests', () => {
     expect(JSON.stringify(lines)).not.toContain('SECRET-VALUE');
   });
 
+  it('answers a webhook path with raw (not percent-encoded) UTF-8 400 invalid_source, as the contract says of bad source names', async () => {
+    const outcome = await exchangeRaw(server, 'POST /api/webhook/caf\u00e9 HTTP/1.1\r\nHost: 127.0.0.1\r\n'
+      + 'Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}');
+    expectProblem(400, outcome.contentType, outcome.body, 'invalid_source');
+    const line = await waitForLine(lines, (l) => l.msg === 'request refused before routing' && l.outcome === 'invalid_source');
+    expect(line).toMatchObject({ status: 400, parserError: 'HPE_INVALID_URL' });
+    // Elsewhere the same bytes are not valid HTTP.
+    const other = await exchangeRaw(server, 'GET /api/deliveries/caf\u00e9 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    expectProblem(400, other.contentType, other.body, 'bad_request');
+  });
+
   it('answers headers larger than Node accepts 431 headers_too_large as a problem', async () => {
     const outcome = await exchangeRaw(server, `POST /api/webhook/big HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
     expect(outcome.status).toBe(431);
