@@ -128,6 +128,16 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         if (isWebhookUrl(req.url ?? '')) receive(req, res);
         else fastifyHandler(req, res);
       });
+      // `Expect: 100-continue`: Node would answer 100 at once; the webhook
+      // route answers it only once the request passed its checks.
+      server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+        if (isWebhookUrl(req.url ?? '')) {
+          receive(req, res, true);
+        } else {
+          res.writeContinue();
+          fastifyHandler(req, res);
+        }
+      });
       return server;
     },
   }).withTypeProvider<TypeBoxTypeProvider>();

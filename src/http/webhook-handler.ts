@@ -28,9 +28,13 @@ export interface WebhookHandlerDeps {
  * the hot path pays for no framework. It only moves bytes between Node and
  * the framework-free `Receiver`.
  */
-export function createWebhookHandler(deps: WebhookHandlerDeps): (req: IncomingMessage, res: ServerResponse) => void {
+export function createWebhookHandler(deps: WebhookHandlerDeps): (req: IncomingMessage, res: ServerResponse, expectsContinue?: boolean) => void {
   const { receiver, logger, metrics } = deps;
-  return (req, res) => {
+  // expectsContinue: the sender waits for `100 Continue` before it sends the
+  // body (`Expect: 100-continue`). It is sent only when the body is about to
+  // be read, so that a refusal (413 by Content-Length, 415, 405...) comes
+  // instead and the body is never sent.
+  return (req, res, expectsContinue = false) => {
     const started = process.hrtime.bigint();
     const url = req.url ?? '';
     const queryAt = url.indexOf('?');
@@ -43,7 +47,10 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): (req: IncomingMe
         headers: req.headers,
         rawHeaders: req.rawHeaders,
         socketAddress: req.socket.remoteAddress,
-        readBody: (limit) => readBody(req, limit),
+        readBody: (limit) => {
+          if (expectsContinue) res.writeContinue();
+          return readBody(req, limit);
+        },
       })
       .then((answer) => {
         if (!answer.aborted && !res.headersSent && !res.destroyed) {

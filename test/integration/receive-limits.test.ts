@@ -21,6 +21,33 @@ function jsonOfSize(size: number): Buffer {
   return Buffer.from(head + 'x'.repeat(size - head.length - tail.length) + tail);
 }
 
+/**
+ * POSTs with `Expect: 100-continue` to /api/webhook/continue: the body is
+ * sent only if the server answers `100 Continue`; else the final answer
+ * comes first and the body is never sent.
+ */
+function askToContinue(server: RunningApp, headers: Record<string, string>, body: Buffer): Promise<{ continued: boolean; status: number; contentType: string | undefined; text: string }> {
+  return new Promise((resolve, reject) => {
+    let continued = false;
+    const req = httpRequest(`${server.url}/api/webhook/continue`, { method: 'POST', headers: { ...headers, expect: '100-continue' } });
+    req.on('continue', () => {
+      continued = true;
+      req.end(body);
+    });
+    req.on('response', (res: IncomingMessage) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => { text += chunk; });
+      res.on('end', () => {
+        resolve({ continued, status: res.statusCode ?? 0, contentType: res.headers['content-type'], text });
+        req.destroy();
+      });
+    });
+    req.on('error', (error) => { if (!req.destroyed) reject(error); });
+    req.flushHeaders();
+  });
+}
+
 /** `{"a":{"a":…{}…}}` with `levels` nested objects. */
 function nestedObjects(levels: number): string {
   return '{"a":'.repeat(levels - 1) + '{}' + '}'.repeat(levels - 1);
@@ -117,6 +144,24 @@ describe('receive: size and depth limits', () => {
     expect(answer.endedWhenAnswered).toBe(false);
     expect(answer.sentWhenAnswered).toBeLessThan(total);
     expect(await inboxTotal(server)).toBe(before);
+  });
+
+  it('with Expect: 100-continue, refuses by Content-Length or media type without asking for the body, and asks for an acceptable one', async () => {
+    const before = await inboxTotal(server);
+    const big = await askToContinue(server, { 'content-type': 'application/json', 'content-length': String(LIMIT + 1) }, jsonOfSize(LIMIT + 1));
+    expect(big.continued).toBe(false);
+    expectProblem(big.status, big.contentType, big.text, 'payload_too_large');
+    const xml = await askToContinue(server, { 'content-type': 'application/xml', 'content-length': '7' }, Buffer.from('<a></a>'));
+    expect(xml.continued).toBe(false);
+    expectProblem(xml.status, xml.contentType, xml.text, 'unsupported_media_type');
+    expect(await inboxTotal(server)).toBe(before);
+
+    const body = Buffer.from('{"expect":"continue"}');
+    const ok = await askToContinue(server, { 'content-type': 'application/json', 'content-length': String(body.length) }, body);
+    expect(ok.continued).toBe(true);
+    expect(ok.status, ok.text).toBe(200);
+    const { id } = JSON.parse(ok.text) as { id: string };
+    expect((await readDelivery(server, id)).body).toEqual({ expect: 'continue' });
   });
 
   it('answers 413 to a chunked body as soon as it passes the limit, while the client is still sending', async () => {
