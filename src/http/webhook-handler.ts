@@ -105,7 +105,8 @@ const LINGER_MS = 2000;
  * is out, and the rest of the body is read and thrown away, never kept, so
  * that a sender or a proxy still writing sees the answer rather than a reset
  * (nginx turns a reset into 502), and a short body leaves the connection
- * usable. A body that goes on for more than 8 MiB or 2 s is cut.
+ * usable. A body that goes on for more than 8 MiB or 2 s is cut: the
+ * server half-closes, reads no more, and closes 2 s later.
  */
 function discardRest(req: IncomingMessage): void {
   if (req.complete) return;
@@ -115,7 +116,13 @@ function discardRest(req: IncomingMessage): void {
   const cut = (): void => {
     clearTimeout(timer);
     req.off('data', onData);
-    socket.destroy();
+    // Half-close rather than close: a close with unread bytes in the socket
+    // sends a reset, and a sender that had not yet read the answer would
+    // lose it. The FIN follows the answer, nothing more is read (the sender
+    // is held back by TCP's window), and the socket goes after a last wait.
+    req.pause();
+    socket.end();
+    setTimeout(() => socket.destroy(), LINGER_MS).unref();
   };
   const onData = (chunk: Buffer): void => {
     discarded += chunk.length;

@@ -76,6 +76,26 @@ describe('a request refused before its body was read', () => {
     expect(closedAfterMs ?? Infinity).toBeLessThan(6000);
   });
 
+  it('lets a sender that reads late still find the answer after the cut (no reset on unread bytes)', async () => {
+    const { port } = new URL(server.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    socket.on('error', () => undefined);
+    // Send far more than the server discards, reading nothing until the server has cut.
+    socket.pause();
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    socket.write(head(64 * 1024 * 1024));
+    const chunk = Buffer.alloc(64 * 1024, 0x20);
+    for (let i = 0; i < 16 * 16; i++) socket.write(chunk);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    let text = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (data: string) => { text += data; });
+    socket.resume();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    socket.destroy();
+    expect(text).toMatch(/^HTTP\/1\.1 413 /);
+  });
+
   it('cuts a sender that stops sending after the answer, within the linger time', async () => {
     const { text, closedAfterMs } = await converse(server, (socket) => {
       socket.write(`${head(5000)}{"partial":`);
