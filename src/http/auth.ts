@@ -33,11 +33,14 @@ export function isAuthorized(request: FastifyRequest, token: string): boolean {
   return cookie !== undefined && tokenMatches(sessionValue(token), cookie);
 }
 
+/** The refusal of a request without the token: `401 unauthorized`, with the scheme to use (RFC 9110). */
+export function unauthorized(): ProblemError {
+  return new ProblemError('unauthorized', 'Send the API token as "Authorization: Bearer <token>".', { 'www-authenticate': 'Bearer' });
+}
+
 /** An `onRequest` hook that lets through only requests that carry the API token. */
 export function requireToken(token: string) {
   return async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
-    if (!isAuthorized(request, token)) {
-      throw new ProblemError('unauthorized', 'Send the API token as "Authorization: Bearer <token>".', { 'www-authenticate': 'Bearer' });
-    }
+    if (!isAuthorized(request, token)) throw unauthorized();
   };
 }

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { problemFor } from '../errors.js';
-import { isAuthorized } from './auth.js';
+import { ProblemError, problemFor } from '../errors.js';
+import { isAuthorized, unauthorized } from './auth.js';
 
 /**
  * The router's own refusals (Fastify's `frameworkErrors`): a path with a bad
@@ -17,11 +17,11 @@ export function createFrameworkErrorHandler(
 ): (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void {
   return (_error, request, reply) => {
     const path = (request.raw.url ?? '').split('?')[0] ?? '';
-    const problem = path.startsWith('/api/') && !isAuthorized(request, token)
-      ? problemFor('unauthorized', 'Send the API token as "Authorization: Bearer <token>".')
-      : problemFor('not_found', `There is no ${request.method} ${printable(path)} here.`);
-    if (problem.status === 401) void reply.header('www-authenticate', 'Bearer');
-    void reply.code(problem.status).type('application/problem+json; charset=utf-8').send(problem);
+    const refusal = path.startsWith('/api/') && !isAuthorized(request, token)
+      ? unauthorized()
+      : new ProblemError('not_found', `There is no ${request.method} ${printable(path)} here.`);
+    const problem = problemFor(refusal.code, refusal.message);
+    void reply.headers(refusal.headers).code(problem.status).type('application/problem+json; charset=utf-8').send(problem);
     logRequest(request, reply);
   };
 }
