@@ -68,9 +68,22 @@ function v1Signatures(header: string): Buffer[] {
   return signatures;
 }
 
+/**
+ * Base64 as the standardwebhooks library decodes a secret: at least four
+ * characters, padding optional (at most two `=`), unused trailing bits
+ * ignored. Senders' dashboards show canonical keys, but a key copied without
+ * its padding still works with the sender's own library, so it works here.
+ */
+function decodeSecretKey(text: string): Buffer | undefined {
+  if (text.length < 4 || !/^[A-Za-z0-9+/]+={0,2}$/.test(text)) return undefined;
+  if (text.replace(/=+$/, '').length % 4 === 1) return undefined;
+  const key = Buffer.from(text, 'base64');
+  return key.length === 0 ? undefined : key;
+}
+
 function decodeSecret(secret: string, index: number): Buffer {
   const encoded = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
-  const key = decodeBase64(encoded);
+  const key = decodeSecretKey(encoded);
   if (key === undefined) {
     throw new VerifyConfigError(`secrets[${index}]`, 'expected `whsec_` followed by a base64 key, as the sender shows it');
   }

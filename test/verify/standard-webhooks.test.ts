@@ -136,6 +136,20 @@ describe('standard-webhooks', () => {
     expectPass(bare.verify(signed()), { deliveryId: ID });
   });
 
+  it('accepts a secret without its base64 padding or with unused trailing bits, as the library does', () => {
+    // whsec_dGVzdA== is the canonical form of the key "test".
+    for (const secret of ['whsec_dGVzdA', 'whsec_dGVzdA=', 'whsec_dGVzdB==']) {
+      const input = signed({ secret });
+      expectPass(new StandardWebhooksVerifier({ secrets: [secret] }).verify(input), { deliveryId: ID });
+      expectPass(new StandardWebhooksVerifier({ secrets: ['whsec_dGVzdA=='] }).verify(input), { deliveryId: ID });
+    }
+    // What the library refuses is refused here too.
+    for (const secret of ['whsec_abc', 'whsec_a', 'whsec_dGVzdA===']) {
+      expect(() => new Webhook(secret), secret).toThrow();
+      expect(() => new StandardWebhooksVerifier({ secrets: [secret] }), secret).toThrow(VerifyConfigError);
+    }
+  });
+
   it('refuses at construction a secret that is not base64', () => {
     expect(() => new StandardWebhooksVerifier({ secrets: ['whsec_not base64!'] })).toThrow(VerifyConfigError);
     expect(() => new StandardWebhooksVerifier({ secrets: [SECRET, 'whsec_'] })).toThrow(/secrets\[1\]/);
