@@ -77,6 +77,12 @@ export function validateConfig(data: unknown): string[] {
     if (handshake?.type === 'zoom' && handshake.secret === undefined && verify?.scheme !== 'zoom') {
       problems.push(`${at}.handshake.secret: the zoom handshake needs the secret token (or verify with the zoom scheme)`);
     }
+    if (handshake?.verifyToken !== undefined && handshake.type !== 'meta') {
+      problems.push(`${at}.handshake.verifyToken: only the meta handshake takes "verifyToken"`);
+    }
+    if (handshake?.secret !== undefined && handshake.type !== 'x' && handshake.type !== 'zoom') {
+      problems.push(`${at}.handshake.secret: only the x and zoom handshakes take "secret"${handshake.type === 'slack' ? ' (Slack\'s signing secret goes under verify)' : ''}`);
+    }
     if (source.onFailure === 'keep' && verify === undefined) {
       problems.push(`${at}.onFailure: "keep" only means something for a source that verifies signatures`);
     }

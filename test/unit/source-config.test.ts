@@ -158,6 +158,18 @@ describe('a bad config file is refused, naming the key', () => {
       .toEqual([expect.stringMatching(/^sources\.src\.handshake\.secret: the zoom handshake needs/)]);
   });
 
+  it('handshake options that its type does not take', () => {
+    expect(problemsOf('slack-secret.json', oneSource({ handshake: { type: 'slack', secret: 's' } })))
+      .toEqual([expect.stringMatching(/^sources\.src\.handshake\.secret: only the x and zoom handshakes take "secret" \(Slack's signing secret goes under verify\)$/)]);
+    expect(problemsOf('graph-secret.json', oneSource({ handshake: { type: 'graph', secret: 's' } })))
+      .toEqual([expect.stringMatching(/^sources\.src\.handshake\.secret: only the x and zoom handshakes/)]);
+    expect(problemsOf('x-token.json', oneSource({ handshake: { type: 'x', secret: 's', verifyToken: 't' } })))
+      .toEqual([expect.stringMatching(/^sources\.src\.handshake\.verifyToken: only the meta handshake/)]);
+    expect(problemsOf('meta-secret.json', oneSource({ handshake: { type: 'meta', verifyToken: 't', secret: 's' } })))
+      .toEqual([expect.stringMatching(/^sources\.src\.handshake\.secret: only the x and zoom handshakes/)]);
+    expect(validateConfig({ sources: { src: { handshake: { type: 'zoom', secret: 's' } } } })).toEqual([]);
+  });
+
   it('a bad rateLimit', () => {
     const cases: Array<[unknown, RegExp]> = [
       [{ requests: 0, perSeconds: 1 }, /^sources\.src\.rateLimit\.requests: must be >= 1, got 0$/],
