@@ -8,6 +8,7 @@ import { acceptEmptyJsonBodies } from './http/json-body.js';
 import { healthRoutes } from './http/health-routes.js';
 import { inboxRoutes } from './http/inbox-routes.js';
 import { registerOpenApi, serveOpenApi } from './http/openapi.js';
+import { originForm } from './http/request-target.js';
 import { MAX_PARAM_LENGTH } from './http/schemas.js';
 import { createWebhookHandler, isWebhookUrl } from './http/webhook-handler.js';
 import type { Logger } from './observe/logger.js';
@@ -125,13 +126,15 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         // above bound a request and an idle connection, and a live stream
         // (/api/stream) may be quiet between its heartbeats.
       }, (req: IncomingMessage, res: ServerResponse) => {
-        if (isWebhookUrl(req.url ?? '')) receive(req, res);
+        req.url = originForm(req.url ?? '');
+        if (isWebhookUrl(req.url)) receive(req, res);
         else fastifyHandler(req, res);
       });
       // `Expect: 100-continue`: Node would answer 100 at once; the webhook
       // route answers it only once the request passed its checks.
       server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
-        if (isWebhookUrl(req.url ?? '')) {
+        req.url = originForm(req.url ?? '');
+        if (isWebhookUrl(req.url)) {
           receive(req, res, true);
         } else {
           res.writeContinue();
