@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { Database } from '../src/store/sqlite/driver.js';
 import { serveBaseline } from './serve-baseline.js';
 
 /**

@@ -1,13 +1,13 @@
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { Database } from '../../src/store/sqlite/driver.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startApp, type RunningApp } from '../helpers/app.js';
 
 interface RawAnswer { status: number; headers: Record<string, string>; body: string }
 
 const running: RunningApp[] = [];
-const lockers: Database.Database[] = [];
+const lockers: Database[] = [];
 
 async function start(overrides: Parameters<typeof startApp>[0] = {}): Promise<RunningApp> {
   const server = await startApp(overrides);

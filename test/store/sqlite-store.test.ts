@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { Database } from '../../src/store/sqlite/driver.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../../src/store/inbox-store.js';
 import { loadMigrations, migrate } from '../../src/store/sqlite/migrate.js';
@@ -32,7 +32,7 @@ describe('SqliteStore on a real file', () => {
     return store;
   };
   /** A second, independent connection on the same file, as another process would have. */
-  const otherConnection = (): Database.Database => {
+  const otherConnection = (): Database => {
     const db = new Database(file);
     opened.push(db);
     return db;
@@ -101,7 +101,7 @@ describe('SqliteStore on a real file', () => {
   });
 
   describe('migrations', () => {
-    const applied = (db: Database.Database): number[] =>
+    const applied = (db: Database): number[] =>
       db.prepare<[], { version: number }>('SELECT version FROM reception_migrations ORDER BY version').all().map((r) => r.version);
 
     it('creates the directory and applies every migration on a new file', () => {

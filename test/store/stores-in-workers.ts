@@ -15,7 +15,11 @@ const ENTRY = 'store/sqlite/sqlite-store.ts';
  */
 function compileStore(dir: string): string {
   const require = createRequire(import.meta.url);
-  const driver = pathToFileURL(require.resolve('better-sqlite3')).href;
+  // The compiled driver module sits outside the project: it requires the
+  // packages by their resolved paths instead of their names.
+  const driverPaths = (text: string): string => ['better-sqlite3-napi', 'better-sqlite3'].reduce(
+    (out, name) => out.replaceAll(`require('${name}')`, `require(${JSON.stringify(require.resolve(name))})`), text,
+  );
   const todo = [ENTRY];
   const done = new Set<string>();
   for (let module = todo.pop(); module !== undefined; module = todo.pop()) {
@@ -30,7 +34,7 @@ function compileStore(dir: string): string {
     }
     const out = join(dir, module.replace(/\.ts$/, '.js'));
     mkdirSync(dirname(out), { recursive: true });
-    writeFileSync(out, outputText.replaceAll(`from 'better-sqlite3'`, `from '${driver}'`));
+    writeFileSync(out, driverPaths(outputText));
   }
   cpSync(join(SRC, 'store/sqlite/migrations'), join(dir, 'store/sqlite/migrations'), { recursive: true });
   return pathToFileURL(join(dir, ENTRY.replace(/\.ts$/, '.js'))).href;

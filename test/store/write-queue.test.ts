@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { Database } from '../../src/store/sqlite/driver.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StoreUnavailableError, type AppendOutcome } from '../../src/store/inbox-store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
@@ -13,7 +13,7 @@ describe('WriteQueue on a real SqliteStore', () => {
   let dir: ReturnType<typeof tempDir>;
   let store: SqliteStore;
   /** An independent connection on the same file: what it sees is on disk. */
-  let reader: Database.Database;
+  let reader: Database;
   let commits: Commit[];
 
   const queueWith = (options: Partial<WriteQueueOptions> = {}): WriteQueue => new WriteQueue(store, {

@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import type Database from 'better-sqlite3';
+import type { Database } from './driver.js';
 
 const MIGRATIONS_DIR = new URL('./migrations/', import.meta.url);
 
@@ -26,7 +26,7 @@ export function loadMigrations(): Migration[] {
  * transaction, so that two processes opening the same file at once apply
  * each migration exactly once.
  */
-export function migrate(db: Database.Database): number {
+export function migrate(db: Database): number {
   db.exec(`CREATE TABLE IF NOT EXISTS reception_migrations (
     version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`);
   const applied = db.prepare<[number], { version: number }>('SELECT version FROM reception_migrations WHERE version = ?');

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import { Database } from './driver.js';
 import {
   StoreUnavailableError,
   type AppendOutcome,
@@ -39,7 +39,7 @@ export interface SqliteStoreOptions {
 export const WAL_CHECKPOINT_PAGES = 250;
 
 /** Opens a connection with the pragmas every connection of the inbox needs. */
-export function openDatabase(options: SqliteStoreOptions): Database.Database {
+export function openDatabase(options: SqliteStoreOptions): Database {
   mkdirSync(dirname(options.file), { recursive: true });
   const db = new Database(options.file);
   db.pragma('journal_mode = WAL');
@@ -53,7 +53,7 @@ export function openDatabase(options: SqliteStoreOptions): Database.Database {
 
 export class SqliteStore implements InboxStore {
   readonly kind = 'sqlite';
-  readonly db: Database.Database;
+  readonly db: Database;
   private readonly statements;
   private readonly appendAll: (batch: readonly NewDelivery[]) => AppendOutcome[];
 

@@ -1,0 +1,27 @@
+import { createRequire } from 'node:module';
+import type BetterSqlite3 from 'better-sqlite3';
+
+const require = createRequire(import.meta.url);
+
+/** Node's major version, which decides the driver build below. */
+export const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
+
+/**
+ * better-sqlite3, in the build that works on this Node:
+ *
+ * - Node 20: better-sqlite3 12, compiled from source at install (`.npmrc`).
+ *   The 13 line needs Node 22; its build crashes on 20.
+ * - Node 22 and later: better-sqlite3 13 (`better-sqlite3-napi`, an npm
+ *   alias), built on Node-API, with its builds inside the npm package.
+ *   Compiled against Node 24.19's headers or later, the 12 line aborts the
+ *   process (`RemoveEnvironmentCleanupHook: Assertion failed: (env) !=
+ *   nullptr`) whenever a garbage-collected statement is finalized outside
+ *   JavaScript, as on an idle GC (nodejs/node#65446).
+ *
+ * Both have the same API.
+ */
+export const Database: typeof BetterSqlite3 = NODE_MAJOR >= 22
+  ? require('better-sqlite3-napi') as typeof BetterSqlite3
+  : require('better-sqlite3') as typeof BetterSqlite3;
+
+export type Database = BetterSqlite3.Database;
