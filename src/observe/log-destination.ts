@@ -3,6 +3,18 @@ import { pino } from 'pino';
 type SonicBoom = ReturnType<typeof pino.destination>;
 
 /**
+ * U+2028 and U+2029 are valid inside JSON strings, and pino writes them as
+ * they are (a source name or a header value may hold them). Some readers
+ * split lines on them, Node 24's `readline` among them, which would cut a
+ * log line in two. Written as `\u2028` and `\u2029`, the line parses to the
+ * same value. They can only occur inside strings, so the replacement is
+ * safe anywhere in the line.
+ */
+const LINE_SEPARATORS = /[\u2028\u2029]/;
+const LINE_SEPARATORS_ALL = /[\u2028\u2029]/g;
+const escapeSeparator = (char: string): string => (char === '\u2028' ? '\\u2028' : '\\u2029');
+
+/**
  * Stdout for the logger: pino's lines are handed to sonic-boom (pino's
  * asynchronous writer) once per turn of the event loop, joined into one
  * string, instead of one at a time.
@@ -35,7 +47,7 @@ export class LogDestination implements pino.DestinationStream {
   }
 
   write(line: string): void {
-    this.lines.push(line);
+    this.lines.push(LINE_SEPARATORS.test(line) ? line.replace(LINE_SEPARATORS_ALL, escapeSeparator) : line);
     if (this.scheduled) return;
     this.scheduled = true;
     setImmediate(this.handOver);

@@ -91,6 +91,8 @@ describe('request logs', () => {
     const lines = await settledRequestLines();
     expect(lines).toHaveLength(requests);
     expect(lines.some((line) => line.source === hostile)).toBe(true);
+    // The source's U+2028 and U+2029 are escaped: a reader that splits lines on them (Node 24's readline) sees one line.
+    expect(server.logs.filter((line) => /[\u2028\u2029]/.test(line))).toEqual([]);
     expect(parsedLogs().some((line) => line.msg === 'forged' || line.level === 60)).toBe(false);
     for (const line of lines) {
       expect(typeof line.time).toBe('string');

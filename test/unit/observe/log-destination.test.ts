@@ -48,6 +48,20 @@ describe('LogDestination', () => {
     expect(lines.map((line) => (JSON.parse(line) as { n: number }).n)).toEqual(Array.from({ length: 51 }, (_, i) => i));
   });
 
+  it('writes U+2028 and U+2029 as escapes, so that no reader splits a line on them, and the line parses the same', async () => {
+    const file = tempFile();
+    const destination = new LogDestination(pino.destination({ dest: file, sync: false, mkdir: true }));
+    const logger = pino({ base: null, timestamp: false }, destination);
+    const hostile = 'a\u2028b\u2029c "\\ \u2028';
+    logger.info({ source: hostile, [`key\u2029`]: 1 }, 'webhook');
+    await destination.end();
+    const written = readFileSync(file, 'utf8');
+    expect(written).not.toMatch(/[\u2028\u2029]/);
+    expect(written).toContain('a\\u2028b\\u2029c');
+    expect(written.trimEnd().split('\n')).toHaveLength(1);
+    expect(JSON.parse(written)).toEqual({ level: 30, source: hostile, 'key\u2029': 1, msg: 'webhook' });
+  });
+
   it('end() writes the lines still waiting for their turn, then closes the writer', async () => {
     const file = tempFile();
     const { target } = countingTarget(file);
