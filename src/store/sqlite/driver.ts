@@ -4,7 +4,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 const require = createRequire(import.meta.url);
 
 /** Node's major version, which decides the driver build below. */
-export const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
+const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
 
 /**
  * better-sqlite3, in the build that works on this Node:
