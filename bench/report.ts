@@ -5,6 +5,8 @@ import type { LoadResult } from './load.js';
 export interface RunMeta {
   date: string;
   node: string;
+  /** The SQLite driver that Reception and the prototype use on this Node. */
+  sqliteDriver: string;
   cpu: string;
   loadAverageAtStart: number[];
   loadAverageAtEnd?: number[];
@@ -101,7 +103,7 @@ export function markdown(report: RunReport): string {
   const lines = [
     `Reception load bench, ${m.date}`,
     '',
-    `- machine: ${m.cpu}; Node ${m.node}; load average ${m.loadAverageAtStart.map((x) => x.toFixed(2)).join(' ')} at start, ${m.loadAverageAtEnd?.map((x) => x.toFixed(2)).join(' ') ?? '?'} at end`,
+    `- machine: ${m.cpu}; Node ${m.node} with ${m.sqliteDriver}; load average ${m.loadAverageAtStart.map((x) => x.toFixed(2)).join(' ')} at start, ${m.loadAverageAtEnd?.map((x) => x.toFixed(2)).join(' ') ?? '?'} at end`,
     `- load generator: ${m.loadGenerator}; ${m.connections} connections; ${m.seconds} s measured after ${m.warmupSeconds} s warm-up`,
     `- request: POST /api/webhook/bench, ${m.bodyBytes}-byte JSON object, Content-Type: application/json`,
     `- Reception logs: ${m.receptionLogs}`,

@@ -11,6 +11,7 @@ import { cpuSeconds, peakRssBytes } from './process-stats.js';
 import { summarizeProfiles } from './profile-summary.js';
 import { compareCases, compareToBaseline, markdown, writeJson, type CaseResult, type RunReport } from './report.js';
 import { startServer, tail } from './server-process.js';
+import { describeDriver } from '../src/store/sqlite/driver.js';
 
 /**
  * `npm run bench`: starts each case's server as its own process, loads it,
@@ -132,6 +133,7 @@ async function main(): Promise<number> {
     meta: {
       date: new Date().toISOString(),
       node: process.version,
+      sqliteDriver: describeDriver(),
       cpu: `${cpuList.length} × ${cpuList[0]?.model.trim() ?? 'unknown CPU'}`,
       loadAverageAtStart: loadavg(),
       loadGenerator: generator.label,

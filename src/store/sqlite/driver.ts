@@ -1,4 +1,6 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 
 const require = createRequire(import.meta.url);
@@ -25,3 +27,22 @@ export const Database: typeof BetterSqlite3 = NODE_MAJOR >= 22
   : require('better-sqlite3') as typeof BetterSqlite3;
 
 export type Database = BetterSqlite3.Database;
+
+/** The driver in use, for reports: `better-sqlite3 12.11.1 (SQLite 3.53.2)`. */
+export function describeDriver(): string {
+  const entry = require.resolve(NODE_MAJOR >= 22 ? 'better-sqlite3-napi' : 'better-sqlite3');
+  let version = '?';
+  for (let dir = dirname(entry); dir !== dirname(dir); dir = dirname(dir)) {
+    const manifest = join(dir, 'package.json');
+    if (!existsSync(manifest)) continue;
+    version = (JSON.parse(readFileSync(manifest, 'utf8')) as { version?: string }).version ?? '?';
+    break;
+  }
+  const db = new Database(':memory:');
+  try {
+    const sqlite = db.prepare<[], { v: string }>('SELECT sqlite_version() AS v').get()?.v ?? '?';
+    return `better-sqlite3 ${version} (SQLite ${sqlite})`;
+  } finally {
+    db.close();
+  }
+}
