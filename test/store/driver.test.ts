@@ -9,5 +9,4 @@ describe('the SQLite driver for this Node', () => {
     expect(description).toMatch(/^better-sqlite3 \d+\.\d+\.\d+ \(SQLite 3\.\d+\.\d+\)$/);
     expect(description.startsWith(major >= 22 ? 'better-sqlite3 13.' : 'better-sqlite3 12.')).toBe(true);
   });
-
 });
