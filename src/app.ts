@@ -117,6 +117,16 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     frameworkErrors: createFrameworkErrorHandler(deps.token, logRequest),
     clientErrorHandler: createClientErrorHandler(logger),
     serverFactory: (fastifyHandler) => {
+      // The webhook route goes around Fastify; `expectsContinue`: see checkContinue below.
+      const dispatch = (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean): void => {
+        req.url = originForm(req.url ?? '');
+        if (isWebhookUrl(req.url)) {
+          receive(req, res, expectsContinue);
+          return;
+        }
+        if (expectsContinue) res.writeContinue();
+        fastifyHandler(req, res);
+      };
       server = createServer({
         requestTimeout: deps.requestTimeoutMs,
         headersTimeout: deps.requestTimeoutMs,
@@ -125,22 +135,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         // `timeout` (socket inactivity) stays 0, Node's default: the two
         // above bound a request and an idle connection, and a live stream
         // (/api/stream) may be quiet between its heartbeats.
-      }, (req: IncomingMessage, res: ServerResponse) => {
-        req.url = originForm(req.url ?? '');
-        if (isWebhookUrl(req.url)) receive(req, res);
-        else fastifyHandler(req, res);
-      });
+      }, (req: IncomingMessage, res: ServerResponse) => dispatch(req, res, false));
       // `Expect: 100-continue`: Node would answer 100 at once; the webhook
       // route answers it only once the request passed its checks.
-      server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
-        req.url = originForm(req.url ?? '');
-        if (isWebhookUrl(req.url)) {
-          receive(req, res, true);
-        } else {
-          res.writeContinue();
-          fastifyHandler(req, res);
-        }
-      });
+      server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => dispatch(req, res, true));
       return server;
     },
   }).withTypeProvider<TypeBoxTypeProvider>();

@@ -6,8 +6,9 @@
  */
 export function originForm(target: string): string {
   if (target.charCodeAt(0) === 0x2f /* '/' */ || !/^https?:\/\//i.test(target)) return target;
-  const path = target.indexOf('/', target.indexOf('//') + 2);
-  const query = target.indexOf('?', target.indexOf('//') + 2);
+  const authority = target.indexOf('//') + 2;
+  const path = target.indexOf('/', authority);
+  const query = target.indexOf('?', authority);
   if (path === -1 || (query !== -1 && query < path)) return query === -1 ? '/' : `/${target.slice(query)}`;
   return target.slice(path);
 }
