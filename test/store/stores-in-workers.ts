@@ -15,10 +15,10 @@ const ENTRY = 'store/sqlite/sqlite-store.ts';
  */
 function compileStore(dir: string): string {
   const require = createRequire(import.meta.url);
-  // The compiled driver module sits outside the project: it requires the
+  // The compiled driver module sits outside the project: it names the
   // packages by their resolved paths instead of their names.
   const driverPaths = (text: string): string => ['better-sqlite3-napi', 'better-sqlite3'].reduce(
-    (out, name) => out.replaceAll(`require('${name}')`, `require(${JSON.stringify(require.resolve(name))})`), text,
+    (out, name) => out.replaceAll(`'${name}'`, JSON.stringify(require.resolve(name))), text,
   );
   const todo = [ENTRY];
   const done = new Set<string>();

@@ -5,8 +5,8 @@ import type BetterSqlite3 from 'better-sqlite3';
 
 const require = createRequire(import.meta.url);
 
-/** Node's major version, which decides the driver build below. */
-const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
+/** The package of the build that works on this Node (see `Database`). */
+const PACKAGE = Number(process.versions.node.split('.')[0]) >= 22 ? 'better-sqlite3-napi' : 'better-sqlite3';
 
 /**
  * better-sqlite3, in the build that works on this Node:
@@ -22,15 +22,13 @@ const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
  *
  * Both have the same API.
  */
-export const Database: typeof BetterSqlite3 = NODE_MAJOR >= 22
-  ? require('better-sqlite3-napi') as typeof BetterSqlite3
-  : require('better-sqlite3') as typeof BetterSqlite3;
+export const Database = require(PACKAGE) as typeof BetterSqlite3;
 
 export type Database = BetterSqlite3.Database;
 
 /** The driver in use, for reports: `better-sqlite3 12.11.1 (SQLite 3.53.2)`. */
 export function describeDriver(): string {
-  const entry = require.resolve(NODE_MAJOR >= 22 ? 'better-sqlite3-napi' : 'better-sqlite3');
+  const entry = require.resolve(PACKAGE);
   let version = '?';
   for (let dir = dirname(entry); dir !== dirname(dir); dir = dirname(dir)) {
     const manifest = join(dir, 'package.json');
