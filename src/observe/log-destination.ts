@@ -10,8 +10,7 @@ type SonicBoom = ReturnType<typeof pino.destination>;
  * same value. They can only occur inside strings, so the replacement is
  * safe anywhere in the line.
  */
-const LINE_SEPARATORS = /[\u2028\u2029]/;
-const LINE_SEPARATORS_ALL = /[\u2028\u2029]/g;
+const LINE_SEPARATORS = /[\u2028\u2029]/g;
 const escapeSeparator = (char: string): string => (char === '\u2028' ? '\\u2028' : '\\u2029');
 
 /**
@@ -47,7 +46,7 @@ export class LogDestination implements pino.DestinationStream {
   }
 
   write(line: string): void {
-    this.lines.push(LINE_SEPARATORS.test(line) ? line.replace(LINE_SEPARATORS_ALL, escapeSeparator) : line);
+    this.lines.push(line.replace(LINE_SEPARATORS, escapeSeparator));
     if (this.scheduled) return;
     this.scheduled = true;
     setImmediate(this.handOver);
