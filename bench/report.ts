@@ -15,6 +15,8 @@ export interface RunMeta {
   connections: number;
   seconds: number;
   warmupSeconds: number;
+  /** How many times every case ran; the report shows medians over them (bench/rounds.ts). */
+  rounds: number;
   bodyBytes: number;
   receptionLogs: string;
   profiled: boolean;
@@ -42,6 +44,12 @@ export interface CaseResult {
   p99VsBaseline?: number;
   /** Ratios to the case this one is compared with (a verified case to its unverified twin). */
   versus?: { name: string; requestsPerSecond: number; p99?: number };
+  /** With several rounds: the lowest and highest p99 of the rounds. */
+  p99RangeMs?: [number, number];
+  /** With several rounds: each round's own result, in order. */
+  rounds?: CaseResult[];
+  /** With several rounds: the rounds (from 1) in which the case could not be measured. */
+  failedRounds?: number[];
 }
 
 export interface RunReport {
@@ -86,13 +94,13 @@ function row(c: CaseResult): string {
       c.name,
       Math.round(l.requestsPerSecond).toLocaleString('en-US'),
       fixed(l.p50Ms, 2),
-      fixed(l.p99Ms, 2),
+      c.p99RangeMs === undefined ? fixed(l.p99Ms, 2) : `${fixed(l.p99Ms, 2)} (${fixed(c.p99RangeMs[0], 2)}–${fixed(c.p99RangeMs[1], 2)})`,
       `${l.non2xx} / ${l.socketErrors} / ${l.timeouts}`,
       fixed(c.peakRssBytes === undefined ? undefined : c.peakRssBytes / 2 ** 20, 0),
       c.serverCpuPercent === undefined ? dash : `${Math.round(c.serverCpuPercent)}%`,
       c.requestsPerSecondVsBaseline === undefined ? dash : `${fixed(c.requestsPerSecondVsBaseline, 2)}×`,
       c.p99VsBaseline === undefined ? dash : `${fixed(c.p99VsBaseline, 2)}×`,
-      c.storeCheck,
+      c.failedRounds === undefined ? c.storeCheck : `${c.storeCheck}; failed in round ${c.failedRounds.join(', ')}`,
     ];
   return `| ${cells.join(' | ')} |`;
 }
@@ -105,6 +113,9 @@ export function markdown(report: RunReport): string {
     '',
     `- machine: ${m.cpu}; Node ${m.node} with ${m.sqliteDriver}; load average ${m.loadAverageAtStart.map((x) => x.toFixed(2)).join(' ')} at start, ${m.loadAverageAtEnd?.map((x) => x.toFixed(2)).join(' ') ?? '?'} at end`,
     `- load generator: ${m.loadGenerator}; ${m.connections} connections; ${m.seconds} s measured after ${m.warmupSeconds} s warm-up`,
+    ...(m.rounds > 1
+      ? [`- ${m.rounds} rounds: every case ran once per round, in the order below. Each figure is the median over the rounds (p99 with its lowest and highest in brackets); each ratio is the median of the ratios taken within each round (to that round's bare server, or to that round's case compared with); counts are summed`]
+      : []),
     `- request: POST /api/webhook/bench, ${m.bodyBytes}-byte JSON object, Content-Type: application/json`,
     `- Reception logs: ${m.receptionLogs}`,
     `- notes: ${m.loadGeneratorNotes}; server CPU is % of one core during the measured run`,

@@ -10,6 +10,7 @@ import { chooseLoadGenerator, jsonBody, type LoadGenerator } from './load.js';
 import { cpuSeconds, peakRssBytes } from './process-stats.js';
 import { summarizeProfiles } from './profile-summary.js';
 import { compareCases, compareToBaseline, markdown, writeJson, type CaseResult, type RunReport } from './report.js';
+import { combineRounds } from './rounds.js';
 import { startServer, tail } from './server-process.js';
 import { describeDriver } from '../src/store/sqlite/driver.js';
 
@@ -17,6 +18,7 @@ import { describeDriver } from '../src/store/sqlite/driver.js';
  * `npm run bench`: starts each case's server as its own process, loads it,
  * checks that what was acknowledged was stored, and reports. Environment:
  * BENCH_SECONDS (10), BENCH_CONNECTIONS (50), BENCH_WARMUP_SECONDS (2),
+ * BENCH_ROUNDS (3: every case runs once per round; bench/rounds.ts),
  * BENCH_THREADS (load generator threads), BENCH_LOADGEN (wrk|autocannon),
  * BENCH_CASES (comma-separated parts of case names to run),
  * BENCH_CPU_PROF (a directory: run the servers under `node --cpu-prof`),
@@ -38,6 +40,7 @@ function whole(name: string, fallback: number, min: number, max: number): number
 const seconds = whole('BENCH_SECONDS', 10, 1, 3600);
 const connections = whole('BENCH_CONNECTIONS', 50, 1, 10_000);
 const warmupSeconds = whole('BENCH_WARMUP_SECONDS', 2, 0, 600);
+const rounds = whole('BENCH_ROUNDS', 3, 1, 20);
 const threads = whole('BENCH_THREADS', Math.max(1, Math.min(4, Math.floor(cpus().length / 2))), 1, 64);
 const profileDir = process.env.BENCH_CPU_PROF;
 const keep = process.env.BENCH_KEEP === '1';
@@ -55,7 +58,7 @@ function baseRequest(): LoadRequest {
 }
 
 /** Starts, warms up, measures, checks and stops one case. Throws only if it could not be measured. */
-async function measure(benchCase: BenchCase, context: CaseContext, generator: LoadGenerator, problems: string[]): Promise<CaseResult> {
+async function measure(benchCase: BenchCase, label: string, context: CaseContext, generator: LoadGenerator, problems: string[]): Promise<CaseResult> {
   const server = await startServer(benchCase.start(context), context.dir);
   const result: CaseResult = { name: benchCase.name, description: benchCase.description, ok: false, storeCheck: 'n/a (no store)' };
   try {
@@ -74,7 +77,6 @@ async function measure(benchCase: BenchCase, context: CaseContext, generator: Lo
     result.load = load;
     if (cpuBefore !== undefined && cpuAfter !== undefined) result.serverCpuPercent = (100 * (cpuAfter - cpuBefore)) / wall;
 
-    const label = benchCase.name;
     if (load.ok === 0) problems.push(`${label}: no 2xx answer at all`);
     if (load.non2xx > 0 || load.socketErrors > 0 || load.timeouts > 0) {
       problems.push(`${label}: ${load.non2xx} non-2xx answers, ${load.socketErrors} socket errors, ${load.timeouts} timeouts (see ${server.stdoutFile})`);
@@ -99,7 +101,7 @@ async function measure(benchCase: BenchCase, context: CaseContext, generator: Lo
   } finally {
     result.exit = await stopChild(server.child, 'SIGTERM', 15_000);
     if (result.exit !== 0) {
-      problems.push(`${benchCase.name}: server did not exit cleanly after SIGTERM (${result.exit})\n${tail(server.stderrFile)}`);
+      problems.push(`${label}: server did not exit cleanly after SIGTERM (${result.exit})\n${tail(server.stderrFile)}`);
     }
   }
 }
@@ -122,7 +124,7 @@ async function main(): Promise<number> {
   const runDir = mkdtempSync(join(tmpdir(), 'reception-bench-'));
   const token = randomBytes(24).toString('hex');
   // Every wait inside is bounded; this bounds the whole run as well.
-  const budgetMs = cases.length * (2 * (warmupSeconds + seconds) + 150) * 1000;
+  const budgetMs = rounds * cases.length * (2 * (warmupSeconds + seconds) + 150) * 1000;
   const overTime = setTimeout(() => {
     process.stderr.write(`bench: over its time budget of ${budgetMs / 1000} s, stopping\n`);
     process.exit(1);
@@ -141,55 +143,67 @@ async function main(): Promise<number> {
       connections,
       seconds,
       warmupSeconds,
+      rounds,
       bodyBytes: jsonBody(1024).length,
-      receptionLogs: `RECEPTION_LOG_LEVEL=info, stdout (one JSON line per request) to a file: ${runDir}/<case>/stdout.log`,
+      receptionLogs: `RECEPTION_LOG_LEVEL=info, stdout (one JSON line per request) to a file: ${runDir}/<case>${rounds === 1 ? '' : '-round-<n>'}/stdout.log`,
       profiled: profileDir !== undefined,
     },
     cases: [],
     problems: [],
   };
-  process.stdout.write(`bench: ${generator.label}, ${connections} connections, ${warmupSeconds} s warm-up + ${seconds} s per case, work dir ${runDir}\n`);
+  process.stdout.write(`bench: ${generator.label}, ${connections} connections, ${warmupSeconds} s warm-up + ${seconds} s per case, ${rounds} round${rounds === 1 ? '' : 's'}, work dir ${runDir}\n`);
 
-  for (const benchCase of cases) {
-    const dir = join(runDir, slug(benchCase.name));
+  const runCase = async (benchCase: BenchCase, round: number): Promise<CaseResult> => {
+    const name = rounds === 1 ? slug(benchCase.name) : `${slug(benchCase.name)}-round-${round}`;
+    const label = rounds === 1 ? benchCase.name : `${benchCase.name} (round ${round})`;
+    const dir = join(runDir, name);
     mkdirSync(dir);
-    const caseProfileDir = profileDir === undefined ? undefined : join(profileDir, slug(benchCase.name));
+    const caseProfileDir = profileDir === undefined ? undefined : join(profileDir, name);
     const nodeFlags = caseProfileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${caseProfileDir}`];
     const skipped = await benchCase.unavailable?.();
     if (skipped !== undefined) {
-      process.stdout.write(`bench: ${benchCase.name}: skipped: ${skipped}\n`);
-      report.cases.push({ name: benchCase.name, description: benchCase.description, ok: false, skipped, storeCheck: '–' });
-      continue;
+      process.stdout.write(`bench: ${label}: skipped: ${skipped}\n`);
+      return { name: benchCase.name, description: benchCase.description, ok: false, skipped, storeCheck: '–' };
     }
-    process.stdout.write(`bench: ${benchCase.name}...\n`);
+    process.stdout.write(`bench: ${label}...\n`);
     const context: CaseContext = { dir, token, nodeFlags };
+    let result: CaseResult;
     try {
-      const result = await measure(benchCase, context, generator, report.problems);
-      report.cases.push(result);
+      result = await measure(benchCase, label, context, generator, report.problems);
       const log = join(dir, 'stdout.log');
-      process.stdout.write(`bench: ${benchCase.name}: ${Math.round(result.load?.requestsPerSecond ?? 0)} req/s; stdout log ${(statSync(log).size / 2 ** 20).toFixed(1)} MiB\n`);
+      process.stdout.write(`bench: ${label}: ${Math.round(result.load?.requestsPerSecond ?? 0)} req/s, p99 ${result.load?.p99Ms.toFixed(2) ?? '?'} ms; stdout log ${(statSync(log).size / 2 ** 20).toFixed(1)} MiB\n`);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      report.cases.push({ name: benchCase.name, description: benchCase.description, ok: false, error: message.split('\n')[0], storeCheck: '–' });
-      report.problems.push(`${benchCase.name}: ${message}`);
+      result = { name: benchCase.name, description: benchCase.description, ok: false, error: message.split('\n')[0], storeCheck: '–' };
+      report.problems.push(`${label}: ${message}`);
     }
     await benchCase.cleanup?.(context).catch((error: unknown) => {
-      report.problems.push(`${benchCase.name}: cleanup failed: ${error instanceof Error ? error.message : String(error)}`);
+      report.problems.push(`${label}: cleanup failed: ${error instanceof Error ? error.message : String(error)}`);
     });
     settle();
     if (caseProfileDir !== undefined) {
       try {
         process.stdout.write(summarizeProfiles(caseProfileDir));
       } catch (error) {
-        process.stdout.write(`no profile for ${benchCase.name}: ${String(error)}\n`);
+        process.stdout.write(`no profile for ${label}: ${String(error)}\n`);
       }
     }
+    return result;
+  };
+
+  // Each round's ratios are taken within the round; the rows are then folded over the rounds.
+  const perRound: CaseResult[][] = [];
+  for (let round = 1; round <= rounds; round++) {
+    if (rounds > 1) process.stdout.write(`bench: round ${round} of ${rounds}\n`);
+    const results: CaseResult[] = [];
+    for (const benchCase of cases) results.push(await runCase(benchCase, round));
+    compareToBaseline(results, CASES[0]?.name);
+    compareCases(results, CASES);
+    perRound.push(results);
   }
+  report.cases = cases.map((_, index) => combineRounds(perRound.map((results) => results[index] as CaseResult)));
   clearTimeout(overTime);
   report.meta.loadAverageAtEnd = loadavg();
-
-  compareToBaseline(report.cases, CASES[0]?.name);
-  compareCases(report.cases, CASES);
   process.stdout.write(`\n${markdown(report)}`);
   writeJson(report, LAST_RUN);
   process.stdout.write(`\nwrote ${LAST_RUN}\n`);
