@@ -65,7 +65,8 @@ const REFERENCE_SERVER = fileURLToPath(new URL('./reference-server.js', import.m
  */
 function startFlags(): string[] {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } };
-  const words = pkg.scripts.start.trim().split(/\s+/);
+  // `exec node …`: the shell that npm runs the script in becomes node (so that npm's signals reach it).
+  const words = pkg.scripts.start.trim().split(/\s+/).filter((word, index) => !(index === 0 && word === 'exec'));
   if (words[0] !== 'node') throw new Error(`npm start does not run node: ${pkg.scripts.start}`);
   return words.slice(1).filter((word) => word.startsWith('--'));
 }

@@ -96,7 +96,7 @@ export async function startServer(settings: Settings): Promise<void> {
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : settings.port;
   const base = `http://${settings.host.includes(':') ? `[${settings.host}]` : settings.host}:${port}`;
-  logger.info({ url: base, store: store.kind, durability: settings.durability, dataDir: settings.dataDir }, 'listening');
+  logger.info({ url: base, pid: process.pid, store: store.kind, durability: settings.durability, dataDir: settings.dataDir }, 'listening');
   pruner?.start();
   if (generated) {
     process.stderr.write(

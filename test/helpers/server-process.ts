@@ -4,6 +4,13 @@ import { createInterface } from 'node:readline';
 
 export const MAIN = fileURLToPath(new URL('../../dist/src/main.js', import.meta.url));
 
+/** How to start the server: `node dist/src/main.js` unless a test says otherwise (`npm start`). */
+export interface Launch {
+  command: string;
+  args: string[];
+  cwd?: string;
+}
+
 export interface ServerProcess {
   child: ChildProcess;
   url: string;
@@ -18,8 +25,13 @@ export interface ServerProcess {
  * Starts the compiled server (`npm run build` first) as a real process on a
  * free loopback port and resolves once it logs "listening".
  */
-export async function spawnServer(env: Record<string, string>, timeoutMs = 15_000): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [MAIN], {
+export async function spawnServer(
+  env: Record<string, string>,
+  timeoutMs = 15_000,
+  launch: Launch = { command: process.execPath, args: [MAIN] },
+): Promise<ServerProcess> {
+  const child = spawn(launch.command, launch.args, {
+    cwd: launch.cwd,
     env: { PATH: process.env.PATH ?? '', RECEPTION_HOST: '127.0.0.1', RECEPTION_PORT: '0', RECEPTION_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
