@@ -5,19 +5,24 @@ import { isAuthorized, unauthorized } from './auth.js';
 /**
  * The router's own refusals (Fastify's `frameworkErrors`): a path with a bad
  * percent-escape (`FST_ERR_BAD_URL`) or a parameter longer than the router
- * takes (`FST_ERR_MAX_PARAM_LENGTH`). Such a path names no route and no
- * delivery, so it is answered as any unknown one, `404 not_found`, as a
- * problem; under `/api/` a request without the token gets `401` first, as
- * on every route there. `logRequest` writes the request's log line and
+ * takes (`FST_ERR_MAX_PARAM_LENGTH`). Such a path names no delivery, or no
+ * route at all, so it is answered as any unknown one, `404 not_found`, as a
+ * problem. The one exception: an id on `/api/deliveries/` that the router
+ * refuses is still a request to the deliveries routes, which check the
+ * token before anything else, so without it the answer is `401`, as for
+ * any other id there. `logRequest` writes the request's log line and
  * metrics, which Fastify's hooks do not run for these.
  */
+/** The routes whose parameter (a delivery id) the router may refuse: `/api/deliveries/:id` and `…/raw`. */
+const DELIVERY_ID_ROUTES = '/api/deliveries/';
+
 export function createFrameworkErrorHandler(
   token: string,
   logRequest: (request: FastifyRequest, reply: FastifyReply) => void,
 ): (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void {
   return (_error, request, reply) => {
     const path = (request.raw.url ?? '').split('?')[0] ?? '';
-    const refusal = path.startsWith('/api/') && !isAuthorized(request, token)
+    const refusal = path.startsWith(DELIVERY_ID_ROUTES) && !isAuthorized(request, token)
       ? unauthorized()
       : new ProblemError('not_found', `There is no ${request.method} ${printable(path)} here.`);
     const problem = problemFor(refusal.code, refusal.message);

@@ -84,6 +84,22 @@ describe('auth on the read API', () => {
     await expectFetchProblem(gone, 'not_found');
   });
 
+  it('answers a path under /api/ that names no route 404, with or without the token', async () => {
+    const unknown: Array<[string, string]> = [
+      ['GET', '/api/nope'],
+      ['POST', '/api/webhooks/typo'],
+      ['GET', '/api/sour%zzces'],
+      ['GET', '/api/deliveries%zz'],
+    ];
+    for (const [method, path] of unknown) {
+      for (const headers of [{}, { authorization: 'Bearer wrong-token' }, server.auth]) {
+        const res = await fetch(`${server.url}${path}`, { method, headers });
+        expect(res.status, `${method} ${path} with ${JSON.stringify(headers)}`).toBe(404);
+        await expectFetchProblem(res, 'not_found');
+      }
+    }
+  });
+
   it('accepts the token in a header with extra spaces after "Bearer"', async () => {
     const res = await fetch(`${server.url}/api/sources`, { headers: { authorization: `Bearer   ${server.token}` } });
     expect(res.status).toBe(200);
