@@ -20,13 +20,13 @@ export function loadConfigFile(file: string): ConfigFile {
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new ConfigFileError(file, [`cannot be read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`]);
+    throw new ConfigFileError(file, [`the file cannot be read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`]);
   }
   let data: unknown;
   try {
     data = parseYaml(text, { uniqueKeys: true }) ?? {};
   } catch (error) {
-    throw new ConfigFileError(file, [`is not valid YAML or JSON: ${error instanceof Error ? error.message : String(error)}`]);
+    throw new ConfigFileError(file, [`the file is not valid YAML or JSON: ${error instanceof Error ? error.message : String(error)}`]);
   }
   const problems = validateConfig(data);
   if (problems.length > 0) throw new ConfigFileError(file, problems);
@@ -42,7 +42,7 @@ export function validateConfig(data: unknown): string[] {
   if (problems.length > 0) return problems;
   const config = data as ConfigFile;
   for (const [name, source] of Object.entries(config.sources ?? {})) {
-    const at = `sources.${name}`;
+    const at = sourceKey(name);
     try {
       decodeSourceName(encodeURIComponent(name));
     } catch {
@@ -100,6 +100,11 @@ function schemeProblem(verify: VerifyConfig): string | undefined {
   }
 }
 
+/** A source's key path in messages: `sources.stripe`, or `sources[".."]` for a name that would not read as one key. */
+function sourceKey(name: string): string {
+  return /^[\w-]+$/.test(name) ? `sources.${name}` : `sources[${JSON.stringify(name)}]`;
+}
+
 function schemaProblems(data: object): string[] {
   const { sources, ...top } = data as { sources?: unknown };
   const problems = errorsOf(ConfigFileSchema, { ...top, sources: {} }, '');
@@ -109,7 +114,7 @@ function schemaProblems(data: object): string[] {
   }
   // Each source on its own, so that every bad source is named (a record stops at its first bad entry).
   for (const [name, source] of Object.entries(sources)) {
-    problems.push(...errorsOf(SourceConfigSchema, source, `sources.${name}`));
+    problems.push(...errorsOf(SourceConfigSchema, source, sourceKey(name)));
   }
   return problems;
 }

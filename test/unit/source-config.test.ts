@@ -205,23 +205,27 @@ describe('a bad config file is refused, naming the key', () => {
   });
 
   it('a source name that could never be received', () => {
-    expect(problemsOf('name.json', '{"sources":{"a/b":{}}}')).toEqual([expect.stringMatching(/^sources\.a\/b: "a\/b" is not a valid source name/)]);
+    expect(problemsOf('name.json', '{"sources":{"a/b":{}}}')).toEqual([expect.stringMatching(/^sources\["a\/b"\]: "a\/b" is not a valid source name/)]);
+    // A name that would not read as one key is quoted in the key path.
+    expect(problemsOf('dots.json', '{"sources":{"..":{}}}')).toEqual([expect.stringMatching(/^sources\["\.\."\]: "\.\." is not a valid source name/)]);
+    expect(problemsOf('dotted.json', '{"sources":{"my.app":{"verify":{"scheme":"stripe"}}}}'))
+      .toEqual(['sources["my.app"].verify.secrets: is required']);
   });
 
   it('invalid YAML and JSON, with the line', () => {
-    expect(problemsOf('broken.yaml', 'sources:\n  stripe: [\n')).toEqual([expect.stringMatching(/^is not valid YAML or JSON: .*line \d+/s)]);
-    expect(problemsOf('broken.json', '{"sources": {"stripe": {}')).toEqual([expect.stringMatching(/^is not valid YAML or JSON: /)]);
+    expect(problemsOf('broken.yaml', 'sources:\n  stripe: [\n')).toEqual([expect.stringMatching(/^the file is not valid YAML or JSON: .*line \d+/s)]);
+    expect(problemsOf('broken.json', '{"sources": {"stripe": {}')).toEqual([expect.stringMatching(/^the file is not valid YAML or JSON: /)]);
   });
 
   it('duplicate keys, in YAML and in JSON, instead of the last one silently winning', () => {
     const yamlText = 'sources:\n  github:\n    verify: { scheme: github, secrets: [a] }\n  github: {}\n';
-    expect(problemsOf('dup.yaml', yamlText)).toEqual([expect.stringMatching(/^is not valid YAML or JSON: Map keys must be unique at line 4.*github: \{\}/s)]);
+    expect(problemsOf('dup.yaml', yamlText)).toEqual([expect.stringMatching(/^the file is not valid YAML or JSON: Map keys must be unique at line 4.*github: \{\}/s)]);
     expect(problemsOf('dup.json', '{"sources": {"a": {"anyJson": true, "anyJson": false}}}'))
-      .toEqual([expect.stringMatching(/^is not valid YAML or JSON: Map keys must be unique/)]);
+      .toEqual([expect.stringMatching(/^the file is not valid YAML or JSON: Map keys must be unique/)]);
   });
 
   it('a file that cannot be read', () => {
-    expect(() => loadConfigFile(join(dir.path, 'missing.yaml'))).toThrow(/missing\.yaml is not a valid Reception config:\n {2}- cannot be read: ENOENT/);
+    expect(() => loadConfigFile(join(dir.path, 'missing.yaml'))).toThrow(/missing\.yaml is not a valid Reception config:\n {2}- the file cannot be read: ENOENT/);
   });
 
   it('reports every problem of every source at once', () => {
