@@ -65,17 +65,33 @@ export class PostgresStore implements InboxStore {
     this.pool.on('error', () => undefined);
   }
 
-  /** Connects, creates the schema if needed and applies the migrations. */
+  /**
+   * Connects, creates the schema if needed and applies the migrations. A
+   * failure says which server it tried (without the password) and what to
+   * check: Reception does not wait for PostgreSQL at start.
+   */
   static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
     const store = new PostgresStore(options);
-    const client = await store.pool.connect();
+    let client: pg.PoolClient;
+    try {
+      client = await store.pool.connect();
+    } catch (error) {
+      await store.pool.end().catch(() => undefined);
+      throw new Error(`PostgreSQL at ${describeServer(options.connectionString)} cannot be reached (${describeStoreError(error)}). `
+        + 'Check that it is running and that RECEPTION_DATABASE_URL names it; Reception does not wait for it at start.', { cause: error });
+    }
     client.on('error', ignoreConnectionError);
     try {
       await migrate(client, store.schema);
+    } catch (error) {
+      client.release(true);
+      await store.pool.end().catch(() => undefined);
+      throw new Error(`PostgreSQL at ${describeServer(options.connectionString)}: the tables in schema "${store.schema}" could not be created or updated (${describeStoreError(error)}). `
+        + 'The user in RECEPTION_DATABASE_URL needs the right to create the schema and its tables (or use a schema it owns: RECEPTION_DATABASE_SCHEMA).', { cause: error });
     } finally {
       client.off('error', ignoreConnectionError);
-      client.release();
     }
+    client.release();
     return store;
   }
 
@@ -226,3 +242,13 @@ function isUnavailable(error: unknown): boolean {
   return /^(08|53|57)/.test(code) || code === '55P03';
 }
 
+/** The server a connection string names, for messages: user, host, port and database, never the password. */
+export function describeServer(connectionString: string): string {
+  try {
+    const url = new URL(connectionString);
+    const user = url.username === '' ? '' : `${decodeURIComponent(url.username)}@`;
+    return `${user}${url.host === '' ? '(local socket)' : url.host}${url.pathname === '/' ? '' : url.pathname}`;
+  } catch {
+    return '(the server in RECEPTION_DATABASE_URL)';
+  }
+}
