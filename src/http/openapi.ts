@@ -1,5 +1,57 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
+import { problemCatalogue, type ProblemCode } from '../errors.js';
+import { MAX_SOURCE_CHARS } from '../receive/source-name.js';
+import { ProblemSchema, ReceivedSchema } from './schemas.js';
+
+/** What the receive route can refuse with (docs/errors.md), grouped by status for its OpenAPI entry. */
+const RECEIVE_REFUSALS: readonly ProblemCode[] = [
+  'invalid_source', 'empty_body', 'invalid_json', 'invalid_form', 'bad_request', 'json_not_object',
+  'signature_invalid', 'unknown_source', 'method_not_allowed', 'request_timeout',
+  'payload_too_large', 'unsupported_media_type', 'rate_limited', 'headers_too_large', 'internal_error',
+  'storage_unavailable',
+];
+
+function refusalResponses(): Record<string, object> {
+  const byStatus = new Map<number, string[]>();
+  for (const code of RECEIVE_REFUSALS) {
+    const { status } = problemCatalogue[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const schema = { ...ProblemSchema, $id: undefined };
+  return Object.fromEntries([...byStatus].map(([status, codes]) => [
+    String(status),
+    { description: codes.join(', '), content: { 'application/problem+json': { schema } } },
+  ]));
+}
+
+/**
+ * The receive route is a plain `node:http` handler in front of Fastify
+ * (webhook-handler.ts), so no Fastify route describes it: its entry is
+ * added here, from the same schemas and the error catalogue.
+ */
+const RECEIVE_PATH = {
+  post: {
+    summary: 'Receive a webhook: a JSON object or form data, answered 200 once it is committed',
+    security: [],
+    parameters: [{
+      name: 'source', in: 'path', required: true,
+      description: `The inbox to keep it in: 1 to ${MAX_SOURCE_CHARS} characters, no "/" or control characters`,
+      schema: { type: 'string', minLength: 1, maxLength: MAX_SOURCE_CHARS },
+    }],
+    requestBody: {
+      required: true,
+      content: {
+        'application/json': { schema: { type: 'object' } },
+        'application/x-www-form-urlencoded': { schema: { type: 'object' } },
+      },
+    },
+    responses: {
+      200: { description: 'Stored (committed), or a duplicate of a delivery stored before', content: { 'application/json': { schema: ReceivedSchema } } },
+      ...refusalResponses(),
+    },
+  },
+};
 
 /**
  * The OpenAPI document, generated from the same TypeBox schemas that validate
@@ -19,6 +71,12 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
       },
       security: [{ bearer: [] }],
+    },
+    transformObject: (documents) => {
+      if (!('openapiObject' in documents)) return documents.swaggerObject;
+      const doc = documents.openapiObject;
+      doc.paths = Object.assign({ '/api/webhook/{source}': RECEIVE_PATH }, doc.paths);
+      return doc;
     },
   });
 }

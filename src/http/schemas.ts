@@ -8,6 +8,14 @@ export const ProblemSchema = Type.Object({
   code: Type.String(),
 }, { $id: 'Problem' });
 
+/** The answer to an accepted webhook (CONTRACT 1); `duplicate` only when deduplication found a first copy. */
+export const ReceivedSchema = Type.Object({
+  id: Type.String(),
+  source: Type.String(),
+  receivedAt: Type.String({ description: 'RFC 3339 UTC with milliseconds' }),
+  duplicate: Type.Optional(Type.Literal(true)),
+});
+
 export const VerificationSchema = Type.Object({
   status: Type.Union([Type.Literal('verified'), Type.Literal('failed'), Type.Literal('none')]),
   scheme: Type.Optional(Type.String()),

@@ -18,4 +18,24 @@ describe('OpenAPI document', () => {
       parameters: expect.arrayContaining([expect.objectContaining({ name: 'limit', in: 'query' })]),
     });
   });
+
+  it('describes the receive route, which needs no token, and its answer as the server gives it', async () => {
+    const doc = await (await fetch(`${server.url}/api/openapi.json`)).json() as {
+      paths: Record<string, { post?: { security?: unknown[]; responses: Record<string, { content: Record<string, { schema: { required?: string[]; properties?: Record<string, unknown> } }> }> } }>;
+    };
+    const post = doc.paths['/api/webhook/{source}']?.post;
+    expect(post?.security).toEqual([]);
+    expect(Object.keys(post?.responses ?? {})).toEqual(expect.arrayContaining(['200', '400', '401', '405', '413', '415', '422', '503']));
+    const schema = post?.responses['200']?.content['application/json']?.schema;
+    expect(schema?.required).toEqual(['id', 'source', 'receivedAt']);
+    expect(post?.responses['413']?.content['application/problem+json']?.schema.required).toEqual(['type', 'title', 'status', 'detail', 'code']);
+
+    const answer = await fetch(`${server.url}/api/webhook/openapi`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}',
+    });
+    expect(answer.status).toBe(200);
+    const received = await answer.json() as Record<string, unknown>;
+    for (const key of schema?.required ?? []) expect(received).toHaveProperty(key);
+    for (const key of Object.keys(received)) expect(Object.keys(schema?.properties ?? {})).toContain(key);
+  });
 });
