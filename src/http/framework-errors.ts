@@ -2,6 +2,9 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ProblemError, problemFor } from '../errors.js';
 import { isAuthorized, unauthorized } from './auth.js';
 
+/** The routes whose parameter (a delivery id) the router may refuse: `/api/deliveries/:id` and `…/raw`. */
+const DELIVERY_ID_ROUTES = '/api/deliveries/';
+
 /**
  * The router's own refusals (Fastify's `frameworkErrors`): a path with a bad
  * percent-escape (`FST_ERR_BAD_URL`) or a parameter longer than the router
@@ -13,9 +16,6 @@ import { isAuthorized, unauthorized } from './auth.js';
  * any other id there. `logRequest` writes the request's log line and
  * metrics, which Fastify's hooks do not run for these.
  */
-/** The routes whose parameter (a delivery id) the router may refuse: `/api/deliveries/:id` and `…/raw`. */
-const DELIVERY_ID_ROUTES = '/api/deliveries/';
-
 export function createFrameworkErrorHandler(
   token: string,
   logRequest: (request: FastifyRequest, reply: FastifyReply) => void,
