@@ -5,7 +5,7 @@ import type { InboxStore } from '../store/inbox-store.js';
 import { requireToken } from './auth.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { deliveryJson } from './delivery-json.js';
-import { DeliveryPageSchema, DeliverySchema, IdParamsSchema, ListQuerySchema, MAX_PAGE, ProblemSchema, SourceListSchema } from './schemas.js';
+import { DeliveryPageSchema, DeliverySchema, IdParamsSchema, ListQuerySchema, MAX_PAGE, PAGE_BYTES, ProblemSchema, SourceListSchema } from './schemas.js';
 
 export interface InboxRoutesOptions {
   store: InboxStore;
@@ -24,14 +24,17 @@ export const inboxRoutes: FastifyPluginAsyncTypebox<InboxRoutesOptions> = async 
     const beforeSeq = request.query.cursor === undefined ? undefined : decodeCursor(request.query.cursor);
     const rows = await store.list({
       limit: limit + 1,
+      maxBytes: PAGE_BYTES,
       ...(request.query.source === undefined ? {} : { source: request.query.source }),
       ...(beforeSeq === undefined ? {} : { beforeSeq }),
     });
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
+    // More to read: the lookahead row came back, or the page stopped at PAGE_BYTES.
+    const more = rows.length > limit || rows.reduce((bytes, d) => bytes + d.raw.length, 0) >= PAGE_BYTES;
     return {
       items: page.map(deliveryJson),
-      nextCursor: rows.length > limit && last !== undefined ? encodeCursor(last.seq) : null,
+      nextCursor: more && last !== undefined ? encodeCursor(last.seq) : null,
     };
   });
 

@@ -46,6 +46,15 @@ export const DeliveryPageSchema = Type.Object({
 /** The most deliveries one page holds: a larger `limit` is capped to it (CONTRACT 3: at most 500). */
 export const MAX_PAGE = 500;
 
+/**
+ * A page of the list ends early once its deliveries' bodies add up to this
+ * many bytes (the one that reaches it included; `nextCursor` goes on from
+ * there). Serialized, a body can grow sixfold (`\u0001` for each control
+ * byte): 50 bodies of 5 MiB would make a string longer than V8 allows, and
+ * building it would hold up every other request for seconds.
+ */
+export const PAGE_BYTES = 8 * 1024 * 1024;
+
 export const ListQuerySchema = Type.Object({
   source: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
   limit: Type.Optional(Type.Integer({ minimum: 1, default: 50, description: `Deliveries per page; a value above ${MAX_PAGE} is taken as ${MAX_PAGE}.` })),

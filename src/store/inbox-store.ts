@@ -56,6 +56,13 @@ export interface ListQuery {
   limit: number;
   /** Only deliveries with a smaller seq (the list is newest first). */
   beforeSeq?: number;
+  /**
+   * Stop once the raw bodies of the deliveries listed add up to this many
+   * bytes or more: the delivery that reaches it is the last one listed, and
+   * the first is always listed, whatever its size. A page of large bodies
+   * then stays small enough to serialize (see the deliveries route).
+   */
+  maxBytes?: number;
 }
 
 export interface SourceSummary {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type RunningApp } from '../helpers/app.js';
 import { newDelivery } from '../store/delivery-factory.js';
-import { readJson, type DeliveryPage } from './exchange.js';
+import { deliver, readJson, type DeliveryPage } from './exchange.js';
 
 /** CONTRACT 3: `limit` at most 500; a larger one is capped, not refused. */
 describe('GET /api/deliveries page size', () => {
@@ -21,5 +21,47 @@ describe('GET /api/deliveries page size', () => {
     const rest = await readJson<DeliveryPage>(server, `/api/deliveries?limit=${limit}&cursor=${page.nextCursor ?? ''}`);
     expect(rest.items).toHaveLength(100);
     expect(rest.nextCursor).toBeNull();
+  });
+});
+
+/**
+ * A page also ends once its bodies add up to 8 MiB (PAGE_BYTES): a body of
+ * control bytes grows sixfold when serialized, and 50 bodies of 5 MiB
+ * made a page longer than V8's longest string (500 internal_error) and
+ * held every other request up for seconds while it was built.
+ */
+describe('GET /api/deliveries with large bodies', () => {
+  let server: RunningApp;
+  const ids: string[] = [];
+  beforeAll(async () => {
+    server = await startApp({ durability: 'relaxed' });
+    // 6 form bodies of 4 MiB of \x01 bytes, sent as senders send them: about 145 MiB once serialized together.
+    const body = Buffer.concat([Buffer.from('a='), Buffer.alloc(4 * 1024 * 1024 - 2, 0x01)]);
+    for (let i = 0; i < 6; i++) ids.push((await deliver(server, 'huge', body, 'application/x-www-form-urlencoded')).id);
+  });
+  afterAll(async () => { await server.close(); });
+
+  it.each(['', '?source=huge'])('answers every page (%s), two deliveries at most, and the cursors visit all of them once', async (query) => {
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    for (let page = 0; page < 20; page++) {
+      const separator = query === '' ? '?' : '&';
+      const path: string = `/api/deliveries${query}${cursor === null ? '' : `${separator}cursor=${cursor}`}`;
+      const current: DeliveryPage = await readJson<DeliveryPage>(server, path);
+      expect(current.items.length).toBeLessThanOrEqual(2);
+      expect(current.items.every((d) => (d.body as { a?: string }).a?.length === 4 * 1024 * 1024 - 2)).toBe(true);
+      seen.push(...current.items.map((d) => d.id));
+      cursor = current.nextCursor;
+      if (cursor === null) break;
+    }
+    expect(cursor).toBeNull();
+    expect(seen).toEqual([...ids].reverse());
+  });
+
+  it('still answers small deliveries 50 to a page after the large ones', async () => {
+    await server.store.append(Array.from({ length: 60 }, () => newDelivery({ source: 'small' })));
+    const page = await readJson<DeliveryPage>(server, '/api/deliveries');
+    expect(page.items).toHaveLength(50);
+    expect(page.nextCursor).not.toBeNull();
   });
 });

@@ -66,6 +66,34 @@ export function describeReadingContract(store: () => InboxStore): void {
 
     it('answers an empty list on an empty inbox', async () => {
       expect(await store().list({ limit: 50 })).toEqual([]);
+      expect(await store().list({ limit: 50, maxBytes: 10 })).toEqual([]);
+    });
+
+    it('stops at maxBytes: the delivery that reaches it is the last, the first always comes, and paging misses none', async () => {
+      const sizes = [300, 100, 250, 50, 400, 10];
+      const outcomes: AppendOutcome[] = [];
+      for (const size of sizes) {
+        const [outcome] = await store().append([newDelivery({ source: size % 100 === 0 ? 'round' : 'other', raw: Buffer.alloc(size, 0x61) })]);
+        if (outcome !== undefined) outcomes.push(outcome);
+      }
+      const seqs = outcomes.map((o) => o.seq).reverse(); // newest first: sizes 10, 400, 50, 250, 100, 300
+      expect((await store().list({ limit: 10, maxBytes: 400 })).map((d) => d.seq)).toEqual(seqs.slice(0, 2));
+      expect((await store().list({ limit: 10, maxBytes: 411 })).map((d) => d.seq)).toEqual(seqs.slice(0, 3));
+      // The first delivery comes even when it alone is over the budget, and limit still counts.
+      expect((await store().list({ limit: 10, maxBytes: 1, beforeSeq: seqs[0] })).map((d) => d.seq)).toEqual([seqs[1]]);
+      expect((await store().list({ limit: 1, maxBytes: 10_000 })).map((d) => d.seq)).toEqual([seqs[0]]);
+      // With a source: sizes 400, 100, 300 among the "round" ones.
+      const round = await store().list({ limit: 10, maxBytes: 450, source: 'round' });
+      expect(round.map((d) => d.raw.length)).toEqual([400, 100]);
+      const seen: number[] = [];
+      let beforeSeq: number | undefined;
+      for (let page = 0; page < 10; page++) {
+        const rows = await store().list({ limit: 10, maxBytes: 300, ...(beforeSeq === undefined ? {} : { beforeSeq }) });
+        if (rows.length === 0) break;
+        seen.push(...rows.map((d) => d.seq));
+        beforeSeq = rows[rows.length - 1]?.seq;
+      }
+      expect(seen).toEqual(seqs);
     });
   });
 

@@ -146,13 +146,44 @@ export class PostgresStore implements InboxStore {
   }
 
   async list(query: ListQuery): Promise<StoredDelivery[]> {
-    const before = query.beforeSeq ?? Number.MAX_SAFE_INTEGER;
+    const { before, limit } = query.maxBytes === undefined
+      ? { before: query.beforeSeq ?? Number.MAX_SAFE_INTEGER, limit: query.limit }
+      : await this.pageWithin(query, query.maxBytes);
     const result = query.source === undefined
-      ? await this.execute<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE seq < $1 ORDER BY seq DESC LIMIT $2`, [before, query.limit])
+      ? await this.execute<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE seq < $1 ORDER BY seq DESC LIMIT $2`, [before, limit])
       : await this.execute<DeliveryRow>(
-        `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE source = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3`, [query.source, before, query.limit],
+        `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE source = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3`, [query.source, before, limit],
       );
     return result.rows.map(deliveryFromRow);
+  }
+
+  /**
+   * The page that fits in `maxBytes` (as `ListQuery` says), measured from the
+   * deliveries' sizes alone (`octet_length` reads a stored bytea's size, not
+   * its bytes): how many, and the seq to read below, pinned to the newest
+   * delivery measured so that one committed meanwhile is not read instead.
+   */
+  private async pageWithin(query: ListQuery, maxBytes: number): Promise<{ before: number; limit: number }> {
+    const before = query.beforeSeq ?? Number.MAX_SAFE_INTEGER;
+    const sizes = query.source === undefined
+      ? await this.execute<{ seq: string; size: number }>(
+        'SELECT seq, octet_length(raw) AS size FROM deliveries WHERE seq < $1 ORDER BY seq DESC LIMIT $2', [before, query.limit],
+      )
+      : await this.execute<{ seq: string; size: number }>(
+        'SELECT seq, octet_length(raw) AS size FROM deliveries WHERE source = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3', [query.source, before, query.limit],
+      );
+    const newest = sizes.rows[0];
+    if (newest === undefined) return { before, limit: 0 };
+    let bytes = 0;
+    let limit = sizes.rows.length;
+    for (const [index, row] of sizes.rows.entries()) {
+      bytes += row.size;
+      if (bytes >= maxBytes) {
+        limit = index + 1;
+        break;
+      }
+    }
+    return { before: Number(newest.seq) + 1, limit };
   }
 
   async readAfter(afterSeq: number, limit: number, source?: string): Promise<StoredDelivery[]> {

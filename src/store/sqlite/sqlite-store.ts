@@ -137,9 +137,17 @@ export class SqliteStore implements InboxStore {
   async list(query: ListQuery): Promise<StoredDelivery[]> {
     const before = query.beforeSeq ?? Number.MAX_SAFE_INTEGER;
     const rows = query.source === undefined
-      ? this.statements.listAll.all(before, query.limit)
-      : this.statements.listSource.all(query.source, before, query.limit);
-    return rows.map(deliveryFromRow);
+      ? this.statements.listAll.iterate(before, query.limit)
+      : this.statements.listSource.iterate(query.source, before, query.limit);
+    // Row by row, so that a page of large bodies stops at maxBytes without reading the rest.
+    const listed: StoredDelivery[] = [];
+    let bytes = 0;
+    for (const row of rows) {
+      listed.push(deliveryFromRow(row));
+      bytes += row.raw.length;
+      if (query.maxBytes !== undefined && bytes >= query.maxBytes) break;
+    }
+    return listed;
   }
 
   async readAfter(afterSeq: number, limit: number, source?: string): Promise<StoredDelivery[]> {
