@@ -1,3 +1,4 @@
+import { writeSync } from 'node:fs';
 import { pino } from 'pino';
 
 type SonicBoom = ReturnType<typeof pino.destination>;
@@ -27,27 +28,44 @@ const escapeSeparator = (char: string): string => (char === '\u2028' ? '\\u2028'
  * lines are copied once.
  *
  * Lines are written in the order they were logged. A line still waiting for
- * its turn is written synchronously if the process exits first.
+ * its turn is written synchronously if the process exits first. A line
+ * logged after `end()` (a request cut off by the shutdown finishes after
+ * the writer was told to close) waits for the writer to close and is then
+ * written synchronously to stdout, instead of reaching a closed writer,
+ * which throws and would turn a clean exit into a crash.
  */
 export class LogDestination implements pino.DestinationStream {
   private lines: string[] = [];
   private scheduled = false;
   private failed = false;
+  /** `end()` was called: lines wait for the writer to close. */
+  private ending = false;
+  /** The writer closed: lines are written at once, synchronously. */
+  private closed = false;
   private readonly target: SonicBoom;
 
-  constructor(target: SonicBoom = pino.destination({ dest: 1, sync: false })) {
-    this.target = target;
+  /** Where lines logged after the writer closed go: stdout, when the writer is the default one to stdout. */
+  private readonly directFd: number | undefined;
+
+  constructor(target?: SonicBoom) {
+    this.target = target ?? pino.destination({ dest: 1, sync: false });
+    this.directFd = target === undefined ? 1 : undefined;
     // A failed write (stdout's reader went away) must not crash the server;
     // pino's own handler stops writing on EPIPE.
-    target.on('error', () => {
+    this.target.on('error', () => {
       this.failed = true;
     });
     process.once('exit', this.writeBeforeExit);
   }
 
   write(line: string): void {
-    this.lines.push(line.replace(LINE_SEPARATORS, escapeSeparator));
-    if (this.scheduled) return;
+    const escaped = line.replace(LINE_SEPARATORS, escapeSeparator);
+    if (this.closed) {
+      this.writeNow(escaped);
+      return;
+    }
+    this.lines.push(escaped);
+    if (this.scheduled || this.ending) return;
     this.scheduled = true;
     setImmediate(this.handOver);
   }
@@ -63,10 +81,15 @@ export class LogDestination implements pino.DestinationStream {
     process.removeListener('exit', this.writeBeforeExit);
     if (this.failed) return Promise.resolve();
     this.handOver();
+    this.ending = true;
     const target = this.target;
     return new Promise((resolve) => {
       const done = (): void => {
         clearTimeout(timer);
+        this.closed = true;
+        const rest = this.lines.join('');
+        this.lines = [];
+        this.writeNow(rest);
         resolve();
       };
       const timer = setTimeout(done, ms);
@@ -78,11 +101,21 @@ export class LogDestination implements pino.DestinationStream {
 
   private readonly handOver = (): void => {
     this.scheduled = false;
-    if (this.lines.length === 0 || this.failed) return;
+    if (this.lines.length === 0 || this.failed || this.ending) return;
     const chunk = this.lines.length === 1 ? (this.lines[0] as string) : this.lines.join('');
     this.lines = [];
     this.target.write(chunk);
   };
+
+  /** Writes at once, to stdout only: a file's descriptor is closed with its writer, and may be reused. */
+  private writeNow(chunk: string): void {
+    if (chunk === '' || this.failed || this.directFd === undefined) return;
+    try {
+      writeSync(this.directFd, chunk);
+    } catch {
+      // stdout's reader is gone: the line is lost, the exit stays clean.
+    }
+  }
 
   private readonly writeBeforeExit = (): void => {
     if (this.failed || this.lines.length === 0) return;

@@ -111,6 +111,22 @@ describe.concurrent('graceful shutdown', () => {
     await withTimeout(connection.closed, 1000, 'the idle connection was left open');
   });
 
+  it('a body that never completes is cut at the end of the grace period: exit 0, and the cut request still gets its log line', async (context) => {
+    const { expect } = context;
+    const children = childrenOf(context);
+    const server = await children.start(envFor(children.dataDir(), { RECEPTION_SHUTDOWN_GRACE_MS: '800' }));
+    const { connection } = await halfSent(server, Buffer.from(JSON.stringify({ never: 'x'.repeat(4000) })));
+    children.signal(server, 'SIGTERM');
+    const exit = await timedExit(server, 5000);
+    expect(exit.code).toBe(0);
+    expect(server.stderr()).toBe('');
+    const lines = server.logs.map((line) => JSON.parse(line) as { msg?: string; status?: number; req?: { path?: string } });
+    const cut = lines.find((line) => line.req?.path === '/api/webhook/drain');
+    expect(cut?.status).toBe(499);
+    expect(lines.some((line) => line.msg === 'stopped')).toBe(true);
+    await withTimeout(connection.closed, 1000, 'the cut connection was left open');
+  });
+
   it('exits 0 even when nobody reads its stdout any more (as with `reception | jq` and Ctrl-C)', async (context) => {
     const { expect } = context;
     const children = childrenOf(context);

@@ -101,6 +101,40 @@ describe('LogDestination', () => {
     expect(JSON.parse(lines[999] ?? '')).toEqual({ n: 999 });
   });
 
+  it('a line logged after end() reaches stdout once the writer closed, and the process exits cleanly', () => {
+    // As at shutdown: a request cut off by the grace period logs its line after the writer was told to close.
+    const script = `
+      import { LogDestination } from ${JSON.stringify(BUILT)};
+      const destination = new LogDestination();
+      destination.write('{"n":1}\\n');
+      const ended = destination.end();
+      destination.write('{"n":2}\\n');
+      await ended;
+      destination.write('{"n":3}\\n');
+      await new Promise((resolve) => setImmediate(resolve));
+      process.exit(0);
+    `;
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: fileURLToPath(new URL('../../..', import.meta.url)),
+      encoding: 'utf8',
+    });
+    expect(child.stderr).toBe('');
+    expect(child.status).toBe(0);
+    expect(child.stdout).toBe('{"n":1}\n{"n":2}\n{"n":3}\n');
+  });
+
+  it('a line logged after end() to a file neither throws nor is written to a closed descriptor', async () => {
+    const file = tempFile();
+    const destination = new LogDestination(pino.destination({ dest: file, sync: false, mkdir: true }));
+    destination.write('{"n":1}\n');
+    const ended = destination.end();
+    destination.write('{"n":2}\n');
+    await ended;
+    destination.write('{"n":3}\n');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(readFileSync(file, 'utf8')).toBe('{"n":1}\n');
+  });
+
   it('end() resolves at once once a write has failed', async () => {
     const file = tempFile();
     const { target } = countingTarget(file);
