@@ -26,7 +26,10 @@ export function loadConfigFile(file: string): ConfigFile {
   try {
     data = parseYaml(text, { uniqueKeys: true }) ?? {};
   } catch (error) {
-    throw new ConfigFileError(file, [`the file is not valid YAML or JSON: ${error instanceof Error ? error.message : String(error)}`]);
+    // The parser's first line names the problem and its line and column; the
+    // lines after it quote the file, and so could quote a secret into the log.
+    const problem = (error instanceof Error ? error.message : String(error)).split('\n')[0]?.replace(/:$/, '');
+    throw new ConfigFileError(file, [`the file is not valid YAML or JSON: ${problem ?? 'unknown error'}`]);
   }
   const problems = validateConfig(data);
   if (problems.length > 0) throw new ConfigFileError(file, problems);
@@ -136,13 +139,27 @@ function errorsOf(schema: TSchema, data: unknown, prefix: string): string[] {
     } else if (error.keyword === 'const') {
       allowed.set(path, [...(allowed.get(path) ?? []), JSON.stringify(params.allowedValue)]);
     } else if (error.keyword !== 'anyOf' && error.keyword !== 'boolean' && !messages.has(join(path))) {
-      messages.set(join(path), `${error.message}, got ${JSON.stringify(valueAt(data, error.instancePath))}`);
+      messages.set(join(path), `${error.message}, got ${shown(join(path), valueAt(data, error.instancePath))}`);
     }
   }
   for (const [path, values] of allowed) {
-    messages.set(join(path), `expected one of ${values.join(', ')}, got ${JSON.stringify(valueAt(data, `/${path.split('.').join('/')}`))}`);
+    messages.set(join(path), `expected one of ${values.join(', ')}, got ${shown(join(path), valueAt(data, `/${path.split('.').join('/')}`))}`);
   }
   return [...messages].map(([path, message]) => `${path}: ${message}`);
+}
+
+/** Keys whose values are secrets (`secrets`, `secret`, `verifyToken`): a message names their kind, never their content. */
+const SECRET_KEY = /secret|token/i;
+
+/** A value as a message quotes it: secrets by kind and length only, anything else as JSON, cut at 100 characters. */
+function shown(path: string, value: unknown): string {
+  if (SECRET_KEY.test(path)) {
+    if (typeof value === 'string') return `a string of ${value.length} characters (not shown: a secret)`;
+    if (Array.isArray(value)) return `a list of ${value.length} (not shown: secrets)`;
+    return `${value === null ? 'null' : typeof value} (not shown: a secret)`;
+  }
+  const json = JSON.stringify(value) ?? String(value);
+  return json.length > 100 ? `${json.slice(0, 100)}…` : json;
 }
 
 function valueAt(data: unknown, pointer: string): unknown {

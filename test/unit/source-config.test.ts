@@ -219,9 +219,26 @@ describe('a bad config file is refused, naming the key', () => {
 
   it('duplicate keys, in YAML and in JSON, instead of the last one silently winning', () => {
     const yamlText = 'sources:\n  github:\n    verify: { scheme: github, secrets: [a] }\n  github: {}\n';
-    expect(problemsOf('dup.yaml', yamlText)).toEqual([expect.stringMatching(/^the file is not valid YAML or JSON: Map keys must be unique at line 4.*github: \{\}/s)]);
+    expect(problemsOf('dup.yaml', yamlText)).toEqual([expect.stringMatching(/^the file is not valid YAML or JSON: Map keys must be unique at line 4, column 3$/)]);
     expect(problemsOf('dup.json', '{"sources": {"a": {"anyJson": true, "anyJson": false}}}'))
       .toEqual([expect.stringMatching(/^the file is not valid YAML or JSON: Map keys must be unique/)]);
+  });
+
+  it('never quotes a secret: not a wrong-typed one, not one on a line the parser refuses', () => {
+    const secret = 'whsec_TOPSECRET-LEAK';
+    const problems = [
+      ...problemsOf('type.yaml', `sources:\n  a:\n    verify: { scheme: stripe, secrets: "${secret}" }\n`),
+      ...problemsOf('items.yaml', `sources:\n  a:\n    verify: { scheme: github, secrets: [7, "${secret}"] }\n`),
+      ...problemsOf('token.yaml', `sources:\n  a:\n    handshake: { type: meta, verifyToken: 12345678 }\n`),
+      ...problemsOf('syntax.yaml', `sources:\n  a:\n    verify: { scheme: stripe, secrets: ["${secret}" }\n`),
+      ...problemsOf('dup.yaml', `sources:\n  a:\n    verify: { scheme: stripe, secrets: ["${secret}"], secrets: ["${secret}"] }\n`),
+    ];
+    expect(problems.length).toBeGreaterThanOrEqual(5);
+    for (const problem of problems) {
+      expect(problem).not.toContain('TOPSECRET');
+      expect(problem).not.toContain('12345678');
+    }
+    expect(problems[0]).toMatch(/^sources\.a\.verify\.secrets: .*got a string of 20 characters \(not shown: a secret\)$/);
   });
 
   it('a file that cannot be read', () => {
