@@ -136,6 +136,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         // above bound a request and an idle connection, and a live stream
         // (/api/stream) may be quiet between its heartbeats.
       }, (req: IncomingMessage, res: ServerResponse) => dispatch(req, res, false));
+      // Every header is kept (CONTRACT 2: as received). Node keeps only the
+      // first 2,000 by default and drops the rest silently, a Content-Type or
+      // a signature after them included; Node's 16 KiB limit on the header
+      // section bounds their number anyway (431 headers_too_large).
+      server.maxHeadersCount = 0;
       // `Expect: 100-continue`: Node would answer 100 at once; the webhook
       // route answers it only once the request passed its checks.
       server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => dispatch(req, res, true));

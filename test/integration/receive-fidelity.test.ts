@@ -132,6 +132,17 @@ describe('receive: what a delivery keeps', () => {
       expect(everything).not.toContain('s3cret');
     });
 
+    it('keeps every header, past the 1,000 that Node keeps by default, and reads a Content-Type sent after them', async () => {
+      // Node dropped headers past its default count silently: this Content-Type came after 1,500 others (415 then).
+      const many = Array.from({ length: 1500 }, (_, i) => `x:${i}`);
+      const answer = await sendRaw(server, ['POST /api/webhook/headers HTTP/1.1', 'Host: 127.0.0.1', 'Content-Length: 2', 'Connection: close',
+        ...many, 'Content-Type: application/json', 'X-Last: yes', '', '{}'].join('\r\n'));
+      expect(answer.status, answer.text).toBe(200);
+      const delivery = await readDelivery(server, (JSON.parse(answer.text) as Receipt).id);
+      expect(delivery.headers.filter(([name]) => name === 'x').map(([, value]) => value)).toEqual(many.map((line) => line.slice(2)));
+      expect(delivery.headers.slice(-2)).toEqual([['Content-Type', 'application/json'], ['X-Last', 'yes']]);
+    });
+
     async function sendRawHeaders(flat: string[]): Promise<DeliveryView> {
       const lines: string[] = [];
       for (let i = 0; i + 1 < flat.length; i += 2) lines.push(`${flat[i] ?? ''}: ${flat[i + 1] ?? ''}`);
