@@ -226,8 +226,8 @@ function dedupHeaderValue(headers: IncomingHttpHeaders, name: string | undefined
   return first === undefined || first === '' ? undefined : first;
 }
 
+/** The declared body size; one past 2^53 (or too long to read as a number at all) is larger than any limit, not unknown. */
 function parseContentLength(header: string | undefined): number | undefined {
-  if (header === undefined) return undefined;
-  const value = Number(header);
-  return Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+  const digits = header?.trim();
+  return digits !== undefined && /^\d+$/.test(digits) ? Number(digits) : undefined;
 }

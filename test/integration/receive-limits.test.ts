@@ -151,6 +151,12 @@ describe('receive: size and depth limits', () => {
     const big = await askToContinue(server, { 'content-type': 'application/json', 'content-length': String(LIMIT + 1) }, jsonOfSize(LIMIT + 1));
     expect(big.continued).toBe(false);
     expectProblem(big.status, big.contentType, big.text, 'payload_too_large');
+    // A Content-Length past 2^53 (up to 2^64 - 1) is refused the same way, not taken as unknown.
+    for (const length of ['9007199254740992', '18446744073709551615']) {
+      const huge = await askToContinue(server, { 'content-type': 'application/json', 'content-length': length }, Buffer.from('{}'));
+      expect(huge.continued, length).toBe(false);
+      expectProblem(huge.status, huge.contentType, huge.text, 'payload_too_large');
+    }
     const xml = await askToContinue(server, { 'content-type': 'application/xml', 'content-length': '7' }, Buffer.from('<a></a>'));
     expect(xml.continued).toBe(false);
     expectProblem(xml.status, xml.contentType, xml.text, 'unsupported_media_type');
