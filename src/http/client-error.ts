@@ -1,9 +1,12 @@
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { problemFor, type ProblemCode } from '../errors.js';
 import type { Logger } from '../observe/logger.js';
 
 const answered = new WeakSet<Socket>();
+
+/** Connections whose refusal waits for the answer to the whole request before it. */
+const pendingAfterAnswer = new WeakSet<Socket>();
 
 /** Marks a connection whose current request was answered before its body ended (see discardRest). */
 export function markAnswered(socket: Socket): void {
@@ -15,11 +18,15 @@ export function unmarkAnswered(socket: Socket): void {
   answered.delete(socket);
 }
 
-const timedOut = new WeakSet<Socket>();
+const refused = new WeakMap<Socket, ProblemCode>();
 
-/** True when the connection's request was cut by the request timeout and answered 408 here. */
-export function wasTimedOut(socket: Socket): boolean {
-  return timedOut.has(socket);
+/**
+ * What the connection's request was answered here, when Node's parser cut it
+ * while a route was reading its body: `request_timeout` (408), or a body
+ * that broke HTTP halfway (a bad chunk: 400). The route logs that status.
+ */
+export function refusalOf(socket: Socket): ProblemCode | undefined {
+  return refused.get(socket);
 }
 
 /** The start of a request line for the webhook route, whatever the method. */
@@ -59,23 +66,44 @@ export function createClientErrorHandler(logger: Logger): (error: Error & { code
       socket.destroy();
       return;
     }
-    const response = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    const response = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
     const { code, detail } = refusal(error);
     const problem = problemFor(code, detail);
-    let status: number | undefined;
-    if (socket.writable && response?.headersSent !== true) {
-      const body = JSON.stringify(problem);
-      socket.write(`HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status] ?? ''}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`
-        + `Content-Type: application/problem+json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`);
-      status = problem.status;
-      if (code === 'request_timeout') timedOut.add(socket);
+    // `afterAnswer`: the answer to the request before has been written whole, so this one may follow it.
+    const refuse = (afterAnswer: boolean): void => {
+      let status: number | undefined;
+      if (socket.writable && (afterAnswer || response?.headersSent !== true)) {
+        const body = JSON.stringify(problem);
+        socket.write(`HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status] ?? ''}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`
+          + `Content-Type: application/problem+json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`);
+        status = problem.status;
+        refused.set(socket, code);
+      }
+      if (response === undefined || response.writableFinished) {
+        // Only Node's error code goes to the log: the bytes it refused are the
+        // sender's. Info, as every refused request: a browser's preconnect that
+        // never sends a request ends here too, after the request timeout.
+        logger.info({ req: { remoteAddress: socket.remoteAddress }, status, outcome: code, parserError: error.code }, 'request refused before routing');
+      }
+      socket.destroy(error);
+    };
+    if (response !== undefined && response.req.complete && !response.writableFinished) {
+      // The request in flight arrived whole (its delivery may be committing):
+      // the bytes refused are the next request's. The answer in flight goes
+      // first, as HTTP/1.1 orders answers, then this refusal and the close.
+      if (pendingAfterAnswer.has(socket)) return;
+      pendingAfterAnswer.add(socket);
+      socket.pause();
+      response.once('finish', () => refuse(true));
+      response.once('close', () => { if (!response.writableFinished) socket.destroy(); });
+      return;
     }
-    if (response === undefined) {
-      // Only Node's error code goes to the log: the bytes it refused are the
-      // sender's. Info, as every refused request: a browser's preconnect that
-      // never sends a request ends here too, after the request timeout.
-      logger.info({ req: { remoteAddress: socket.remoteAddress }, status, outcome: code, parserError: error.code }, 'request refused before routing');
+    if (error.code === 'HPE_INVALID_EOF_STATE' && response !== undefined) {
+      // The sender closed its side halfway through the body: it left, and no
+      // answer can reach it. The route logs the request, 499 aborted.
+      socket.destroy();
+      return;
     }
-    socket.destroy(error);
+    refuse(false);
   };
 }

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { problemCatalogue } from '../errors.js';
 import type { Logger } from '../observe/logger.js';
-import { markAnswered, unmarkAnswered, wasTimedOut } from './client-error.js';
+import { markAnswered, refusalOf, unmarkAnswered } from './client-error.js';
 import type { Metrics } from '../observe/metrics.js';
 import { readBody } from '../receive/read-body.js';
 import type { Answer, Receiver } from '../receive/receiver.js';
@@ -58,10 +59,11 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): (req: IncomingMe
           if (answer.closeConnection) discardRest(req);
         }
         const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-        // Aborted: answered 408 by the request timeout (client-error.ts), or the sender left (499, nginx's word for it).
-        const timedOut = answer.aborted === true && wasTimedOut(req.socket);
-        const status = answer.aborted ? (timedOut ? 408 : 499) : answer.status;
-        const outcome = answer.aborted && !timedOut ? 'aborted' : answer.outcome;
+        // Aborted: answered by Node's parser handler (client-error.ts: 408 at the request
+        // timeout, 400 for a body that broke HTTP), or the sender left (499, nginx's word for it).
+        const refusedAs = answer.aborted === true ? refusalOf(req.socket) : undefined;
+        const status = answer.aborted ? (refusedAs === undefined ? 499 : problemCatalogue[refusedAs].status) : answer.status;
+        const outcome = answer.aborted ? (refusedAs ?? 'aborted') : answer.outcome;
         metrics.countDelivery(answer.source ?? '_invalid', outcome);
         if (answer.verification?.status === 'failed') {
           metrics.verificationFailures.inc({ source: metrics.sourceLabel(answer.source ?? '_invalid'), reason: answer.verification.reason ?? 'unknown' });

@@ -91,4 +91,30 @@ describe('refused requests', () => {
     expect(line).toMatchObject({ level: 30, status: 499, outcome: 'aborted' });
     expect(lines.filter((l) => l.source === 'leaver')).toHaveLength(1);
   });
+
+  it('logs a body that breaks HTTP halfway (a bad chunk size) with the 400 its sender got, not as 499', async () => {
+    const outcome = await exchangeRaw(server, 'POST /api/webhook/badchunk HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n'
+      + 'Transfer-Encoding: chunked\r\n\r\n2\r\n{"\r\nzz\r\n');
+    expectProblem(400, outcome.contentType, outcome.body, 'bad_request');
+    const line = await waitForLine(lines, (l) => l.msg === 'webhook' && l.source === 'badchunk');
+    expect(line).toMatchObject({ status: 400, outcome: 'bad_request' });
+    expect(lines.filter((l) => l.source === 'badchunk')).toHaveLength(1);
+  });
+
+  it('answers a whole webhook followed by bytes that are not HTTP: 200 for the delivery it stored, then 400 for the rest, then the close', async () => {
+    const body = '{"then":"junk"}';
+    const { answer } = await sendUntilClose(server, 'POST /api/webhook/thenjunk HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n'
+      + `Content-Length: ${body.length}\r\n\r\n${body}X`);
+    const first = firstAnswer(answer);
+    expect(first.status, answer).toBe(200);
+    const receipt = JSON.parse(first.body.slice(0, first.body.indexOf('}') + 1)) as { id: string };
+    const stored = await fetch(`${server.url}/api/deliveries/${receipt.id}/raw`, { headers: server.auth });
+    expect(await stored.text()).toBe(body);
+    const second = firstAnswer(answer.slice(answer.indexOf('HTTP/1.1', 1)));
+    expect(second.status).toBe(400);
+    expectProblem(400, second.contentType, second.body, 'bad_request');
+    const line = await waitForLine(lines, (l) => l.msg === 'webhook' && l.source === 'thenjunk');
+    expect(line).toMatchObject({ status: 200, outcome: 'stored' });
+    await waitForLine(lines, (l) => l.msg === 'request refused before routing' && l.parserError === 'HPE_INVALID_METHOD');
+  });
 });
