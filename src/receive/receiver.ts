@@ -6,7 +6,7 @@ import { newDeliveryId } from './delivery-id.js';
 import { bodyHandshake, queryHandshake, type HandshakeReply } from './handshake.js';
 import { headerList } from './headers.js';
 import { classifyMediaType } from './media-type.js';
-import { parseFormBody } from './parse-form.js';
+import { checkFormFields, parseFormBody } from './parse-form.js';
 import { parseJsonBody } from './parse-json.js';
 import { BodyAbortedError } from './read-body.js';
 import { clientAddress, type TrustedProxies } from './remote-address.js';
@@ -103,6 +103,7 @@ export class Receiver {
       bodyRead = true;
       if (raw.length === 0) throw new ProblemError('empty_body', 'The request has no body.');
       if (kind === undefined) throw unsupported(contentType);
+      if (kind === 'form') checkFormFields(raw);
       const body = kind === 'json' ? parseJsonBody(raw, policy.anyJson) : parseFormBody(raw);
 
       let deliveryId: string | undefined;

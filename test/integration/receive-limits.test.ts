@@ -127,6 +127,15 @@ describe('receive: size and depth limits', () => {
     expect(raw.equals(body)).toBe(true);
   });
 
+  it('takes a form of 10,000 fields and refuses one of 10,001 as payload_too_large, storing nothing', async () => {
+    const form = (fields: number): string => Array.from({ length: fields }, (_, i) => `f${i}=${i}`).join('&');
+    const { id } = await deliver(server, 'fields', form(10_000), 'application/x-www-form-urlencoded');
+    expect(Object.keys((await readDelivery(server, id)).body as object)).toHaveLength(10_000);
+    const before = await inboxTotal(server);
+    await expectFetchProblem(await post(server, 'fields', form(10_001), 'application/x-www-form-urlencoded'), 'payload_too_large');
+    expect(await inboxTotal(server)).toBe(before);
+  });
+
   it('refuses 5 MiB + 1 byte with Content-Length', async () => {
     const before = await inboxTotal(server);
     await expectFetchProblem(await post(server, 'big', jsonOfSize(LIMIT + 1)), 'payload_too_large');

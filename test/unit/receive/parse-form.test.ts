@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ProblemError } from '../../../src/errors.js';
-import { parseFormBody } from '../../../src/receive/parse-form.js';
+import { checkFormFields, MAX_FORM_FIELDS, parseFormBody } from '../../../src/receive/parse-form.js';
 
 const form = (text: string): Record<string, unknown> => ({ ...parseFormBody(Buffer.from(text, 'utf8')) });
 
@@ -68,5 +68,20 @@ describe('parseFormBody (CONTRACT 1)', () => {
   it('refuses raw bytes that are not UTF-8', () => {
     expect(refusal(Buffer.from([0x61, 0x3d, 0xe9])).code).toBe('invalid_form');
     expect(refusal(Buffer.from([0x61, 0x3d, 0xff, 0xfe])).message).toMatch(/UTF-8/);
+  });
+});
+
+describe('checkFormFields', () => {
+  const form = (fields: number): Buffer => Buffer.from(Array.from({ length: fields }, (_, i) => `k${i}=v`).join('&'));
+
+  it(`lets a form of ${MAX_FORM_FIELDS} fields through and refuses one more as payload_too_large`, () => {
+    expect(() => checkFormFields(form(MAX_FORM_FIELDS))).not.toThrow();
+    expect(() => checkFormFields(form(1))).not.toThrow();
+    expect(() => checkFormFields(form(MAX_FORM_FIELDS + 1))).toThrow(expect.objectContaining({ code: 'payload_too_large' }));
+  });
+
+  it('counts separators, empty fields included (a&&b is three)', () => {
+    expect(() => checkFormFields(Buffer.from('&'.repeat(MAX_FORM_FIELDS - 1)))).not.toThrow();
+    expect(() => checkFormFields(Buffer.from('&'.repeat(MAX_FORM_FIELDS)))).toThrow(expect.objectContaining({ code: 'payload_too_large' }));
   });
 });
