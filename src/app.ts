@@ -3,6 +3,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { createClientErrorHandler } from './http/client-error.js';
 import { installErrorHandling } from './http/error-handler.js';
+import { createConnectHandler } from './http/connect-method.js';
 import { createFrameworkErrorHandler } from './http/framework-errors.js';
 import { acceptEmptyJsonBodies } from './http/json-body.js';
 import { healthRoutes } from './http/health-routes.js';
@@ -141,6 +142,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       // a signature after them included; Node's 16 KiB limit on the header
       // section bounds their number anyway (431 headers_too_large).
       server.maxHeadersCount = 0;
+      server.on('connect', createConnectHandler(logger));
       // `Expect: 100-continue`: Node would answer 100 at once; the webhook
       // route answers it only once the request passed its checks.
       server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => dispatch(req, res, true));

@@ -92,6 +92,16 @@ describe('refused requests', () => {
     expect(lines.filter((l) => l.source === 'leaver')).toHaveLength(1);
   });
 
+  it('answers CONNECT 405 method_not_allowed as a problem, with Allow, instead of closing without a word', async () => {
+    const webhook = await exchangeRaw(server, 'CONNECT /api/webhook/x HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    expectProblem(405, webhook.contentType, webhook.body, 'method_not_allowed');
+    expect(webhook.head).toMatch(/\r\nallow: POST\r\n/i);
+    const proxy = await exchangeRaw(server, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+    expectProblem(405, proxy.contentType, proxy.body, 'method_not_allowed');
+    const line = await waitForLine(lines, (l) => l.msg === 'request refused before routing' && l.outcome === 'method_not_allowed');
+    expect(line).toMatchObject({ status: 405, req: { method: 'CONNECT' } });
+  });
+
   it('logs a body that breaks HTTP halfway (a bad chunk size) with the 400 its sender got, not as 499', async () => {
     const outcome = await exchangeRaw(server, 'POST /api/webhook/badchunk HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n'
       + 'Transfer-Encoding: chunked\r\n\r\n2\r\n{"\r\nzz\r\n');
