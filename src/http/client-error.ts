@@ -32,13 +32,23 @@ export function refusalOf(socket: Socket): ProblemCode | undefined {
 /** The start of a request line for the webhook route, whatever the method. */
 const WEBHOOK_REQUEST_LINE = /^[!#$%&'*+.^`|~\w-]+ \/api\/webhook\//;
 
+/** True when the refused request line is the webhook route's and the byte Node refused is in its path, not its query. */
+function badByteInWebhookPath(packet: Buffer): boolean {
+  const line = packet.toString('latin1', 0, Math.min(packet.length, 16 * 1024));
+  if (!WEBHOOK_REQUEST_LINE.test(line)) return false;
+  const start = line.indexOf(' ') + 1;
+  const end = line.indexOf(' ', start);
+  const target = line.slice(start, end === -1 ? line.indexOf('\r', start) : end);
+  const query = target.indexOf('?');
+  return /[^\x21-\x7e]/.test(query === -1 ? target : target.slice(0, query));
+}
+
 /** What Node's parser refused, as the problem the sender gets. */
 function refusal(error: Error & { code?: string; rawPacket?: unknown }): { code: ProblemCode; detail: string } {
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return { code: 'request_timeout', detail: 'The request did not arrive in time.' };
   // Node refuses a path with raw non-ASCII bytes (curl sends `ü` as is): on
   // the webhook route that is a source name that was not percent-encoded.
-  if (error.code === 'HPE_INVALID_URL' && error.rawPacket instanceof Buffer
-    && WEBHOOK_REQUEST_LINE.test(error.rawPacket.toString('latin1', 0, 64))) {
+  if (error.code === 'HPE_INVALID_URL' && error.rawPacket instanceof Buffer && badByteInWebhookPath(error.rawPacket)) {
     return { code: 'invalid_source', detail: 'Percent-encode the source name as UTF-8 (ü is %C3%BC).' };
   }
   if (error.code === 'HPE_HEADER_OVERFLOW') {

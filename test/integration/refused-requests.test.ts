@@ -58,7 +58,12 @@ describe('refused requests', () => {
     expect(line).toMatchObject({ status: 400, parserError: 'HPE_INVALID_URL' });
     // Elsewhere the same bytes are not valid HTTP.
     const other = await exchangeRaw(server, 'GET /api/deliveries/caf\u00e9 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
-    expectProblem(400, other.contentType, other.body, 'bad_request');
+    expectProblem(400, other.contentType, other.body, 'bad_request');    // In the query of a webhook path, they are not the source name's fault either.
+    for (const query of ['?z=\u007f', '?q=caf\u00e9']) {
+      const inQuery = await exchangeRaw(server, `POST /api/webhook/fine${query} HTTP/1.1\r\nHost: 127.0.0.1\r\n`
+        + 'Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}');
+      expectProblem(400, inQuery.contentType, inQuery.body, 'bad_request');
+    }
   });
 
   it('answers headers larger than Node accepts 431 headers_too_large as a problem', async () => {
