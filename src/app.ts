@@ -3,7 +3,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { createClientErrorHandler } from './http/client-error.js';
 import { installErrorHandling } from './http/error-handler.js';
-import { createConnectHandler } from './http/connect-method.js';
+import { createConnectHandler, lacksHost, refuseBeforeRouting } from './http/protocol-refusals.js';
 import { createFrameworkErrorHandler } from './http/framework-errors.js';
 import { acceptEmptyJsonBodies } from './http/json-body.js';
 import { healthRoutes } from './http/health-routes.js';
@@ -120,6 +120,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     serverFactory: (fastifyHandler) => {
       // The webhook route goes around Fastify; `expectsContinue`: see checkContinue below.
       const dispatch = (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean): void => {
+        if (lacksHost(req)) {
+          refuseBeforeRouting(logger, req, res, 'bad_request', 'An HTTP/1.1 request needs a Host header.');
+          return;
+        }
         req.url = originForm(req.url ?? '');
         if (isWebhookUrl(req.url)) {
           receive(req, res, expectsContinue);
@@ -133,6 +137,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         headersTimeout: deps.requestTimeoutMs,
         connectionsCheckingInterval: Math.min(1000, Math.max(100, Math.floor(deps.requestTimeoutMs / 10))),
         keepAliveTimeout: deps.keepAliveTimeoutMs ?? 5000,
+        // Checked in `dispatch`, so that the answer is a problem with its log line, not Node's bare 400.
+        requireHostHeader: false,
         // `timeout` (socket inactivity) stays 0, Node's default: the two
         // above bound a request and an idle connection, and a live stream
         // (/api/stream) may be quiet between its heartbeats.
@@ -143,6 +149,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       // section bounds their number anyway (431 headers_too_large).
       server.maxHeadersCount = 0;
       server.on('connect', createConnectHandler(logger));
+      // `Expect` with anything but 100-continue: Node's own 417 has no body and no log line.
+      server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+        refuseBeforeRouting(logger, req, res, 'expectation_failed', 'Only "Expect: 100-continue" is understood here.');
+      });
       // `Expect: 100-continue`: Node would answer 100 at once; the webhook
       // route answers it only once the request passed its checks.
       server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => dispatch(req, res, true));

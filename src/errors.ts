@@ -19,6 +19,7 @@ export const problemCatalogue = {
   request_timeout: { status: 408, title: 'Request timeout' },
   bad_request: { status: 400, title: 'Bad request' },
   headers_too_large: { status: 431, title: 'Request header fields too large' },
+  expectation_failed: { status: 417, title: 'Expectation failed' },
   internal_error: { status: 500, title: 'Internal error' },
   signature_invalid: { status: 401, title: 'Signature invalid' },
   handshake_failed: { status: 403, title: 'Handshake failed' },

@@ -107,6 +107,20 @@ describe('refused requests', () => {
     expect(line).toMatchObject({ status: 405, req: { method: 'CONNECT' } });
   });
 
+  it('answers an HTTP/1.1 request without Host 400 bad_request, and an Expect other than 100-continue 417, as problems, logged', async () => {
+    const noHost = await exchangeRaw(server, 'POST /api/webhook/nohost HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}');
+    expectProblem(400, noHost.contentType, noHost.body, 'bad_request');
+    expect(noHost.head).toMatch(/\r\nconnection: close/i);
+    const expectFoo = await exchangeRaw(server, 'POST /api/webhook/expect HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: foo\r\n'
+      + 'Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}');
+    expectProblem(417, expectFoo.contentType, expectFoo.body, 'expectation_failed');
+    await waitForLine(lines, (l) => l.msg === 'request refused before routing' && l.outcome === 'expectation_failed' && l.status === 417);
+    await waitForLine(lines, (l) => l.msg === 'request refused before routing' && l.outcome === 'bad_request' && (l.req as { method?: string }).method === 'POST');
+    // HTTP/1.0 has no Host requirement: that webhook is received.
+    const old = await exchangeRaw(server, 'POST /api/webhook/http10 HTTP/1.0\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}');
+    expect(old.status, old.body).toBe(200);
+  });
+
   it('logs a body that breaks HTTP halfway (a bad chunk size) with the 400 its sender got, not as 499', async () => {
     const outcome = await exchangeRaw(server, 'POST /api/webhook/badchunk HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n'
       + 'Transfer-Encoding: chunked\r\n\r\n2\r\n{"\r\nzz\r\n');

@@ -1,0 +1,53 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { problemFor, type ProblemCode } from '../errors.js';
+import type { Logger } from '../observe/logger.js';
+
+/**
+ * Requests that HTTP itself rules out, which Node would otherwise answer
+ * with a bare status or not at all: each gets a problem, one log line
+ * (`request refused before routing`, as the parser's refusals in
+ * client-error.ts) and the close of its connection.
+ */
+
+/** A problem answer written on the connection itself, for what never becomes a request to answer. */
+function rawProblem(status: number, reason: string, code: ProblemCode, detail: string, extraHead = ''): string {
+  const body = JSON.stringify(problemFor(code, detail));
+  return `HTTP/1.1 ${status} ${reason}\r\n${extraHead}Content-Type: application/problem+json; charset=utf-8\r\n`
+    + `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+}
+
+/**
+ * `CONNECT` never reaches a route: Node hands it to the server's `connect`
+ * event, and without a listener closes the connection with no answer. It is
+ * answered `405 method_not_allowed`, with `Allow` (`POST` on the webhook
+ * route). Reception is no proxy.
+ */
+export function createConnectHandler(logger: Logger): (req: IncomingMessage, socket: Duplex) => void {
+  return (req, socket) => {
+    const webhook = (req.url ?? '').startsWith('/api/webhook/');
+    socket.on('error', () => undefined);
+    socket.end(rawProblem(405, 'Method Not Allowed', 'method_not_allowed',
+      webhook ? 'Use POST to send a webhook, not CONNECT.' : 'CONNECT is not served here: Reception is no proxy.',
+      `Allow: ${webhook ? 'POST' : 'GET, HEAD, POST, DELETE'}\r\n`));
+    logger.info({ req: { method: 'CONNECT', remoteAddress: req.socket.remoteAddress }, status: 405, outcome: 'method_not_allowed' }, 'request refused before routing');
+  };
+}
+
+/** Answers a request that HTTP rules out before any route looks at it, and logs it. */
+export function refuseBeforeRouting(logger: Logger, req: IncomingMessage, res: ServerResponse, code: ProblemCode, detail: string): void {
+  const problem = problemFor(code, detail);
+  const body = JSON.stringify(problem);
+  res.shouldKeepAlive = false;
+  res.writeHead(problem.status, {
+    'content-type': 'application/problem+json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close',
+  });
+  res.end(body);
+  req.resume();
+  logger.info({ req: { method: req.method, remoteAddress: req.socket.remoteAddress }, status: problem.status, outcome: code }, 'request refused before routing');
+}
+
+/** RFC 9112: a server answers 400 to an HTTP/1.1 request without a Host header. */
+export function lacksHost(req: IncomingMessage): boolean {
+  return req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor >= 1;
+}
