@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +13,14 @@ const dirs: Array<ReturnType<typeof tempDir>> = [];
 afterEach(() => {
   for (const dir of dirs.splice(0)) dir.remove();
 });
+
+/** Runs an ES module script in a fresh `node`, from the project's root. */
+function runModule(script: string): SpawnSyncReturns<string> {
+  return spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: fileURLToPath(new URL('../../..', import.meta.url)),
+    encoding: 'utf8',
+  });
+}
 
 function tempFile(): string {
   const dir = tempDir('reception-log-');
@@ -90,10 +98,7 @@ describe('LogDestination', () => {
       for (let i = 0; i < 1000; i++) destination.write(JSON.stringify({ n: i }) + '\\n');
       process.exit(3);
     `;
-    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
-      cwd: fileURLToPath(new URL('../../..', import.meta.url)),
-      encoding: 'utf8',
-    });
+    const child = runModule(script);
     expect(child.stderr).toBe('');
     expect(child.status).toBe(3);
     const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
@@ -114,10 +119,7 @@ describe('LogDestination', () => {
       await new Promise((resolve) => setImmediate(resolve));
       process.exit(0);
     `;
-    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
-      cwd: fileURLToPath(new URL('../../..', import.meta.url)),
-      encoding: 'utf8',
-    });
+    const child = runModule(script);
     expect(child.stderr).toBe('');
     expect(child.status).toBe(0);
     expect(child.stdout).toBe('{"n":1}\n{"n":2}\n{"n":3}\n');
