@@ -1,7 +1,8 @@
-import { STATUS_CODES, type ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { problemFor, type ProblemCode } from '../errors.js';
 import type { Logger } from '../observe/logger.js';
+import { rawProblem } from './protocol-refusals.js';
 
 const answered = new WeakSet<Socket>();
 
@@ -78,15 +79,12 @@ export function createClientErrorHandler(logger: Logger): (error: Error & { code
     }
     const response = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
     const { code, detail } = refusal(error);
-    const problem = problemFor(code, detail);
     // `afterAnswer`: the answer to the request before has been written whole, so this one may follow it.
     const refuse = (afterAnswer: boolean): void => {
       let status: number | undefined;
       if (socket.writable && (afterAnswer || response?.headersSent !== true)) {
-        const body = JSON.stringify(problem);
-        socket.write(`HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status] ?? ''}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`
-          + `Content-Type: application/problem+json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`);
-        status = problem.status;
+        socket.write(rawProblem(code, detail));
+        status = problemFor(code, detail).status;
         refused.set(socket, code);
       }
       if (response === undefined || response.writableFinished) {

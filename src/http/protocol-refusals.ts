@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { problemFor, type ProblemCode } from '../errors.js';
 import type { Logger } from '../observe/logger.js';
@@ -10,10 +10,11 @@ import type { Logger } from '../observe/logger.js';
  * client-error.ts) and the close of its connection.
  */
 
-/** A problem answer written on the connection itself, for what never becomes a request to answer. */
-function rawProblem(status: number, reason: string, code: ProblemCode, detail: string, extraHead = ''): string {
-  const body = JSON.stringify(problemFor(code, detail));
-  return `HTTP/1.1 ${status} ${reason}\r\n${extraHead}Content-Type: application/problem+json; charset=utf-8\r\n`
+/** A problem answer as bytes for the connection itself, for what never became a request Node could answer. */
+export function rawProblem(code: ProblemCode, detail: string, extraHead = ''): string {
+  const problem = problemFor(code, detail);
+  const body = JSON.stringify(problem);
+  return `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status] ?? ''}\r\n${extraHead}Content-Type: application/problem+json; charset=utf-8\r\n`
     + `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
 }
 
@@ -27,7 +28,7 @@ export function createConnectHandler(logger: Logger): (req: IncomingMessage, soc
   return (req, socket) => {
     const webhook = (req.url ?? '').startsWith('/api/webhook/');
     socket.on('error', () => undefined);
-    socket.end(rawProblem(405, 'Method Not Allowed', 'method_not_allowed',
+    socket.end(rawProblem('method_not_allowed',
       webhook ? 'Use POST to send a webhook, not CONNECT.' : 'CONNECT is not served here: Reception is no proxy.',
       `Allow: ${webhook ? 'POST' : 'GET, HEAD, POST, DELETE'}\r\n`));
     logger.info({ req: { method: 'CONNECT', remoteAddress: req.socket.remoteAddress }, status: 405, outcome: 'method_not_allowed' }, 'request refused before routing');
