@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { problemFor, type ProblemCode } from '../errors.js';
+import { problemCatalogue, type ProblemCode } from '../errors.js';
 import type { Logger } from '../observe/logger.js';
 import { rawProblem } from './protocol-refusals.js';
 
@@ -67,7 +67,7 @@ function refusal(error: Error & { code?: string; rawPacket?: unknown }): { code:
  * `400 bad_request`, each as a problem. The connection is always
  * closed. A refusal before any request began is logged here, one line; a
  * request already handed to a route (a body that stopped arriving) is
- * logged by that route, which asks `wasTimedOut`.
+ * logged by that route, which asks `refusalOf` what it was answered.
  */
 export function createClientErrorHandler(logger: Logger): (error: Error & { code?: string; rawPacket?: unknown }, socket: Socket) => void {
   return (error, socket) => {
@@ -84,7 +84,7 @@ export function createClientErrorHandler(logger: Logger): (error: Error & { code
       let status: number | undefined;
       if (socket.writable && (afterAnswer || response?.headersSent !== true)) {
         socket.write(rawProblem(code, detail));
-        status = problemFor(code, detail).status;
+        status = problemCatalogue[code].status;
         refused.set(socket, code);
       }
       if (response === undefined || response.writableFinished) {
