@@ -3,7 +3,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { createClientErrorHandler } from './http/client-error.js';
 import { installErrorHandling } from './http/error-handler.js';
-import { createConnectHandler, lacksHost, refuseBeforeRouting } from './http/protocol-refusals.js';
+import { createConnectHandler, hasUnknownTransferCoding, lacksHost, refuseBeforeRouting } from './http/protocol-refusals.js';
 import { createFrameworkErrorHandler } from './http/framework-errors.js';
 import { acceptEmptyJsonBodies } from './http/json-body.js';
 import { healthRoutes } from './http/health-routes.js';
@@ -122,6 +122,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       const dispatch = (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean): void => {
         if (lacksHost(req)) {
           refuseBeforeRouting(logger, req, res, 'bad_request', 'An HTTP/1.1 request needs a Host header.');
+          return;
+        }
+        if (hasUnknownTransferCoding(req)) {
+          refuseBeforeRouting(logger, req, res, 'not_implemented', 'Only the chunked transfer coding is understood here: send the body uncompressed.');
           return;
         }
         req.url = originForm(req.url ?? '');

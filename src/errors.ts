@@ -20,6 +20,7 @@ export const problemCatalogue = {
   bad_request: { status: 400, title: 'Bad request' },
   headers_too_large: { status: 431, title: 'Request header fields too large' },
   expectation_failed: { status: 417, title: 'Expectation failed' },
+  not_implemented: { status: 501, title: 'Not implemented' },
   internal_error: { status: 500, title: 'Internal error' },
   signature_invalid: { status: 401, title: 'Signature invalid' },
   handshake_failed: { status: 403, title: 'Handshake failed' },

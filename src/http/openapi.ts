@@ -8,7 +8,7 @@ import { ProblemSchema, ReceivedSchema } from './schemas.js';
 const RECEIVE_REFUSALS: readonly ProblemCode[] = [
   'invalid_source', 'empty_body', 'invalid_json', 'invalid_form', 'bad_request', 'json_not_object',
   'signature_invalid', 'unknown_source', 'method_not_allowed', 'request_timeout',
-  'payload_too_large', 'unsupported_media_type', 'rate_limited', 'headers_too_large', 'expectation_failed', 'internal_error',
+  'payload_too_large', 'unsupported_media_type', 'rate_limited', 'headers_too_large', 'expectation_failed', 'internal_error', 'not_implemented',
   'storage_unavailable',
 ];
 

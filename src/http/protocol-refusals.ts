@@ -48,6 +48,17 @@ export function refuseBeforeRouting(logger: Logger, req: IncomingMessage, res: S
   logger.info({ req: { method: req.method, remoteAddress: req.socket.remoteAddress }, status: problem.status, outcome: code }, 'request refused before routing');
 }
 
+/**
+ * RFC 9112 6.1: a transfer coding the server does not understand is
+ * answered 501. Node's parser takes `gzip, chunked` and undoes only the
+ * chunks, so the body would reach a route still compressed; it refuses a
+ * list whose last coding is not `chunked` itself (400).
+ */
+export function hasUnknownTransferCoding(req: IncomingMessage): boolean {
+  const codings = req.headers['transfer-encoding'];
+  return codings !== undefined && codings.trim().toLowerCase() !== 'chunked';
+}
+
 /** RFC 9112: a server answers 400 to an HTTP/1.1 request without a Host header. */
 export function lacksHost(req: IncomingMessage): boolean {
   return req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor >= 1;

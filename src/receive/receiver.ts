@@ -99,6 +99,10 @@ export class Receiver {
       if (kind === undefined && declaredLength !== undefined && declaredLength > 0) {
         throw unsupported(contentType);
       }
+      const coding = contentCoding(request.headers['content-encoding']);
+      if (coding !== undefined) {
+        throw new ProblemError('unsupported_media_type', `Content-Encoding "${coding}" is not accepted here: send the body uncompressed.`);
+      }
       const raw = await request.readBody(policy.maxBodyBytes);
       bodyRead = true;
       if (raw.length === 0) throw new ProblemError('empty_body', 'The request has no body.');
@@ -213,6 +217,16 @@ function unsupported(contentType: string | undefined): ProblemError {
     ? 'The request has no Content-Type; send application/json or application/x-www-form-urlencoded.'
     : 'Send application/json, application/*+json or application/x-www-form-urlencoded.';
   return new ProblemError('unsupported_media_type', detail);
+}
+
+/**
+ * A content coding other than `identity` (gzip, br...), as RFC 9110 8.4.1
+ * allows a server to refuse with 415: the body would be stored compressed
+ * and parsed as garbage. Cut to 40 characters for the answer.
+ */
+function contentCoding(header: string | undefined): string | undefined {
+  const coding = header?.trim().toLowerCase();
+  return coding === undefined || coding === '' || coding === 'identity' ? undefined : coding.slice(0, 40);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { gzipSync } from 'node:zlib';
 import { startApp, type RunningApp } from '../helpers/app.js';
 import {
   expectExchangeProblem,
@@ -136,6 +137,17 @@ describe('receive: refused requests', () => {
       'application/octet-stream',
     ])('refuses %s', async (contentType) => {
       await expectFetchProblem(await post(server, 'media', '{"a":1}', contentType), 'unsupported_media_type');
+    });
+
+    it.each(['gzip', 'br', 'deflate, gzip', 'x-unknown'])('refuses a JSON body with Content-Encoding %j, naming the coding', async (coding) => {
+      const body = coding === 'gzip' ? gzipSync('{"a":1}') : Buffer.from('{"a":1}');
+      const answer = await send(server, {
+        path: '/api/webhook/media',
+        headers: { 'content-type': 'application/json', 'content-encoding': coding, 'content-length': body.length },
+        body,
+      });
+      expectExchangeProblem(answer, 'unsupported_media_type');
+      expect((JSON.parse(answer.body.toString()) as { detail: string }).detail).toContain(`"${coding}"`);
     });
   });
 

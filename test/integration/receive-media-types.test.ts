@@ -42,6 +42,15 @@ describe('receive: media types and parsing', () => {
       expect((await readDelivery(server, id)).body).toEqual(value);
     });
 
+    it('accepts Content-Encoding: identity, which is no coding at all', async () => {
+      const res = await fetch(`${server.url}/api/webhook/json-types`, {
+        method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'Identity' }, body: '{"plain":true}',
+      });
+      expect(res.status).toBe(200);
+      const { id } = await res.json() as { id: string };
+      expect((await readDelivery(server, id)).body).toEqual({ plain: true });
+    });
+
     it('accepts an empty object', async () => {
       const { id } = await deliver(server, 'json-types', '{}');
       expect((await readDelivery(server, id)).body).toEqual({});

@@ -121,6 +121,22 @@ describe('refused requests', () => {
     expect(old.status, old.body).toBe(200);
   });
 
+  it('answers a transfer coding other than chunked 501 not_implemented, logged, and still takes plain chunked in any case', async () => {
+    const chunkedBody = 'Content-Type: application/json\r\n\r\n7\r\n{"a":1}\r\n0\r\n\r\n';
+    const gzip = await exchangeRaw(server, `POST /api/webhook/tecoding HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: gzip, chunked\r\n${chunkedBody}`);
+    expectProblem(501, gzip.contentType, gzip.body, 'not_implemented');
+    expect(gzip.head).toMatch(/\r\nconnection: close/i);
+    const line = await waitForLine(lines, (l) => l.msg === 'request refused before routing' && l.outcome === 'not_implemented');
+    expect(line).toMatchObject({ status: 501, req: { method: 'POST' } });
+    // Two Transfer-Encoding lines are one list to HTTP ("chunked, chunked"): refused too, not stored.
+    const twice = await exchangeRaw(server, `POST /api/webhook/tecoding HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n${chunkedBody}`);
+    expect([400, 501]).toContain(twice.status);
+    const plain = await exchangeRaw(server, `POST /api/webhook/tecoding HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: Chunked\r\nConnection: close\r\n${chunkedBody}`);
+    expect(plain.status, plain.body).toBe(200);
+    const stored = await fetch(`${server.url}/api/deliveries?source=tecoding`, { headers: { authorization: `Bearer ${server.token}` } });
+    expect(((await stored.json()) as { items: unknown[] }).items).toHaveLength(1);
+  });
+
   it('logs a body that breaks HTTP halfway (a bad chunk size) with the 400 its sender got, not as 499', async () => {
     const outcome = await exchangeRaw(server, 'POST /api/webhook/badchunk HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n'
       + 'Transfer-Encoding: chunked\r\n\r\n2\r\n{"\r\nzz\r\n');
