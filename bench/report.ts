@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs';
+import { SLOW_SYNC_MS, type DiskProbeResult } from './disk-probe.js';
 import type { LoadResult } from './load.js';
 
 /** What the report says about the run as a whole. */
@@ -33,6 +34,8 @@ export interface CaseResult {
   peakRssBytes?: number;
   /** CPU the server used during the measured run, in % of one core. */
   serverCpuPercent?: number;
+  /** The disk's fsyncs during the measured run, as a probe beside the server saw them (bench/disk-probe.ts). */
+  disk?: DiskProbeResult;
   /** Deliveries read back from the store; absent for a server without one. */
   stored?: number;
   /** Readable outcome of the stored-versus-acknowledged check. */
@@ -89,7 +92,7 @@ const fixed = (value: number | undefined, digits: number): string => (value === 
 function row(c: CaseResult): string {
   const l = c.load;
   const cells = l === undefined
-    ? [c.name, c.skipped === undefined ? `failed: ${c.error ?? 'unknown'}` : `skipped: ${c.skipped}`, dash, dash, dash, dash, dash, dash, dash, dash]
+    ? [c.name, c.skipped === undefined ? `failed: ${c.error ?? 'unknown'}` : `skipped: ${c.skipped}`, dash, dash, dash, dash, dash, dash, dash, dash, dash]
     : [
       c.name,
       Math.round(l.requestsPerSecond).toLocaleString('en-US'),
@@ -100,6 +103,7 @@ function row(c: CaseResult): string {
       c.serverCpuPercent === undefined ? dash : `${Math.round(c.serverCpuPercent)}%`,
       c.requestsPerSecondVsBaseline === undefined ? dash : `${fixed(c.requestsPerSecondVsBaseline, 2)}×`,
       c.p99VsBaseline === undefined ? dash : `${fixed(c.p99VsBaseline, 2)}×`,
+      c.disk === undefined ? dash : `${c.disk.slow} / ${fixed(c.disk.maxMs, 0)}`,
       c.failedRounds === undefined ? c.storeCheck : `${c.storeCheck}; failed in round ${c.failedRounds.join(', ')}`,
     ];
   return `| ${cells.join(' | ')} |`;
@@ -118,11 +122,11 @@ export function markdown(report: RunReport): string {
       : []),
     `- request: POST /api/webhook/bench, ${m.bodyBytes}-byte JSON object, Content-Type: application/json`,
     `- Reception logs: ${m.receptionLogs}`,
-    `- notes: ${m.loadGeneratorNotes}; server CPU is % of one core during the measured run`,
+    `- notes: ${m.loadGeneratorNotes}; server CPU is % of one core during the measured run; disk probe: a 4 KiB write and fsync of a file beside the server's, every 20 ms during the measured run (bench/disk-probe.ts), counted when it took over ${SLOW_SYNC_MS} ms, with the slowest: a p99 measured while the disk stalls is the disk's`,
     ...(m.profiled ? ['- **profiled run (--cpu-prof): numbers are slower than normal and not comparable**'] : []),
     '',
-    '| case | req/s | p50 ms | p99 ms | non-2xx / errors / timeouts | peak RSS MiB | server CPU | req/s vs bare | p99 vs bare | stored vs 2xx |',
-    '|---|--:|--:|--:|--:|--:|--:|--:|--:|---|',
+    `| case | req/s | p50 ms | p99 ms | non-2xx / errors / timeouts | peak RSS MiB | server CPU | req/s vs bare | p99 vs bare | disk probe: fsyncs > ${SLOW_SYNC_MS} ms / slowest ms | stored vs 2xx |`,
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|',
     ...report.cases.map(row),
   ];
   const versus = report.cases.filter((c) => c.versus !== undefined);

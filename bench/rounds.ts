@@ -1,3 +1,4 @@
+import type { DiskProbeResult } from './disk-probe.js';
 import type { LoadResult } from './load.js';
 import type { CaseResult } from './report.js';
 
@@ -43,6 +44,17 @@ function combineLoads(loads: readonly LoadResult[]): LoadResult {
   };
 }
 
+/** The disk probes of every round: syncs and slow ones summed, the slowest of all. */
+function combineDisk(measured: readonly CaseResult[]): DiskProbeResult | undefined {
+  const probes = measured.map((r) => r.disk).filter((d) => d !== undefined);
+  if (probes.length === 0) return undefined;
+  return {
+    syncs: probes.reduce((total, d) => total + d.syncs, 0),
+    slow: probes.reduce((total, d) => total + d.slow, 0),
+    maxMs: Math.max(...probes.map((d) => d.maxMs)),
+  };
+}
+
 /** What the stored-versus-acknowledged checks of every round say together. */
 function combineStoreChecks(measured: readonly CaseResult[]): string {
   const failed = measured.findIndex((r) => r.storeCheck.startsWith('**'));
@@ -78,6 +90,7 @@ export function combineRounds(results: readonly CaseResult[]): CaseResult {
     p99RangeMs: [Math.min(...p99s), Math.max(...p99s)],
     peakRssBytes: peaks.length === 0 ? undefined : Math.max(...peaks),
     serverCpuPercent: medianOf(measured, (r) => r.serverCpuPercent),
+    disk: combineDisk(measured),
     stored: measured.every((r) => r.stored !== undefined) ? measured.reduce((total, r) => total + (r.stored ?? 0), 0) : undefined,
     storeCheck: combineStoreChecks(measured),
     exit: results.find((r) => r.exit !== 0)?.exit ?? first.exit,

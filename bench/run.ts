@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CASES, MEASURED_SOURCE, WARMUP_SOURCE, type BenchCase, type CaseContext, type LoadRequest } from './cases.js';
 import { stopChild } from './child-processes.js';
+import { startDiskProbe, SLOW_SYNC_MS } from './disk-probe.js';
 import { chooseLoadGenerator, jsonBody, type LoadGenerator } from './load.js';
 import { cpuSeconds, peakRssBytes } from './process-stats.js';
 import { summarizeProfiles } from './profile-summary.js';
@@ -69,9 +70,12 @@ async function measure(benchCase: BenchCase, label: string, context: CaseContext
       const warm = await generator.run({ ...run, url: server.url + request.warmupPath, seconds: warmupSeconds });
       if (warm.ok === 0) throw new Error(`warm-up got no 2xx answer (${warm.non2xx} non-2xx, ${warm.socketErrors} errors)`);
     }
+    const probe = await startDiskProbe(context.dir);
     const cpuBefore = cpuSeconds(server.child.pid);
     const wallBefore = performance.now();
-    const load = await generator.run({ ...run, url: server.url + request.path, seconds });
+    const load = await generator.run({ ...run, url: server.url + request.path, seconds }).finally(async () => {
+      result.disk = await probe.stop();
+    });
     const cpuAfter = cpuSeconds(server.child.pid);
     const wall = (performance.now() - wallBefore) / 1000;
     result.load = load;
@@ -171,7 +175,8 @@ async function main(): Promise<number> {
     try {
       result = await measure(benchCase, label, context, generator, report.problems);
       const log = join(dir, 'stdout.log');
-      process.stdout.write(`bench: ${label}: ${Math.round(result.load?.requestsPerSecond ?? 0)} req/s, p99 ${result.load?.p99Ms.toFixed(2) ?? '?'} ms; stdout log ${(statSync(log).size / 2 ** 20).toFixed(1)} MiB\n`);
+      const disk = result.disk === undefined ? '' : `; disk probe: ${result.disk.slow} of ${result.disk.syncs} fsyncs over ${SLOW_SYNC_MS} ms, slowest ${result.disk.maxMs.toFixed(1)} ms`;
+      process.stdout.write(`bench: ${label}: ${Math.round(result.load?.requestsPerSecond ?? 0)} req/s, p99 ${result.load?.p99Ms.toFixed(2) ?? '?'} ms${disk}; stdout log ${(statSync(log).size / 2 ** 20).toFixed(1)} MiB\n`);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       result = { name: benchCase.name, description: benchCase.description, ok: false, error: message.split('\n')[0], storeCheck: '–' };

@@ -65,6 +65,16 @@ describe('combineRounds', () => {
     expect(combineRounds([skipped, { ...skipped }])).toBe(skipped);
   });
 
+  it('sums the disk probes\' fsyncs and slow ones over the rounds and keeps the slowest', () => {
+    const row = combineRounds([
+      round(100, 5, { disk: { syncs: 500, slow: 0, maxMs: 3.5 } }),
+      round(100, 90, { disk: { syncs: 420, slow: 7, maxMs: 612 } }),
+      round(100, 6),
+    ]);
+    expect(row.disk).toEqual({ syncs: 920, slow: 7, maxMs: 612 });
+    expect(combineRounds([round(100, 5), round(100, 5)]).disk).toBeUndefined();
+  });
+
   it('takes the median of the ratios to the case compared with', () => {
     const row = combineRounds([
       round(100, 5, { versus: { name: 'full', requestsPerSecond: 0.7, p99: 1.5 } }),
