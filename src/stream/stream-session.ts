@@ -24,8 +24,10 @@ export type StreamEndReason = 'client_closed' | 'slow_reader' | 'server_closing'
  * One Server-Sent Events client. It reads from the store after its own
  * position (the last `id` it sent) whenever the feed says the inbox grew,
  * so catch-up and live events are one loop: no gap, no repeat. A reader
- * that leaves more than `maxBufferedBytes` unread is disconnected; it can
- * resume with `Last-Event-ID`.
+ * that leaves more than `maxBufferedBytes` unread is disconnected, and what
+ * it left unread is dropped with the connection; it can resume with
+ * `Last-Event-ID` (a client never takes an event it did not get whole).
+ * So a client holds at most that much, or one event while it still reads.
  */
 export class StreamSession {
   private position: number;
@@ -55,7 +57,9 @@ export class StreamSession {
     this.ended = true;
     this.unsubscribe();
     clearInterval(this.heartbeat);
-    if (reason === 'client_closed') this.out.destroy();
+    // A reader too slow to take what it was sent would hold it, on the
+    // server, for as long as it keeps the connection: drop both.
+    if (reason === 'client_closed' || reason === 'slow_reader') this.out.destroy();
     else this.out.end();
     this.options.onEnd?.(reason);
   }

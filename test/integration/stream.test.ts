@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startApp, type RunningApp } from '../helpers/app.js';
 import { connectSse } from '../helpers/sse.js';
@@ -110,13 +111,19 @@ describe('GET /api/stream', () => {
   it('disconnects a reader that stops reading, which then resumes where it was', async () => {
     server = await startApp({ streamMaxBufferedBytes: 16 * 1024 });
     const { app } = server;
+    const serverSockets: Socket[] = [];
+    app.server.on('connection', (socket: Socket) => serverSockets.push(socket));
     const stuck = await connectSse(`${server.url}/api/stream?after=0`, server.auth);
+    const streamSocket = serverSockets.find((s) => s.remotePort === stuck.response.socket.localPort);
+    expect(streamSocket).toBeDefined();
     stuck.response.pause();
     // Enough to fill the kernel's socket buffers on both sides, and then the server's.
     const big = 'x'.repeat(128 * 1024);
     const ids: string[] = [];
     for (let i = 0; i < 120; i++) ids.push((await post(server.url, 'big', { i, big })).id);
     await eventually(() => app.streams.size === 0 && app.feed.subscriberCount === 0, 10_000);
+    // Dropped with what it left unread: the server keeps none of it for a reader that may never read again.
+    await eventually(() => streamSocket?.destroyed === true, 2000);
     stuck.response.resume();
     await stuck.ended;
     const received = stuck.events.map((e) => (JSON.parse(e.data) as { id: string }).id);
