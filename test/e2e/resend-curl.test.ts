@@ -48,14 +48,16 @@ describe.skipIf(!hasCurl)('"Copy as curl" sends the delivery again, byte for byt
     try {
       const origin = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
       const command = resendCommand(origin, {
-        id: 'x', seq: 1, source: "it's odd", receivedAt: '', method: 'POST', query: 'a=1&b=%20',
+        id: 'x', seq: 1, source: "it's odd", receivedAt: '', method: 'POST', query: 'a=1&b=%20&glob={1,2}&range=[x]',
         contentType: 'application/octet-stream', size: body.length, remoteAddress: '', body: null,
         verification: { status: 'failed', scheme: 'hmac' },
-        headers: [['Host', 'old'], ['Content-Length', '8'], ['X-Signature', "sha256='quoted'"], ['Authorization', '[redacted]']],
+        headers: [['Host', 'old'], ['Content-Length', '8'], ['X-Signature', "sha256='quoted'"], ['X-Empty', ''], ['Authorization', '[redacted]']],
       }, new Uint8Array(body));
       await bash(command);
       expect(got).toHaveLength(1);
-      expect(got[0]?.url).toBe("/api/webhook/it's%20odd?a=1&b=%20");
+      // Sent once, as stored: no curl globbing of {1,2} or [x].
+      expect(got[0]?.url).toBe("/api/webhook/it's%20odd?a=1&b=%20&glob={1,2}&range=[x]");
+      expect(got[0]?.headers['x-empty']).toBe('');
       expect(got[0]?.body.equals(body)).toBe(true);
       expect(got[0]?.headers['content-type']).toBe('application/octet-stream');
       expect(got[0]?.headers['x-signature']).toBe("sha256='quoted'");

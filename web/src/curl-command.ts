@@ -55,13 +55,16 @@ function base64(raw: Uint8Array): string {
  * again: same query string, Content-Type and sender headers, and exactly the
  * stored bytes (`--data-raw` for UTF-8 text, which curl sends as it is, never
  * reading a file for a leading `@`; through base64 for anything else).
+ * `--globoff`: curl would otherwise read `{a,b}` and `[1-9]` in the query as
+ * patterns and send several requests, or refuse the URL.
  */
 export function resendCommand(origin: string, delivery: Delivery, raw: Uint8Array): string {
-  const parts = [`curl ${shellQuote(webhookUrl(origin, delivery.source, delivery.query))}`];
+  const parts = [`curl --globoff ${shellQuote(webhookUrl(origin, delivery.source, delivery.query))}`];
   if (delivery.method !== 'POST') parts.push(`-X ${shellQuote(delivery.method)}`);
   if (delivery.contentType !== '') parts.push(`-H ${shellQuote(`Content-Type: ${delivery.contentType}`)}`);
   for (const [name, value] of resentHeaders(delivery.headers)) {
-    parts.push(`-H ${shellQuote(`${name}: ${value}`)}`);
+    // curl drops a header given as `Name:` with nothing after it; `Name;` sends it empty.
+    parts.push(`-H ${shellQuote(value.trim() === '' ? `${name};` : `${name}: ${value}`)}`);
   }
   const text = decodeUtf8(raw);
   if (text !== undefined) {
