@@ -109,6 +109,29 @@ describe.skipIf(skipBrowserTests)('hostile payloads stay inert text', () => {
     await session.close();
   });
 
+  it('bidirectional controls in a source, keys and values show as escapes, never reorder the text', async () => {
+    const session = await openPage(browser, server);
+    const { page } = session;
+    // In a key, U+202E would make `"amount": "1000.50"` read `"amount"05.0001" :"`.
+    const raw = '{"amount\u202e":"1000.50","note":"pay \u202e0.01 EUR","mark":"a\u2066b\u2069c\u200f"}';
+    const sent = await sendWebhook(server, '\u202eevil-source', raw, { 'content-type': 'application/json', 'x-bidi': 'x' });
+    await row(page, sent.id).waitFor({ timeout: 1000 });
+    expect(await row(page, sent.id).locator('.row-source').textContent()).toBe('\\u202eevil-source');
+    await row(page, sent.id).locator('a').click();
+    const detail = page.locator('.detail');
+    await detail.locator('.json-tree').waitFor();
+    expect(await detail.locator('.detail-source').textContent()).toBe('\\u202eevil-source');
+    const tree = await detail.locator('.json-tree').innerText();
+    expect(tree).toContain('"amount\\u202e": "1000.50"');
+    expect(tree).toContain('"pay \\u202e0.01 EUR"');
+    expect(tree).toContain('"a\\u2066b\\u2069c\\u200f"');
+    expect(await detail.locator('.json-tree .bidi-control').count()).toBe(5);
+    // Not one control character is left in the page's text.
+    expect(await page.locator('#app').innerText()).not.toMatch(/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u);
+    await assertNothingRan(session);
+    await session.close();
+  });
+
   it('in form data: keys and values in the table are text', async () => {
     const session = await openPage(browser, server);
     const { page } = session;

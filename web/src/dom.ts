@@ -30,11 +30,39 @@ export function h<K extends keyof HTMLElementTagNameMap>(
   return element;
 }
 
-/** Appends children; strings and numbers become text nodes. */
+// Characters that reorder the text around them (bidirectional overrides,
+// embeddings, isolates and marks): in a key, `"amount\u202e": "1000.50"`
+// reads as `"amount"05.0001" :"`, so a payload could make a value look like
+// another. They are shown as visible escapes instead, as `reception tail`
+// prints them.
+const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+const BIDI_SPLIT = /([\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069])/u;
+
+/** Text as DOM nodes: a text node, or, around bidirectional controls, text nodes and a marked escape for each control. */
+export function textNodes(text: string): Node {
+  if (!BIDI_CONTROLS.test(text)) return document.createTextNode(text);
+  const fragment = document.createDocumentFragment();
+  text.split(BIDI_SPLIT).forEach((piece, index) => {
+    if (piece === '') return;
+    if (index % 2 === 0) {
+      fragment.appendChild(document.createTextNode(piece));
+      return;
+    }
+    const code = `\\u${piece.charCodeAt(0).toString(16).padStart(4, '0')}`;
+    const marker = document.createElement('span');
+    marker.className = 'bidi-control';
+    marker.title = 'a bidirectional control character, shown as an escape';
+    marker.appendChild(document.createTextNode(code));
+    fragment.appendChild(marker);
+  });
+  return fragment;
+}
+
+/** Appends children; strings and numbers become text nodes (bidirectional controls as visible escapes). */
 export function append(parent: Node, ...children: Child[]): void {
   for (const child of children) {
     if (child === null || child === undefined || child === false) continue;
-    parent.appendChild(typeof child === 'object' ? child : document.createTextNode(String(child)));
+    parent.appendChild(typeof child === 'object' ? child : textNodes(String(child)));
   }
 }
 

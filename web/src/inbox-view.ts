@@ -124,7 +124,7 @@ export class InboxView {
 
   private async loadList(): Promise<void> {
     const generation = ++this.generation;
-    this.listTitle.textContent = this.filter === undefined ? 'All deliveries' : `From ${this.filter}`;
+    replaceChildren(this.listTitle, this.filter === undefined ? 'All deliveries' : `From ${this.filter}`);
     this.list.setLoading();
     const page = await listDeliveries(this.filter === undefined ? {} : { source: this.filter });
     if (generation !== this.generation) return;
