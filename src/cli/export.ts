@@ -1,6 +1,6 @@
 import { parseDuration } from '../config/duration.js';
 import { ApiClient } from './api-client.js';
-import { escapeJsonForTerminal } from './delivery-line.js';
+import { escapeJsonForTerminal } from '../text/terminal-safe.js';
 import { exitQuietlyOnClosedPipe, flushOut, writeOut } from './process-io.js';
 import { Progress, type ProgressMode } from './progress.js';
 import { SERVER_FLAGS, serverTarget } from './server-target.js';

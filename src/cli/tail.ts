@@ -1,5 +1,6 @@
 import { asDelivery } from './api-client.js';
-import { deliveryLine, escapeJsonForTerminal } from './delivery-line.js';
+import { deliveryLine } from './delivery-line.js';
+import { escapeJsonForTerminal } from '../text/terminal-safe.js';
 import { eventStream } from './event-stream.js';
 import { exitQuietlyOnClosedPipe, reportStatus, stopSignal, writeOut } from './process-io.js';
 import { SERVER_FLAGS, serverTarget } from './server-target.js';
