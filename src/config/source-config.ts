@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { TSchema } from 'typebox';
 import Value from 'typebox/value';
 import { parse as parseYaml } from 'yaml';
+import { escapeJsonForTerminal } from '../text/terminal-safe.js';
 import { decodeSourceName } from '../receive/source-name.js';
 import { createVerifier } from '../verify/create-verifier.js';
 import { VerifyConfigError } from '../verify/verifier.js';
@@ -49,7 +50,7 @@ export function validateConfig(data: unknown): string[] {
     try {
       decodeSourceName(encodeURIComponent(name));
     } catch {
-      problems.push(`${at}: "${name}" is not a valid source name (1 to 128 characters, no "/" or control characters)`);
+      problems.push(`${at}: ${quoted(name)} is not a valid source name (1 to 128 characters, no "/" or control characters)`);
     }
     const verify = source.verify;
     if (verify?.scheme === 'twilio' && verify.publicUrl === undefined) {
@@ -105,7 +106,12 @@ function schemeProblem(verify: VerifyConfig): string | undefined {
 
 /** A source's key path in messages: `sources.stripe`, or `sources[".."]` for a name that would not read as one key. */
 function sourceKey(name: string): string {
-  return /^[\w-]+$/.test(name) ? `sources.${name}` : `sources[${JSON.stringify(name)}]`;
+  return /^[\w-]+$/.test(name) ? `sources.${name}` : `sources[${quoted(name)}]`;
+}
+
+/** A name from the file in quotes, with every character a terminal would act on escaped (`check-config` prints it). */
+function quoted(name: string): string {
+  return escapeJsonForTerminal(JSON.stringify(name));
 }
 
 function schemaProblems(data: object): string[] {
@@ -122,6 +128,8 @@ function schemaProblems(data: object): string[] {
   return problems;
 }
 
+const UNKNOWN_KEY = 'unknown key (check the spelling; see docs/config.md)';
+
 function errorsOf(schema: TSchema, data: unknown, prefix: string): string[] {
   const messages = new Map<string, string>();
   const allowed = new Map<string, string[]>();
@@ -130,7 +138,11 @@ function errorsOf(schema: TSchema, data: unknown, prefix: string): string[] {
     const path = error.instancePath.split('/').slice(1).map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~')).join('.');
     const params = error.params as { additionalProperties?: string[]; allowedValue?: unknown; requiredProperties?: string[] };
     if (error.keyword === 'additionalProperties') {
-      for (const key of params.additionalProperties ?? []) messages.set(join(path === '' ? key : `${path}.${key}`), 'unknown key (check the spelling; see docs/config.md)');
+      for (const key of params.additionalProperties ?? []) messages.set(join(path === '' ? key : `${path}.${key}`), UNKNOWN_KEY);
+    } else if (error.keyword === 'boolean' && error.schemaPath.endsWith('/additionalProperties')) {
+      // TypeBox reports some unknown keys only this way, one per key (seen with
+      // values that hold YAML aliases of themselves), and others both ways.
+      messages.set(join(path), UNKNOWN_KEY);
     } else if (error.keyword === 'required') {
       for (const key of params.requiredProperties ?? []) messages.set(join(path === '' ? key : `${path}.${key}`), 'is required');
     } else if (error.keyword === 'enum') {

@@ -212,6 +212,24 @@ describe('a bad config file is refused, naming the key', () => {
       .toEqual(['sources["my.app"].verify.secrets: is required']);
   });
 
+  it('a source name with terminal controls is shown escaped, in the message and in the key path', () => {
+    const problems = problemsOf('esc.json', JSON.stringify({ sources: { '\u001b[31mred\u001b]0;pwned\u0007\u009b\u202e': {} } }));
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain('"\\u001b[31mred\\u001b]0;pwned\\u0007\\u009b\\u202e" is not a valid source name');
+    expect(problems[0]).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202e]/u);
+  });
+
+  it('unknown keys whose values are YAML aliases of themselves', () => {
+    // TypeBox reports these unknown keys in another shape than plain ones.
+    const levels = ['a: &a [*a, *a]'];
+    for (const [name, previous] of [['b', 'a'], ['c', 'b'], ['d', 'c'], ['e', 'd'], ['f', 'e'], ['g', 'f']] as const) {
+      levels.push(`${name}: &${name} [${Array(9).fill(`*${previous}`).join(', ')}]`);
+    }
+    levels.push(`h: [${Array(9).fill('*g').join(', ')}]`);
+    const problems = problemsOf('aliases.yaml', `${levels.join('\n')}\n`);
+    expect(problems).toEqual(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map((key) => `${key}: unknown key (check the spelling; see docs/config.md)`));
+  });
+
   it('invalid YAML and JSON, with the line', () => {
     expect(problemsOf('broken.yaml', 'sources:\n  stripe: [\n')).toEqual([expect.stringMatching(/^the file is not valid YAML or JSON: .*line \d+/s)]);
     expect(problemsOf('broken.json', '{"sources": {"stripe": {}')).toEqual([expect.stringMatching(/^the file is not valid YAML or JSON: /)]);
