@@ -77,7 +77,9 @@ export function createClientErrorHandler(logger: Logger): (error: Error & { code
       socket.destroy();
       return;
     }
-    const response = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
+    // Node leaves `_httpMessage` null, not undefined, on a keep-alive
+    // connection between requests: the refused bytes then begin a request.
+    const response = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage ?? undefined;
     const { code, detail } = refusal(error);
     // `afterAnswer`: the answer to the request before has been written whole, so this one may follow it.
     const refuse = (afterAnswer: boolean): void => {

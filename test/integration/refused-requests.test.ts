@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Metrics } from '../../src/observe/metrics.js';
 import { startApp, type RunningApp } from '../helpers/app.js';
@@ -135,6 +136,32 @@ describe('refused requests', () => {
     expect(plain.status, plain.body).toBe(200);
     const stored = await fetch(`${server.url}/api/deliveries?source=tecoding`, { headers: { authorization: `Bearer ${server.token}` } });
     expect(((await stored.json()) as { items: unknown[] }).items).toHaveLength(1);
+  });
+
+  it('refuses a request on a kept-alive connection after an answered one (431 headers too large), and stays up', async () => {
+    const { port } = new URL(server.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    let received = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => { received += chunk; });
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    socket.on('error', () => undefined);
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    socket.write('POST /api/webhook/keptalive HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}');
+    const deadline = Date.now() + 3000;
+    while (!/\r\n\r\n\{[^}]*\}/.test(received)) {
+      if (Date.now() > deadline) throw new Error(`no answer to the first request: ${received}`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(firstAnswer(received).status).toBe(200);
+    // The connection is idle now; the next request's headers overflow Node's limit.
+    const first = received;
+    socket.write(`POST /api/webhook/keptalive HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    await closed;
+    const second = firstAnswer(received.slice(first.length));
+    expectProblem(431, second.contentType, second.body, 'headers_too_large');
+    await waitForLine(lines, (l) => l.msg === 'request refused before routing' && l.outcome === 'headers_too_large');
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   });
 
   it('logs a body that breaks HTTP halfway (a bad chunk size) with the 400 its sender got, not as 499', async () => {
