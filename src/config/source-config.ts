@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import type { TSchema } from 'typebox';
 import Value from 'typebox/value';
-import { parse as parseYaml } from 'yaml';
+import { parseDocument } from 'yaml';
 import { escapeJsonForTerminal } from '../text/terminal-safe.js';
 import { decodeSourceName } from '../receive/source-name.js';
 import { createVerifier } from '../verify/create-verifier.js';
 import { VerifyConfigError } from '../verify/verifier.js';
-import { ConfigFileSchema, SourceConfigSchema, type ConfigFile, type VerifyConfig } from './source-config-schema.js';
+import { ConfigFileSchema, SourceConfigSchema, type ConfigFile, type SourceConfig, type VerifyConfig } from './source-config-schema.js';
 
 export class ConfigFileError extends Error {
   constructor(readonly file: string, readonly problems: string[]) {
@@ -23,18 +23,42 @@ export function loadConfigFile(file: string): ConfigFile {
   } catch (error) {
     throw new ConfigFileError(file, [`the file cannot be read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`]);
   }
-  let data: unknown;
-  try {
-    data = parseYaml(text, { uniqueKeys: true }) ?? {};
-  } catch (error) {
-    // The parser's first line names the problem and its line and column; the
-    // lines after it quote the file, and so could quote a secret into the log.
-    const problem = (error instanceof Error ? error.message : String(error)).split('\n')[0]?.replace(/:$/, '');
-    throw new ConfigFileError(file, [`the file is not valid YAML or JSON: ${problem ?? 'unknown error'}`]);
-  }
+  const data = parseConfigText(file, text);
   const problems = validateConfig(data);
   if (problems.length > 0) throw new ConfigFileError(file, problems);
   return data as ConfigFile;
+}
+
+/**
+ * The file's YAML (or JSON) as plain data. The parser's messages name the
+ * problem, its line and column, and then quote the file, which could quote
+ * a secret into the log: only their first line is kept. Its warnings
+ * (which it would print itself, quoting the line) are problems here: an
+ * unquoted secret that begins with `!` reads as a YAML tag, and the secret
+ * is lost.
+ */
+function parseConfigText(file: string, text: string): unknown {
+  let data: unknown;
+  try {
+    const document = parseDocument(text, { uniqueKeys: true, logLevel: 'silent' });
+    const [error] = document.errors;
+    if (error !== undefined) throw error;
+    if (document.warnings.length > 0) {
+      throw new ConfigFileError(file, document.warnings.map((warning) => {
+        const at = warning.linePos?.[0];
+        const where = at === undefined ? '' : ` at line ${at.line}, column ${at.col}`;
+        return warning.code === 'TAG_RESOLVE_FAILED'
+          ? `the file has an unknown YAML tag${where}: a value that begins with "!" must be quoted`
+          : `the file has a YAML problem (${warning.code})${where}`;
+      }));
+    }
+    data = document.toJS({ maxAliasCount: 100 }) as unknown;
+  } catch (error) {
+    if (error instanceof ConfigFileError) throw error;
+    const problem = (error instanceof Error ? error.message : String(error)).split('\n')[0]?.replace(/:$/, '');
+    throw new ConfigFileError(file, [`the file is not valid YAML or JSON: ${problem ?? 'unknown error'}`]);
+  }
+  return data ?? {};
 }
 
 /** Every problem with a parsed config, each naming its key path (e.g. `sources.stripe.verify.scheme`). */
@@ -42,54 +66,69 @@ export function validateConfig(data: unknown): string[] {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
     return ['(top level): expected an object with "sources" (and optionally "strict")'];
   }
-  const problems = schemaProblems(data);
-  if (problems.length > 0) return problems;
-  const config = data as ConfigFile;
-  for (const [name, source] of Object.entries(config.sources ?? {})) {
+  const { sources, ...top } = data as { sources?: unknown };
+  const problems = errorsOf(ConfigFileSchema, { ...top, sources: {} }, '');
+  if (sources === undefined) return problems;
+  if (typeof sources !== 'object' || sources === null || Array.isArray(sources)) {
+    return [...problems, 'sources: expected an object that maps source names to their rules'];
+  }
+  // Each source on its own, so that every bad source is named (a record
+  // stops at its first bad entry), and the rules that the schema cannot
+  // express are checked for every source whose shape is right.
+  for (const [name, source] of Object.entries(sources)) {
     const at = sourceKey(name);
     try {
       decodeSourceName(encodeURIComponent(name));
     } catch {
       problems.push(`${at}: ${quoted(name)} is not a valid source name (1 to 128 characters, no "/" or control characters)`);
     }
-    const verify = source.verify;
-    if (verify?.scheme === 'twilio' && verify.publicUrl === undefined) {
-      problems.push(`${at}.verify.publicUrl: the twilio scheme needs the public URL Twilio posts to`);
+    const shapeProblems = errorsOf(SourceConfigSchema, source, at);
+    if (shapeProblems.length > 0) problems.push(...shapeProblems);
+    else problems.push(...ruleProblems(at, source as SourceConfig));
+  }
+  return problems;
+}
+
+/** What a source of the right shape may still get wrong: settings that only some schemes or handshakes take or need. */
+function ruleProblems(at: string, source: SourceConfig): string[] {
+  const problems: string[] = [];
+  const verify = source.verify;
+  if (verify?.scheme === 'twilio' && verify.publicUrl === undefined) {
+    problems.push(`${at}.verify.publicUrl: the twilio scheme needs the public URL Twilio posts to`);
+  }
+  if (verify?.scheme === 'hmac' && verify.header === undefined) {
+    problems.push(`${at}.verify.header: the hmac scheme needs the name of the signature header`);
+  }
+  if (verify?.scheme !== 'hmac' && verify !== undefined) {
+    for (const key of ['header', 'algorithm', 'encoding', 'prefix'] as const) {
+      if (verify[key] !== undefined) problems.push(`${at}.verify.${key}: only the hmac scheme takes "${key}"`);
     }
-    if (verify?.scheme === 'hmac' && verify.header === undefined) {
-      problems.push(`${at}.verify.header: the hmac scheme needs the name of the signature header`);
-    }
-    if (verify?.scheme !== 'hmac' && verify !== undefined) {
-      for (const key of ['header', 'algorithm', 'encoding', 'prefix'] as const) {
-        if (verify[key] !== undefined) problems.push(`${at}.verify.${key}: only the hmac scheme takes "${key}"`);
-      }
-    }
-    if (verify !== undefined && verify.scheme !== 'twilio' && verify.publicUrl !== undefined) {
-      problems.push(`${at}.verify.publicUrl: only the twilio scheme takes "publicUrl"`);
-    }
-    // What only the scheme itself can judge (a Twilio URL with a query, a secret that is not base64...):
-    // a file that passes here also starts.
-    const verifyProblem = verify === undefined || problems.some((p) => p.startsWith(`${at}.verify`)) ? undefined : schemeProblem(verify);
-    if (verifyProblem !== undefined) problems.push(`${at}.${verifyProblem}`);
-    const handshake = source.handshake;
-    if (handshake?.type === 'meta' && handshake.verifyToken === undefined) {
-      problems.push(`${at}.handshake.verifyToken: the meta handshake needs the verify token set in the app's webhook settings`);
-    }
-    if (handshake?.type === 'x' && handshake.secret === undefined) {
-      problems.push(`${at}.handshake.secret: the x handshake needs the app's consumer secret`);
-    }
-    if (handshake?.type === 'zoom' && handshake.secret === undefined && verify?.scheme !== 'zoom') {
-      problems.push(`${at}.handshake.secret: the zoom handshake needs the secret token (or verify with the zoom scheme)`);
-    }
-    if (handshake?.verifyToken !== undefined && handshake.type !== 'meta') {
-      problems.push(`${at}.handshake.verifyToken: only the meta handshake takes "verifyToken"`);
-    }
-    if (handshake?.secret !== undefined && handshake.type !== 'x' && handshake.type !== 'zoom') {
-      problems.push(`${at}.handshake.secret: only the x and zoom handshakes take "secret"${handshake.type === 'slack' ? ' (Slack\'s signing secret goes under verify)' : ''}`);
-    }
-    if (source.onFailure === 'keep' && verify === undefined) {
-      problems.push(`${at}.onFailure: "keep" only means something for a source that verifies signatures`);
-    }
+  }
+  if (verify !== undefined && verify.scheme !== 'twilio' && verify.publicUrl !== undefined) {
+    problems.push(`${at}.verify.publicUrl: only the twilio scheme takes "publicUrl"`);
+  }
+  // What only the scheme itself can judge (a Twilio URL with a query, a secret that is not base64...):
+  // a file that passes here also starts.
+  const verifyProblem = verify === undefined || problems.some((p) => p.startsWith(`${at}.verify`)) ? undefined : schemeProblem(verify);
+  if (verifyProblem !== undefined) problems.push(`${at}.${verifyProblem}`);
+  const handshake = source.handshake;
+  if (handshake?.type === 'meta' && handshake.verifyToken === undefined) {
+    problems.push(`${at}.handshake.verifyToken: the meta handshake needs the verify token set in the app's webhook settings`);
+  }
+  if (handshake?.type === 'x' && handshake.secret === undefined) {
+    problems.push(`${at}.handshake.secret: the x handshake needs the app's consumer secret`);
+  }
+  if (handshake?.type === 'zoom' && handshake.secret === undefined && verify?.scheme !== 'zoom') {
+    problems.push(`${at}.handshake.secret: the zoom handshake needs the secret token (or verify with the zoom scheme)`);
+  }
+  if (handshake?.verifyToken !== undefined && handshake.type !== 'meta') {
+    problems.push(`${at}.handshake.verifyToken: only the meta handshake takes "verifyToken"`);
+  }
+  if (handshake?.secret !== undefined && handshake.type !== 'x' && handshake.type !== 'zoom') {
+    problems.push(`${at}.handshake.secret: only the x and zoom handshakes take "secret"${handshake.type === 'slack' ? ' (Slack\'s signing secret goes under verify)' : ''}`);
+  }
+  if (source.onFailure === 'keep' && verify === undefined) {
+    problems.push(`${at}.onFailure: "keep" only means something for a source that verifies signatures`);
   }
   return problems;
 }
@@ -112,20 +151,6 @@ function sourceKey(name: string): string {
 /** A name from the file in quotes, with every character a terminal would act on escaped (`check-config` prints it). */
 function quoted(name: string): string {
   return escapeJsonForTerminal(JSON.stringify(name));
-}
-
-function schemaProblems(data: object): string[] {
-  const { sources, ...top } = data as { sources?: unknown };
-  const problems = errorsOf(ConfigFileSchema, { ...top, sources: {} }, '');
-  if (sources === undefined) return problems;
-  if (typeof sources !== 'object' || sources === null || Array.isArray(sources)) {
-    return [...problems, 'sources: expected an object that maps source names to their rules'];
-  }
-  // Each source on its own, so that every bad source is named (a record stops at its first bad entry).
-  for (const [name, source] of Object.entries(sources)) {
-    problems.push(...errorsOf(SourceConfigSchema, source, sourceKey(name)));
-  }
-  return problems;
 }
 
 const UNKNOWN_KEY = 'unknown key (check the spelling; see docs/config.md)';
@@ -160,17 +185,25 @@ function errorsOf(schema: TSchema, data: unknown, prefix: string): string[] {
   return [...messages].map(([path, message]) => `${path}: ${message}`);
 }
 
-/** Keys whose values are secrets (`secrets`, `secret`, `verifyToken`): a message names their kind, never their content. */
-const SECRET_KEY = /secret|token/i;
+/**
+ * The settings whose values a message may quote: none of them holds a
+ * secret. Anything else (`secrets`, `secret`, `verifyToken`, a `publicUrl`
+ * that may carry a password, and a secret typed where an object belongs,
+ * as in `verify: whsec_…`) is described by its kind and length only.
+ */
+const QUOTABLE_KEYS = new Set([
+  'strict', 'scheme', 'type', 'algorithm', 'encoding', 'prefix', 'header', 'toleranceSeconds',
+  'onFailure', 'anyJson', 'maxBodyBytes', 'rateLimit', 'requests', 'perSeconds', 'dedup',
+]);
 
-/** A value as a message quotes it: secrets by kind and length only, anything else as JSON, cut at 100 characters. */
+/** A value as a message quotes it: as JSON (cut at 100 characters) under a quotable key, else by kind and length only. */
 function shown(path: string, value: unknown): string {
-  if (SECRET_KEY.test(path)) {
-    if (typeof value === 'string') return `a string of ${value.length} characters (not shown: a secret)`;
-    if (Array.isArray(value)) return `a list of ${value.length} (not shown: secrets)`;
-    return `${value === null ? 'null' : typeof value} (not shown: a secret)`;
+  if (!QUOTABLE_KEYS.has(path.slice(path.lastIndexOf('.') + 1))) {
+    if (typeof value === 'string') return `a string of ${value.length} characters (not shown: it may be a secret)`;
+    if (Array.isArray(value)) return `a list of ${value.length} (not shown: it may hold secrets)`;
+    return `${value === null ? 'null' : typeof value} (not shown: it may be a secret)`;
   }
-  const json = JSON.stringify(value) ?? String(value);
+  const json = escapeJsonForTerminal(JSON.stringify(value) ?? String(value));
   return json.length > 100 ? `${json.slice(0, 100)}…` : json;
 }
 

@@ -256,11 +256,45 @@ describe('a bad config file is refused, naming the key', () => {
       expect(problem).not.toContain('TOPSECRET');
       expect(problem).not.toContain('12345678');
     }
-    expect(problems[0]).toMatch(/^sources\.a\.verify\.secrets: .*got a string of 20 characters \(not shown: a secret\)$/);
+    expect(problems[0]).toMatch(/^sources\.a\.verify\.secrets: .*got a string of 20 characters \(not shown: it may be a secret\)$/);
+  });
+
+  it('never quotes a secret typed where an object belongs, in a URL, or as a YAML tag', () => {
+    const secret = 'whsec_TOPSECRET-LEAK';
+    const problems = [
+      ...problemsOf('verify-string.yaml', `sources:\n  a:\n    verify: ${secret}\n`),
+      ...problemsOf('source-string.yaml', `sources:\n  a: ${secret}\n`),
+      ...problemsOf('handshake-string.yaml', `sources:\n  a:\n    handshake: ${secret}\n`),
+      ...problemsOf('url.yaml', `sources:\n  a:\n    verify: { scheme: twilio, secrets: [x], publicUrl: 7 }\n`),
+      ...problemsOf('tag.yaml', `sources:\n  a:\n    verify:\n      scheme: github\n      secrets:\n        - !TOPSECRET-LEAK\n`),
+    ];
+    expect(problems).toHaveLength(5);
+    for (const problem of problems) expect(problem).not.toContain('TOPSECRET');
+    expect(problems[0]).toMatch(/^sources\.a\.verify: .*got a string of 20 characters \(not shown: it may be a secret\)$/);
+    expect(problems[4]).toBe('the file has an unknown YAML tag at line 6, column 11: a value that begins with "!" must be quoted');
   });
 
   it('a file that cannot be read', () => {
     expect(() => loadConfigFile(join(dir.path, 'missing.yaml'))).toThrow(/missing\.yaml is not a valid Reception config:\n {2}- the file cannot be read: ENOENT/);
+  });
+
+  it('reports the rules and names of sources of the right shape beside the shape problems of others', () => {
+    const problems = validateConfig({
+      strict: 'yes',
+      sources: {
+        'a/b': {},
+        shapeless: { verify: { scheme: 'github', secrets: 'x' } },
+        slack: { verify: { scheme: 'slack', secrets: ['x'] }, handshake: { type: 'slack', secret: 'y' } },
+        meta: { handshake: { type: 'meta' } },
+      },
+    });
+    expect(problems).toEqual([
+      expect.stringMatching(/^strict: /),
+      expect.stringMatching(/^sources\["a\/b"\]: "a\/b" is not a valid source name/),
+      expect.stringMatching(/^sources\.shapeless\.verify\.secrets: /),
+      expect.stringMatching(/^sources\.slack\.handshake\.secret: only the x and zoom handshakes/),
+      expect.stringMatching(/^sources\.meta\.handshake\.verifyToken: the meta handshake needs/),
+    ]);
   });
 
   it('reports every problem of every source at once', () => {
