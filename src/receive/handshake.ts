@@ -1,3 +1,4 @@
+import { sameSecretText } from '../verify/constant-time.js';
 import { xCrcResponse, zoomUrlValidation } from '../verify/handshakes.js';
 import type { SourceRule } from './source-rules.js';
 
@@ -26,7 +27,9 @@ export function queryHandshake(rule: SourceRule, method: string, query: string):
   if (method !== 'GET') return undefined;
   if (type === 'meta' && params.get('hub.mode') === 'subscribe') {
     const challenge = params.get('hub.challenge') ?? '';
-    if (params.get('hub.verify_token') !== rule.handshake?.verifyToken) {
+    const expected = rule.handshake?.verifyToken;
+    const given = params.get('hub.verify_token');
+    if (expected === undefined || given === null || !sameSecretText(given, expected)) {
       return { status: 403, contentType: '', body: '', refused: 'The hub.verify_token does not match this source\'s verifyToken.' };
     }
     return { status: 200, contentType: 'text/plain; charset=utf-8', body: challenge };

@@ -83,7 +83,10 @@ export class Receiver {
       const handshake = queryHandshake(rule, request.method, request.query);
       if (handshake !== undefined) return this.handshakeAnswer(handshake, source);
       if (request.method !== 'POST') {
-        throw new ProblemError('method_not_allowed', `Use POST to send a webhook, not ${request.method}.`, { allow: 'POST' });
+        // Meta's and X's handshakes come as GET: those sources take GET, for the handshake only.
+        const getHandshake = rule.handshake?.type === 'meta' || rule.handshake?.type === 'x';
+        throw new ProblemError('method_not_allowed', `Use POST to send a webhook, not ${request.method}${getHandshake ? ' (GET is for the handshake only)' : ''}.`,
+          { allow: getHandshake ? 'GET, POST' : 'POST' });
       }
       const waitSeconds = rule.rateLimiter?.take() ?? 0;
       if (waitSeconds > 0) {

@@ -96,6 +96,7 @@ describe('Meta hub.challenge', () => {
   it('answers other GETs 405, and stores the signed POSTs that follow', async () => {
     const other = await refused(server, 'meta', { method: 'GET', query: 'hello=1' }, 'method_not_allowed');
     expect(other.status).toBe(405);
+    expect(other.headers.get('allow')).toBe('GET, POST');
     expect(await countOf(server, 'meta')).toBe(0);
     const receipt = await accepted(server, 'meta', await githubRequest(JSON.stringify({ object: 'page', entry: [] }), META_APP_SECRET, randomUUID()));
     expect((await readDelivery(server, receipt.id)).verification).toEqual({ status: 'verified', scheme: 'github' });

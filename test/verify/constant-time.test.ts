@@ -1,6 +1,16 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { constantTimeEqual, decodeBase64, decodeHex, hmac, matchingKey } from '../../src/verify/constant-time.js';
+import { constantTimeEqual, decodeBase64, decodeHex, hmac, matchingKey, sameSecretText } from '../../src/verify/constant-time.js';
+
+describe('sameSecretText', () => {
+  it('tells equal texts from different ones of any length, never throwing', () => {
+    expect(sameSecretText('meta-verify-token', 'meta-verify-token')).toBe(true);
+    expect(sameSecretText('meta-verify-token', 'meta-verify-tokeN')).toBe(false);
+    expect(sameSecretText('meta-verify-token', 'meta')).toBe(false);
+    expect(sameSecretText('', 'x')).toBe(false);
+    expect(sameSecretText('é', 'e\u0301')).toBe(false);
+  });
+});
 
 describe('constantTimeEqual', () => {
   it('answers true for equal bytes and false for a one-bit difference', () => {
