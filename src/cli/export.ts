@@ -76,10 +76,18 @@ export async function runExport(argv: string[]): Promise<number> {
 const RFC3339 = /^\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:\d{2}))?$/;
 
 /** RFC 3339 (a date alone means its midnight UTC) or a duration back from now; milliseconds since the epoch. */
+/** True when the text's date and time are on the calendar and the clock: `Date.parse` reads 2026-02-30 as March 2nd. */
+function isCalendarDate(text: string): boolean {
+  const [year, month, day, hour = 0, minute = 0, second = 0] = text.split(/[-Tt :.Zz+]/).slice(0, 6).map(Number);
+  if (year === undefined || month === undefined || day === undefined) return false;
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && hour <= 23 && minute <= 59 && second <= 59;
+}
+
 export function parseSince(text: string, now = Date.now()): number {
   const duration = parseDuration(text);
   if (duration !== undefined) return now - duration;
-  const time = RFC3339.test(text) ? Date.parse(text.length === 10 ? `${text}T00:00:00Z` : text) : Number.NaN;
+  const time = RFC3339.test(text) && isCalendarDate(text) ? Date.parse(text.length === 10 ? `${text}T00:00:00Z` : text) : Number.NaN;
   if (Number.isNaN(time)) {
     throw new UsageError(`--since: expected an RFC 3339 time (2026-11-22T00:00:00Z) or a duration (24h, 7d), got "${text}".`);
   }

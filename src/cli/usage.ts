@@ -87,7 +87,8 @@ function describeParseError(error: unknown, spec: CommandSpec): string {
   if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && flag !== undefined) {
     const known = spec.flags.find((f) => `--${f.name}` === flag || `-${f.short ?? ''}` === flag);
     if (known?.type === 'boolean') return `${flag} takes no value.`;
-    return `${flag} needs a value${known?.value === undefined ? '' : ` (${known.value})`}.`;
+    // A value that begins with "-" reads as a flag: `--after -1` ends here too.
+    return `${flag} needs a value${known?.value === undefined ? '' : ` (${known.value})`}; a value that begins with "-" is written ${flag}=<value>.`;
   }
   return message;
 }

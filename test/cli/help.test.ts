@@ -72,6 +72,14 @@ describe('command line mistakes exit 2 with a clear message', () => {
     const badSince = await runCli(['export', '--since', 'yesterday', '--token', 'x'.repeat(20)]);
     expect(badSince.code).toBe(2);
     expect(badSince.stderr).toContain('--since');
+    // Date.parse would take February 30th as March 2nd.
+    const noSuchDay = await runCli(['export', '--since', '2026-02-30', '--token', 'x'.repeat(20)]);
+    expect(noSuchDay.code).toBe(2);
+    expect(noSuchDay.stderr).toContain('--since: expected an RFC 3339 time');
+
+    const negative = await runCli(['tail', '--after', '-1']);
+    expect(negative.code).toBe(2);
+    expect(negative.stderr).toContain('a value that begins with "-" is written --after=<value>');
 
     const badPort = await runCli(['serve', '--port', '99999']);
     expect(badPort.code).toBe(2);
