@@ -3,6 +3,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { createClientErrorHandler } from './http/client-error.js';
 import { installErrorHandling } from './http/error-handler.js';
+import { deliveryJson } from './http/delivery-json.js';
 import { createConnectHandler, hasUnknownTransferCoding, lacksHost, refuseBeforeRouting } from './http/protocol-refusals.js';
 import { createFrameworkErrorHandler } from './http/framework-errors.js';
 import { acceptEmptyJsonBodies } from './http/json-body.js';
@@ -79,7 +80,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     },
   });
   const streams = new StreamHub({
-    store, feed, heartbeatMs: deps.streamHeartbeatMs, maxBufferedBytes: deps.streamMaxBufferedBytes,
+    store,
+    feed,
+    render: (delivery) => JSON.stringify(deliveryJson(delivery)),
+    heartbeatMs: deps.streamHeartbeatMs,
+    maxBufferedBytes: deps.streamMaxBufferedBytes,
   });
   let rules = deps.rules ?? SourceRules.fromConfig(undefined, { maxBodyBytes: deps.maxBodyBytes, anyJson: false });
   const receiver = new Receiver({

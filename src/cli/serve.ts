@@ -24,7 +24,7 @@ const SETTINGS_FLAGS: ReadonlyArray<FlagSpec & { env: string }> = [
   { name: 'queue-max-pending', type: 'string', value: 'N', env: 'RECEPTION_QUEUE_MAX_PENDING', help: 'Deliveries waiting for a commit before new ones get 503 (default 10000).' },
   { name: 'queue-max-bytes', type: 'string', value: 'N', env: 'RECEPTION_QUEUE_MAX_BYTES', help: 'Body bytes waiting for a commit before new ones get 503 (default 268435456).' },
   { name: 'stream-heartbeat-ms', type: 'string', value: 'MS', env: 'RECEPTION_STREAM_HEARTBEAT_MS', help: 'Time between heartbeat comments on /api/stream (default 10000, at most 15000).' },
-  { name: 'stream-buffer-bytes', type: 'string', value: 'N', env: 'RECEPTION_STREAM_BUFFER_BYTES', help: 'Bytes a stream client may leave unread before it is disconnected (default 8388608).' },
+  { name: 'stream-buffer-bytes', type: 'string', value: 'N', env: 'RECEPTION_STREAM_BUFFER_BYTES', help: 'Bytes a stream client may leave unread; past that, taking none of them for a heartbeat interval disconnects it (default 8388608).' },
   { name: 'log-level', type: 'string', value: 'LEVEL', env: 'RECEPTION_LOG_LEVEL', help: 'fatal, error, warn, info (default), debug, trace or silent.' },
 ];
 

@@ -3,7 +3,6 @@ import { Type } from 'typebox';
 import { ProblemError } from '../errors.js';
 import type { StreamHub } from '../stream/stream-hub.js';
 import { requireToken } from './auth.js';
-import { deliveryJson } from './delivery-json.js';
 import { ProblemSchema } from './schemas.js';
 
 export interface StreamRouteOptions {
@@ -48,7 +47,6 @@ export const streamRoute: FastifyPluginAsyncTypebox<StreamRouteOptions> = async 
     hub.open(res, {
       afterSeq,
       ...(request.query.source === undefined ? {} : { source: request.query.source }),
-      render: (delivery) => JSON.stringify(deliveryJson(delivery)),
       onEnd: (reason) => request.log.info({
         req: { method: 'GET', path: '/api/stream' }, reason, seconds: (Date.now() - started) / 1000,
       }, 'stream ended'),

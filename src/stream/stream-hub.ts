@@ -1,30 +1,53 @@
 import type { Writable } from 'node:stream';
-import type { InboxStore } from '../store/inbox-store.js';
+import type { InboxStore, StoredDelivery } from '../store/inbox-store.js';
 import type { CommitFeed } from './commit-feed.js';
+import { RecentFrames } from './recent-frames.js';
 import { StreamSession, type StreamSessionOptions } from './stream-session.js';
 
 export interface StreamHubOptions {
   store: InboxStore;
   feed: CommitFeed;
+  /** Turns a delivery into the `data:` JSON. */
+  render: (delivery: StoredDelivery) => string;
   maxBufferedBytes: number;
   heartbeatMs: number;
 }
 
-/** Every open stream of this process, so that shutdown can end them and tests can count them. */
+/** Frames of the newest deliveries kept for readers that have not taken them yet. */
+const RECENT_FRAMES = 2000;
+const RECENT_BYTES = 16 * 1024 * 1024;
+/** Deliveries read from the store at a time. */
+const READ_BATCH = 100;
+
+/**
+ * Every open stream of this process. While any is open, the hub follows the
+ * commit feed: after each commit it reads the new deliveries from the store
+ * once, renders each once, and wakes the readers, who take the frames from
+ * it. So a commit costs one read and one rendering however many readers
+ * there are (with a read per reader, 400 readers made receiving ten times
+ * slower). A reader behind the frames it holds reads the store itself.
+ */
 export class StreamHub {
   private readonly sessions = new Set<StreamSession>();
+  private recent: RecentFrames | undefined;
+  private unsubscribe: (() => void) | undefined;
+  private refreshing = false;
+  private refreshAgain = false;
 
   constructor(readonly options: StreamHubOptions) {}
 
-  open(out: Writable, options: Pick<StreamSessionOptions, 'afterSeq' | 'source' | 'render' | 'onEnd'>): StreamSession {
+  open(out: Writable, options: Pick<StreamSessionOptions, 'afterSeq' | 'source' | 'onEnd'>): StreamSession {
+    if (this.unsubscribe === undefined) this.follow();
     const session: StreamSession = new StreamSession(out, {
       store: this.options.store,
-      feed: this.options.feed,
+      recent: () => this.recent,
+      frame: (delivery) => frameOf(delivery, this.options.render),
       maxBufferedBytes: this.options.maxBufferedBytes,
       heartbeatMs: this.options.heartbeatMs,
       ...options,
       onEnd: (reason) => {
         this.sessions.delete(session);
+        if (this.sessions.size === 0) this.unfollow();
         options.onEnd?.(reason);
       },
     });
@@ -36,7 +59,66 @@ export class StreamHub {
     return this.sessions.size;
   }
 
+  /** Frames held for readers (for tests: it falls back to none once no one reads). */
+  get recentFrames(): number {
+    return this.recent?.size ?? 0;
+  }
+
   closeAll(): void {
     for (const session of [...this.sessions]) session.end('server_closing');
   }
+
+  private follow(): void {
+    this.unsubscribe = this.options.feed.subscribe(() => void this.refresh());
+    void this.refresh();
+  }
+
+  private unfollow(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    this.recent = undefined;
+  }
+
+  /** Reads what was committed since the last frame held, renders it once, and wakes every reader. */
+  private async refresh(): Promise<void> {
+    if (this.refreshing) {
+      this.refreshAgain = true;
+      return;
+    }
+    this.refreshing = true;
+    const { store, render } = this.options;
+    try {
+      do {
+        this.refreshAgain = false;
+        if (this.recent === undefined) {
+          const latest = await store.latestSeq();
+          if (this.unsubscribe === undefined) return;
+          this.recent ??= new RecentFrames(latest, RECENT_FRAMES, RECENT_BYTES);
+        }
+        const recent: RecentFrames = this.recent;
+        for (;;) {
+          const rows = await store.readAfter(recent.lastSeq, READ_BATCH);
+          // Every reader left meanwhile, and a new one may have started afresh.
+          if (this.recent !== recent) return;
+          for (const row of rows) recent.append({ seq: row.seq, source: row.source, text: frameOf(row, render) });
+          if (rows.length < READ_BATCH) break;
+        }
+      } while (this.refreshAgain);
+    } catch {
+      // The readers read the store themselves, and end if it fails them too.
+      this.recent = undefined;
+    } finally {
+      this.refreshing = false;
+    }
+    let slowest = Number.POSITIVE_INFINITY;
+    for (const session of [...this.sessions]) {
+      session.wake();
+      slowest = Math.min(slowest, session.lastScannedSeq);
+    }
+    if (slowest !== Number.POSITIVE_INFINITY) this.recent?.releaseThrough(slowest);
+  }
+}
+
+function frameOf(delivery: StoredDelivery, render: (delivery: StoredDelivery) => string): string {
+  return `id: ${delivery.seq}\nevent: delivery\ndata: ${render(delivery)}\n\n`;
 }

@@ -1,19 +1,20 @@
 import type { Writable } from 'node:stream';
 import type { InboxStore, StoredDelivery } from '../store/inbox-store.js';
-import type { CommitFeed } from './commit-feed.js';
+import type { RecentFrames } from './recent-frames.js';
 
 export interface StreamSessionOptions {
   store: InboxStore;
-  feed: CommitFeed;
+  /** The hub's frames of the newest deliveries, when it holds them. */
+  recent: () => RecentFrames | undefined;
   /** Sends deliveries whose seq is greater than this. */
   afterSeq: number;
   source?: string;
-  /** Turns a delivery into the `data:` JSON. */
-  render: (delivery: StoredDelivery) => string;
+  /** Turns a delivery into its Server-Sent Events frame (`id`, `event`, `data`). */
+  frame: (delivery: StoredDelivery) => string;
   /** Bytes the client may leave unread before it is disconnected. */
   maxBufferedBytes: number;
   heartbeatMs: number;
-  /** Deliveries read from the store at a time. */
+  /** Deliveries read or taken at a time. */
   batchSize?: number;
   onEnd?: (reason: StreamEndReason) => void;
 }
@@ -21,28 +22,42 @@ export interface StreamSessionOptions {
 export type StreamEndReason = 'client_closed' | 'slow_reader' | 'server_closing' | 'store_error';
 
 /**
- * One Server-Sent Events client. It reads from the store after its own
- * position (the last `id` it sent) whenever the feed says the inbox grew,
- * so catch-up and live events are one loop: no gap, no repeat. A reader
- * that leaves more than `maxBufferedBytes` unread is disconnected, and what
- * it left unread is dropped with the connection; it can resume with
- * `Last-Event-ID` (a client never takes an event it did not get whole).
- * So a client holds at most that much, or one event while it still reads.
+ * One Server-Sent Events client. Woken whenever the inbox may have grown,
+ * it sends what follows its own position (the last `id` it sent): from the
+ * hub's frames of the newest deliveries while those reach back to it, else
+ * read from the store. Catch-up and live events are one loop: no gap, no
+ * repeat.
+ *
+ * The next event is written only once the client took the ones before
+ * (Node's 'drain'), so the server holds for a client at most its socket's
+ * buffer and one event. A reader that leaves more than `maxBufferedBytes`
+ * unread (one event larger than that) and takes nothing of it for a
+ * heartbeat interval is disconnected, and what it left unread is dropped
+ * with the connection; it can resume with `Last-Event-ID` (a client never
+ * takes an event it did not get whole). A reader that is slowly taking a
+ * large event is not cut off.
  */
 export class StreamSession {
   private position: number;
+  /** The last seq looked at: above `position` when frames of other sources were passed over. */
+  private scanned: number;
   private pumping = false;
   private wokenWhilePumping = false;
   private ended = false;
-  private readonly unsubscribe: () => void;
   private readonly heartbeat: NodeJS.Timeout;
+  /** When the client last took some of what it was sent, and how much was still unread then. */
+  private progressAt = Date.now();
+  private unreadAtProgress = 0;
 
   constructor(private readonly out: Writable, private readonly options: StreamSessionOptions) {
     this.position = options.afterSeq;
-    this.unsubscribe = options.feed.subscribe(() => this.wake());
-    this.heartbeat = setInterval(() => this.write(': heartbeat\n\n'), options.heartbeatMs);
+    this.scanned = options.afterSeq;
+    this.heartbeat = setInterval(() => this.tick(), options.heartbeatMs);
     out.once('close', () => this.end('client_closed'));
-    out.on('drain', () => this.wake());
+    out.on('drain', () => {
+      this.noteProgress();
+      this.wake();
+    });
     this.write('retry: 1000\n: connected\n\n');
     this.wake();
   }
@@ -52,10 +67,14 @@ export class StreamSession {
     return this.position;
   }
 
+  /** The last seq this reader has gone past, sent or not: the hub's frames up to it are no longer needed for it. */
+  get lastScannedSeq(): number {
+    return this.scanned;
+  }
+
   end(reason: StreamEndReason): void {
     if (this.ended) return;
     this.ended = true;
-    this.unsubscribe();
     clearInterval(this.heartbeat);
     // A reader too slow to take what it was sent would hold it, on the
     // server, for as long as it keeps the connection: drop both.
@@ -64,10 +83,10 @@ export class StreamSession {
     this.options.onEnd?.(reason);
   }
 
-  private wake(): void {
+  /** The inbox may have grown, or the client took what it was sent. */
+  wake(): void {
     if (this.ended) return;
-    if (this.out.writableNeedDrain && this.out.writableLength > this.options.maxBufferedBytes) {
-      // More is waiting for a client that has not read what it was sent.
+    if (this.isStalled()) {
       this.end('slow_reader');
       return;
     }
@@ -87,12 +106,26 @@ export class StreamSession {
       for (;;) {
         if (this.ended || this.out.writableNeedDrain) return;
         this.wokenWhilePumping = false;
+        const recent = this.options.recent()?.after(this.scanned, batchSize, source);
+        if (recent !== undefined) {
+          for (const frame of recent.frames) {
+            this.write(frame.text);
+            if (this.ended) return;
+            this.position = frame.seq;
+            this.scanned = frame.seq;
+            if (this.out.writableNeedDrain) return;
+          }
+          this.scanned = recent.scannedTo;
+          if (recent.frames.length < batchSize && !this.wokenWhilePumping) return;
+          continue;
+        }
         const rows = await store.readAfter(this.position, batchSize, source);
         if (this.ended) return;
         for (const row of rows) {
-          this.write(`id: ${row.seq}\nevent: delivery\ndata: ${this.options.render(row)}\n\n`);
+          this.write(this.options.frame(row));
           if (this.ended) return;
           this.position = row.seq;
+          this.scanned = row.seq;
           // Wait for the client to read before sending more: 'drain' wakes the pump.
           if (this.out.writableNeedDrain) return;
         }
@@ -103,13 +136,31 @@ export class StreamSession {
     }
   }
 
-  /** Writes unless the client already left more than its buffer unread; then it is disconnected. */
+  /** A heartbeat comment, unless events are waiting for the client anyway; and the check for a stalled reader. */
+  private tick(): void {
+    if (this.out.writableLength < this.unreadAtProgress) this.noteProgress();
+    if (this.isStalled()) this.end('slow_reader');
+    else if (!this.out.writableNeedDrain) this.write(': heartbeat\n\n');
+  }
+
+  private noteProgress(): void {
+    this.progressAt = Date.now();
+    this.unreadAtProgress = this.out.writableLength;
+  }
+
+  /** More than the allowed bytes unread, and none of them taken for a heartbeat interval. */
+  private isStalled(): boolean {
+    if (this.out.writableLength <= this.options.maxBufferedBytes) return false;
+    if (this.out.writableLength < this.unreadAtProgress) this.noteProgress();
+    return Date.now() - this.progressAt >= this.options.heartbeatMs;
+  }
+
   private write(text: string): void {
     if (this.ended) return;
-    if (this.out.writableLength > this.options.maxBufferedBytes) {
-      this.end('slow_reader');
-      return;
-    }
+    const wasTaken = this.out.writableLength === 0;
     this.out.write(text);
+    // The clock of a stall starts with the first byte left unread.
+    if (wasTaken) this.noteProgress();
+    else this.unreadAtProgress = Math.max(this.unreadAtProgress, this.out.writableLength);
   }
 }

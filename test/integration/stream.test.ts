@@ -91,14 +91,20 @@ describe('GET /api/stream', () => {
     client.close();
   });
 
-  it('removes the subscription when the client disconnects', async () => {
+  it('follows the commits with one subscription for all its readers, and drops it when the last one leaves', async () => {
     server = await startApp();
     const { app } = server;
     const clients = await Promise.all([1, 2, 3].map(() => connectSse(`${server?.url ?? ''}/api/stream`, server?.auth)));
-    await eventually(() => app.feed.subscriberCount === 3 && app.streams.size === 3);
-    for (const client of clients) client.close();
+    await eventually(() => app.streams.size === 3);
+    expect(app.feed.subscriberCount).toBe(1);
+    await post(server.url, 'held', { n: 1 });
+    await Promise.all(clients.map((client) => client.waitForEvents(1)));
+    clients[0]?.close();
+    await eventually(() => app.streams.size === 2);
+    expect(app.feed.subscriberCount).toBe(1);
+    for (const client of clients.slice(1)) client.close();
     await eventually(() => app.feed.subscriberCount === 0 && app.streams.size === 0);
-    expect(app.feed.subscriberCount).toBe(0);
+    expect(app.streams.recentFrames).toBe(0);
   });
 
   it('sends a heartbeat comment', async () => {
@@ -109,7 +115,7 @@ describe('GET /api/stream', () => {
   });
 
   it('disconnects a reader that stops reading, which then resumes where it was', async () => {
-    server = await startApp({ streamMaxBufferedBytes: 16 * 1024 });
+    server = await startApp({ streamMaxBufferedBytes: 16 * 1024, streamHeartbeatMs: 200 });
     const { app } = server;
     const serverSockets: Socket[] = [];
     app.server.on('connection', (socket: Socket) => serverSockets.push(socket));
@@ -134,6 +140,50 @@ describe('GET /api/stream', () => {
     const all = [...received, ...resumed.events.map((e) => (JSON.parse(e.data) as { id: string }).id)];
     expect(all).toEqual(ids);
     resumed.close();
+  });
+
+  it('keeps a reader that is taking events larger than its buffer while deliveries keep arriving', async () => {
+    server = await startApp({ streamMaxBufferedBytes: 16 * 1024, streamHeartbeatMs: 200 });
+    const { app } = server;
+    const reader = await connectSse(`${server.url}/api/stream`, server.auth);
+    // A slow link: the reader takes a chunk, then waits, so that events stay unread when commits land.
+    reader.response.on('data', () => {
+      reader.response.pause();
+      setTimeout(() => reader.response.resume(), 5);
+    });
+    const big = 'x'.repeat(256 * 1024);
+    const ids: string[] = [];
+    for (let round = 0; round < 6; round++) {
+      // Five at once, so that commits land while the reader is still taking the events before.
+      const sent = await Promise.all([0, 1, 2, 3, 4].map((i) => post(server?.url ?? '', 'large', { round, i, big })));
+      ids.push(...sent.map((r) => r.id));
+    }
+    const events = await reader.waitForEvents(ids.length);
+    expect(new Set(events.map((e) => (JSON.parse(e.data) as { id: string }).id))).toEqual(new Set(ids));
+    expect(app.streams.size).toBe(1);
+    reader.close();
+  });
+
+  it('reads each commit from the store once for all its readers, and renders each delivery once', async () => {
+    server = await startApp();
+    const { app, store } = server;
+    const readers = await Promise.all(Array.from({ length: 20 }, () => connectSse(`${server?.url ?? ''}/api/stream`, server?.auth)));
+    await eventually(() => app.streams.size === 20);
+    // Counts the real store's reads (the store itself is not replaced).
+    let reads = 0;
+    const readAfter = store.readAfter.bind(store);
+    store.readAfter = async (...args: Parameters<typeof store.readAfter>) => {
+      reads++;
+      return readAfter(...args);
+    };
+    for (let i = 0; i < 10; i++) await post(server.url, 'fanout', { i });
+    await Promise.all(readers.map((reader) => reader.waitForEvents(10)));
+    // One read per commit, not one per reader per commit (200 before).
+    expect(reads).toBeLessThanOrEqual(20);
+    for (const reader of readers) {
+      expect(reader.events.map((e) => (JSON.parse(e.data) as { body: { i: number } }).body.i)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      reader.close();
+    }
   });
 
   it('needs the token, or the session cookie of the web page', async () => {

@@ -1,0 +1,93 @@
+/** One delivery as a Server-Sent Events frame, rendered once for every reader. */
+export interface Frame {
+  seq: number;
+  source: string;
+  text: string;
+}
+
+/**
+ * The newest deliveries as frames, every one with a seq above `coveredAfter`
+ * and up to `lastSeq`, in seq order: a reader whose position is in that
+ * range takes what follows from here instead of asking the store. Frames
+ * leave once every reader has gone past them, or when there are more than
+ * `maxFrames` or `maxBytes` of them (a reader left behind reads the store).
+ */
+export class RecentFrames {
+  private frames: Frame[] = [];
+  private head = 0;
+  private bytes = 0;
+  private covered: number;
+  private last: number;
+
+  constructor(startSeq: number, private readonly maxFrames: number, private readonly maxBytes: number) {
+    this.covered = startSeq;
+    this.last = startSeq;
+  }
+
+  /** Every delivery with a seq above this and up to `lastSeq` is held here. */
+  get coveredAfter(): number {
+    return this.covered;
+  }
+
+  get lastSeq(): number {
+    return this.last;
+  }
+
+  get size(): number {
+    return this.frames.length - this.head;
+  }
+
+  /** Adds the next frame; its seq must be above `lastSeq`. */
+  append(frame: Frame): void {
+    if (frame.seq <= this.last) throw new Error(`frame ${frame.seq} is not after ${this.last}`);
+    this.frames.push(frame);
+    this.bytes += frame.text.length;
+    this.last = frame.seq;
+    while (this.size > this.maxFrames || this.bytes > this.maxBytes) this.dropFirst();
+  }
+
+  /** Lets go of the frames at or below `seq` (every reader is past them). */
+  releaseThrough(seq: number): void {
+    while (this.size > 0 && (this.frames[this.head] as Frame).seq <= seq) this.dropFirst();
+  }
+
+  /**
+   * Up to `limit` frames after `seq` (of `source` only, when given), and the
+   * seq of the last frame looked at; undefined when frames after `seq` have
+   * left already, so that the reader must ask the store.
+   */
+  after(seq: number, limit: number, source?: string): { frames: Frame[]; scannedTo: number } | undefined {
+    if (seq < this.covered) return undefined;
+    const frames: Frame[] = [];
+    let scannedTo = seq;
+    for (let index = this.firstAfter(seq); index < this.frames.length && frames.length < limit; index++) {
+      const frame = this.frames[index] as Frame;
+      scannedTo = frame.seq;
+      if (source === undefined || frame.source === source) frames.push(frame);
+    }
+    return { frames, scannedTo };
+  }
+
+  /** Index of the first frame with a seq above `seq` (binary search: seqs rise). */
+  private firstAfter(seq: number): number {
+    let low = this.head;
+    let high = this.frames.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if ((this.frames[middle] as Frame).seq <= seq) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+
+  private dropFirst(): void {
+    const first = this.frames[this.head] as Frame;
+    this.head++;
+    this.bytes -= first.text.length;
+    this.covered = first.seq;
+    if (this.head > 1024 && this.head * 2 > this.frames.length) {
+      this.frames = this.frames.slice(this.head);
+      this.head = 0;
+    }
+  }
+}
