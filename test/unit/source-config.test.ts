@@ -216,6 +216,7 @@ describe('a bad config file is refused, naming the key', () => {
     const problems = problemsOf('esc.json', JSON.stringify({ sources: { '\u001b[31mred\u001b]0;pwned\u0007\u009b\u202e': {} } }));
     expect(problems).toHaveLength(1);
     expect(problems[0]).toContain('"\\u001b[31mred\\u001b]0;pwned\\u0007\\u009b\\u202e" is not a valid source name');
+    // eslint-disable-next-line no-control-regex
     expect(problems[0]).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202e]/u);
   });
 
