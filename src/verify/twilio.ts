@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { parse as parseQuery, stringify as stringifyQuery } from 'node:querystring';
 import { ProblemError } from '../errors.js';
 import { classifyMediaType } from '../receive/media-type.js';
 import { parseFormBody, type FormBody } from '../receive/parse-form.js';
@@ -22,8 +23,10 @@ export interface TwilioOptions {
  * sorted by name. A JSON (or other) body is instead carried by the URL's
  * `bodySHA256` parameter, the hex SHA-256 of the raw body, and the signature
  * covers the URL alone. Twilio sometimes signs the URL with its default port
- * (`:443`, `:80`) and sometimes without, so both are tried. No timestamp. The
- * delivery id is `I-Twilio-Idempotency-Token`.
+ * (`:443`, `:80`) and sometimes without, so both are tried, and, when neither
+ * matches, the escaped forms that Twilio's own library falls back to
+ * (`escapedVariants`). No timestamp. The delivery id is
+ * `I-Twilio-Idempotency-Token`.
  */
 export class TwilioVerifier implements Verifier {
   readonly scheme = 'twilio';
@@ -51,8 +54,13 @@ export class TwilioVerifier implements Verifier {
       params = signedParams(form);
     }
 
-    const urls = urlVariants(url);
-    const index = matchingKey(this.secrets, [candidate], (secret) => urls.map((variant) => hmac('sha1', secret, variant, params)));
+    const signedBy = (urls: string[]): number => matchingKey(this.secrets, [candidate], (secret) => urls.map((variant) => hmac('sha1', secret, variant, params)));
+    const asReceived = urlVariants(url);
+    let index = signedBy(asReceived);
+    if (index === -1) {
+      const escaped = escapedVariants(url).filter((variant) => !asReceived.includes(variant));
+      if (escaped.length > 0) index = signedBy(escaped);
+    }
     if (index === -1) return fail('signature_mismatch');
 
     if (bodyHashes.length > 0) {
@@ -106,6 +114,25 @@ function signedParams(form: FormBody): string {
 }
 
 const AUTHORITY = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)/i;
+
+/**
+ * The forms Twilio's own library falls back to when the URL as received
+ * does not match: the URL as WHATWG `URL` writes it (`'` in the query as
+ * `%27`...), with and without the default port, and each with its query
+ * re-encoded as Node's legacy `querystring` does, for Twilio back ends that
+ * signed an escaped form of what arrived unescaped.
+ */
+function escapedVariants(url: string): string[] {
+  if (!URL.canParse(url)) return [];
+  const normalized = urlVariants(new URL(url).toString());
+  return [...new Set([...normalized, ...normalized.map(withLegacyQuery)])];
+}
+
+function withLegacyQuery(url: string): string {
+  const start = url.indexOf('?');
+  if (start === -1 || start === url.length - 1) return url;
+  return `${url.slice(0, start)}?${stringifyQuery(parseQuery(url.slice(start + 1)))}`;
+}
 
 /** The URL as configured, without its default port, and with it. */
 function urlVariants(url: string): string[] {

@@ -103,6 +103,30 @@ describe('twilio', () => {
     expectFailure(verifier.verify(signedForm(params, { signedUrl: 'https://mycompany.com:80/myapp.php' })), 'signature_mismatch');
   });
 
+  it('accepts and refuses the escaped forms of a query exactly as twilio\'s validateRequest does', () => {
+    const params = { CallSid: 'CA1' };
+    // [query as it arrives, URL that was signed]
+    const cases: Array<[string, string]> = [
+      ["name=it's", `${PUBLIC_URL}?name=it%27s`],
+      ["name=it's", `${PUBLIC_URL}?name=it's`],
+      ['at=a@b:c', `${PUBLIC_URL}?at=a%40b%3Ac`],
+      ['sp=a%20b', `${PUBLIC_URL}?sp=a+b`],
+      ["name=it's", `${PUBLIC_URL}?name=its`],
+      ['q="x"', `${PUBLIC_URL}?q=%22x%22`],
+    ];
+    const verdicts = cases.map(([query, signedUrl]) => {
+      const input = signedForm(params, { query, signedUrl });
+      const signature = String(input.headers['x-twilio-signature']);
+      const twilioSays = twilio.validateRequest(TOKEN, signature, `${PUBLIC_URL}?${query}`, params);
+      const ours = verifyQuietly(verifier, input);
+      expect(ours.ok, `${query} signed as ${signedUrl}`).toBe(twilioSays);
+      return twilioSays;
+    });
+    // The cases cover both answers.
+    expect(verdicts).toContain(true);
+    expect(verdicts).toContain(false);
+  });
+
   it('refuses tampered params, an added param, a tampered query and a wrong token', () => {
     const input = signedForm({ Body: 'pay 10', From: '+1500' }, { query: 'tenant=7' });
     expectFailure(verifier.verify(withBody(input, formBody({ Body: 'pay 99', From: '+1500' }))), 'signature_mismatch');
