@@ -85,6 +85,30 @@ describe.skipIf(skipBrowserTests)('the inbox page in Chromium', () => {
     await session.close();
   });
 
+  it('keeps at most 1,000 rows while deliveries pour in, and pages on from the oldest one kept, without a gap', async () => {
+    const session = await openPage(browser, server, { hash: '#source=flood' });
+    const { page } = session;
+    const ids: string[] = [];
+    for (let batch = 0; batch < 21; batch++) {
+      const sent = await Promise.all(Array.from({ length: 50 }, (_, i) => sendWebhook(server, 'flood', JSON.stringify({ batch, i }))));
+      ids.push(...sent.map((s) => s.id));
+    }
+    const all = (await (await fetch(`${server.url}/api/deliveries?source=flood&limit=500`, { headers: server.auth })).json()) as { items: Array<{ id: string }>; nextCursor: string | null };
+    const newest = all.items.map((item) => item.id);
+    await row(page, newest[0] ?? '').waitFor({ timeout: 5000 });
+    await expect.poll(() => page.locator('.delivery-list li').count(), { timeout: 5000 }).toBe(1000);
+    const shown = await page.locator('.delivery-list li').evaluateAll((items) => items.map((li) => li.getAttribute('data-id')));
+    expect(shown.slice(0, 500)).toEqual(newest);
+    await page.locator('[data-action="load-older"]').click();
+    await expect.poll(() => page.locator('.delivery-list li').count()).toBe(1050);
+    expect(await page.locator('.list-footer').textContent()).toContain('That is all');
+    // Every delivery once, newest first: the rows pushed out came back, none missing, none twice.
+    const after = await page.locator('.delivery-list li').evaluateAll((items) => items.map((li) => li.getAttribute('data-id')));
+    expect(new Set(after).size).toBe(1050);
+    expect(new Set(after)).toEqual(new Set(ids));
+    await session.close();
+  });
+
   it('opens a delivery: facts, verification badge, headers table, body tree and raw body', async () => {
     const raw = '{"event":"push","repository":{"name":"reception","stars":42},"tags":["a","b"],"ok":true,"none":null}';
     const sent = await sendWebhook(server, 'github', raw, { 'content-type': 'application/json', 'x-github-event': 'push', 'x-custom-header': 'custom value 1' });

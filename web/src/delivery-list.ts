@@ -14,7 +14,16 @@ export interface ListOptions {
   hrefFor(id: string): string;
   /** Asks for the next, older page. */
   onLoadOlder(): void;
+  /** Rows past the limit left the bottom of the list: older pages go on from this one, now the oldest shown. */
+  onTrimmed(oldest: Delivery): void;
 }
+
+/**
+ * Rows the list keeps. Past this, arrivals push the oldest rows out (they
+ * come back with "Load older"): a page left open on a busy inbox stays
+ * fast. 10,000 rows held the main thread for up to 1.5 s at a time.
+ */
+export const MAX_ROWS = 1000;
 
 export class DeliveryList {
   readonly element: HTMLElement;
@@ -61,7 +70,25 @@ export class DeliveryList {
     row.classList.add('fresh');
     row.addEventListener('animationend', () => row.classList.remove('fresh'), { once: true });
     this.list.insertBefore(row, this.list.firstChild);
+    if (this.rows.size > MAX_ROWS) this.trim();
     this.renderFooter();
+  }
+
+  /** Drops the oldest rows down to MAX_ROWS; older pages then go on from the oldest row kept. */
+  private trim(): void {
+    while (this.rows.size > MAX_ROWS) {
+      const last = this.list.lastElementChild as HTMLElement | null;
+      const id = last?.dataset.id;
+      if (last === null || id === undefined) break;
+      last.remove();
+      this.rows.delete(id);
+      this.byId.delete(id);
+    }
+    const oldestId = (this.list.lastElementChild as HTMLElement | null)?.dataset.id;
+    const oldest = oldestId === undefined ? undefined : this.byId.get(oldestId);
+    if (oldest === undefined) return;
+    this.moreAvailable = true;
+    this.options.onTrimmed(oldest);
   }
 
   /** Takes a deleted delivery out; answers the id of the row that took its place, if any. */

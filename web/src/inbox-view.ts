@@ -1,7 +1,7 @@
 // The inbox once logged in: top bar, sources, the live list and the open
 // delivery. This file wires them together; each part draws itself.
 
-import { getDelivery, listDeliveries, listSources, logOut, Unauthorized, type Delivery } from './api.ts';
+import { cursorBefore, getDelivery, listDeliveries, listSources, logOut, Unauthorized, type Delivery } from './api.ts';
 import { DeliveryList } from './delivery-list.ts';
 import { renderDetail, renderNoDetail } from './detail-view.ts';
 import { button, h, replaceChildren } from './dom.ts';
@@ -35,12 +35,19 @@ export class InboxView {
   private openId: string | undefined;
   private cursor: string | null = null;
   private generation = 0;
+  /** Times the list dropped its oldest rows: a page of older rows asked for before that is stale. */
+  private trims = 0;
   private sourcesTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private readonly root: HTMLElement, private readonly onLoggedOut: () => void) {
     this.list = new DeliveryList({
       hrefFor: (id) => routeHref({ source: this.filter, id }),
       onLoadOlder: () => void this.loadOlder().catch(report),
+      onTrimmed: (oldest) => {
+        // A page of older rows still on its way would land after a gap: it is dropped, and asked for again.
+        this.trims++;
+        this.cursor = cursorBefore(oldest.seq);
+      },
     });
     this.sources = new SourcesPanel((source) => routeHref({ source }));
     this.detailPane = h('section', { class: 'detail-pane', attrs: { 'aria-label': 'Delivery' } });
@@ -136,9 +143,14 @@ export class InboxView {
   private async loadOlder(): Promise<void> {
     if (this.cursor === null) return;
     const generation = this.generation;
+    const trims = this.trims;
     this.list.setLoading();
     const page = await listDeliveries({ ...(this.filter === undefined ? {} : { source: this.filter }), cursor: this.cursor });
     if (generation !== this.generation) return;
+    if (trims !== this.trims) {
+      this.list.addPage([], this.cursor);
+      return;
+    }
     this.cursor = page.nextCursor;
     this.list.addPage(page.items, page.nextCursor);
   }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ProblemError } from '../../../src/errors.js';
 import { decodeCursor, encodeCursor } from '../../../src/http/cursor.js';
+import { cursorBefore } from '../../../web/src/api.js';
 
 function refusal(cursor: string): ProblemError {
   try {
@@ -15,6 +16,10 @@ function refusal(cursor: string): ProblemError {
 const raw = (text: string): string => Buffer.from(text).toString('base64url');
 
 describe('list cursors', () => {
+  it.each([1, 62, 63, 1000, 999_999_999_999_999])('the web page makes the same cursor as the server for seq %i', (seq) => {
+    expect(cursorBefore(seq)).toBe(encodeCursor(seq));
+  });
+
   it.each([0, 1, 42, 1_000_000, 999_999_999_999_999])('round-trips seq %i', (seq) => {
     expect(decodeCursor(encodeCursor(seq))).toBe(seq);
   });
