@@ -90,15 +90,6 @@ export async function listSources(): Promise<SourceSummary[]> {
   return ((await response.json()) as { items: SourceSummary[] }).items;
 }
 
-/**
- * The list cursor for the deliveries older than `seq`. A cursor is opaque
- * to API clients; this page is served by the same server and built with it,
- * so it may make one (src/http/cursor.ts): base64url of `s<seq>`.
- */
-export function cursorBefore(seq: number): string {
-  return btoa(`s${seq}`).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
-
 export async function listDeliveries(options: { source?: string; cursor?: string; limit?: number }): Promise<DeliveryPage> {
   const response = await call(`/api/deliveries${query(options)}`);
   return (await response.json()) as DeliveryPage;

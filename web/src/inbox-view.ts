@@ -1,7 +1,8 @@
 // The inbox once logged in: top bar, sources, the live list and the open
 // delivery. This file wires them together; each part draws itself.
 
-import { cursorBefore, getDelivery, listDeliveries, listSources, logOut, Unauthorized, type Delivery } from './api.ts';
+import { getDelivery, listDeliveries, listSources, logOut, Unauthorized, type Delivery } from './api.ts';
+import { cursorBefore } from './cursor.ts';
 import { DeliveryList } from './delivery-list.ts';
 import { renderDetail, renderNoDetail } from './detail-view.ts';
 import { button, h, replaceChildren } from './dom.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ProblemError } from '../../../src/errors.js';
 import { decodeCursor, encodeCursor } from '../../../src/http/cursor.js';
-import { cursorBefore } from '../../../web/src/api.js';
+import { cursorBefore } from '../../../web/src/cursor.js';
 
 function refusal(cursor: string): ProblemError {
   try {
