@@ -71,12 +71,19 @@ export async function startServer(settings: Settings): Promise<void> {
     await closed;
     clearTimeout(grace);
     await pruner?.stop();
-    await app.queue.drain();
+    // The store bounds each commit (PostgreSQL: its query timeout), so the
+    // queue drains; these bounds are for a store that stopped answering
+    // altogether, so that the process still ends.
+    const drained = await within(app.queue.drain(), STORE_GIVE_UP_MS);
     await feed?.stop();
-    await store.close();
-    logger.info('stopped');
+    const closedStore = await within(store.close(), STORE_GIVE_UP_MS);
+    if (!drained || !closedStore) {
+      logger.error({ drained, closedStore, waitedMs: STORE_GIVE_UP_MS }, 'stopped without finishing: the store did not answer');
+    } else {
+      logger.info('stopped');
+    }
     await logDestination.end();
-    process.exit(0);
+    process.exit(drained ? 0 : 1);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
@@ -116,4 +123,17 @@ async function openStore(settings: Settings): Promise<InboxStore> {
     });
   }
   return new SqliteStore({ file: join(settings.dataDir, 'reception.sqlite'), durability: settings.durability });
+}
+
+/** How long shutdown waits for the store's last commit, and then for it to close. */
+const STORE_GIVE_UP_MS = 20_000;
+
+/** True when `promise` settles within `ms`. */
+async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), ms); });
+  const settled = promise.then(() => true as const, () => true as const);
+  const result = await Promise.race([settled, late]);
+  clearTimeout(timer);
+  return result;
 }

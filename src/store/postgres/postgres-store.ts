@@ -59,6 +59,14 @@ export class PostgresStore implements InboxStore {
       connectionTimeoutMillis: timeout,
       idleTimeoutMillis: 30_000,
       options: `-c search_path=${this.schema} -c lock_timeout=${timeout} -c statement_timeout=${timeout * 5}`,
+      // The server's statement_timeout cannot fire for a query it never
+      // received: when PostgreSQL stops answering without closing the
+      // connection (a network blackhole, a firewall's idle cut), a commit
+      // would wait forever, and every delivery behind it. The client gives
+      // up a second after the server would have: 503, the sender retries.
+      query_timeout: timeout * 5 + 1000,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
     });
     // An idle connection that dies (PostgreSQL restarted) must not crash the process;
     // the pool opens a new one for the next query.
@@ -137,7 +145,9 @@ export class PostgresStore implements InboxStore {
       return outcomes;
     } catch (error) {
       if (client !== undefined) {
-        await client.query('ROLLBACK').catch(() => undefined);
+        // On a connection that stopped answering, ROLLBACK would wait as long
+        // again; closing the connection rolls the transaction back as well.
+        if (!isReadTimeout(error)) await client.query('ROLLBACK').catch(() => undefined);
         client.off('error', ignoreConnectionError);
         client.release(true);
       }
@@ -257,6 +267,11 @@ export class PostgresStore implements InboxStore {
  */
 function ignoreConnectionError(): void {
   // the query in progress reports it
+}
+
+/** node-postgres's own `query_timeout`: the server did not answer in time, and may never. */
+function isReadTimeout(error: unknown): boolean {
+  return error instanceof Error && error.message === 'Query read timeout';
 }
 
 /**
