@@ -1,4 +1,4 @@
-import { rmSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildApp } from './app.js';
 import { resolveToken } from './auth/token.js';
@@ -20,6 +20,8 @@ const SHORT_TOKEN = 16;
 export async function startServer(settings: Settings): Promise<void> {
   const logDestination = new LogDestination();
   const logger = createLogger(settings.logLevel, logDestination);
+  // SQLite keeps the inbox there, and a generated token lives there on any store.
+  if (settings.databaseUrl === undefined || settings.token === undefined) checkDataDir(settings.dataDir);
   const store = await openStore(settings);
   const feed = settings.databaseUrl === undefined || !(store instanceof PostgresStore)
     ? undefined
@@ -136,4 +138,22 @@ async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
   const result = await Promise.race([settled, late]);
   clearTimeout(timer);
   return result;
+}
+
+/**
+ * Creates the data directory if needed and proves it writable, so that a bad
+ * RECEPTION_DATA is told as such before anything else starts (SQLite's own
+ * message would be "unable to open database file").
+ */
+function checkDataDir(dir: string): void {
+  const probe = join(dir, `.reception-write-check-${process.pid}`);
+  try {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(probe, '');
+    rmSync(probe, { force: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.message : String(error));
+    throw new Error(`the data directory ${dir} (RECEPTION_DATA) cannot be created or written (${code}): `
+      + 'point RECEPTION_DATA at a directory that this user can write', { cause: error });
+  }
 }

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'vitest';
@@ -122,6 +122,19 @@ describe.concurrent('invalid environment', () => {
       expect(existsSync(data[i] ?? ''), name).toBe(false);
       expect(await refused(ports[i] ?? 0), name).toBe(true);
     }
+  });
+
+  it('exits 1 naming RECEPTION_DATA when the data directory cannot be made, before opening any store', async (context) => {
+    const { expect } = context;
+    const started = new Started(context);
+    const file = join(started.unusedDataDir(), '..', 'a-file');
+    writeFileSync(file, 'not a directory');
+    const port = await freePort();
+    const result = await runToExit(started, { RECEPTION_DATA: join(file, 'data'), RECEPTION_PORT: String(port) });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`the data directory ${join(file, 'data')} (RECEPTION_DATA) cannot be created or written (ENOTDIR)`);
+    expect(result.stderr).toContain('point RECEPTION_DATA at a directory that this user can write');
+    expect(await refused(port)).toBe(true);
   });
 
   it('starts with the same variables once they are valid', async (context) => {
