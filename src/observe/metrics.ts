@@ -34,7 +34,7 @@ export class Metrics {
   });
   readonly queueDepth = new Gauge({
     name: 'reception_write_queue_depth',
-    help: 'Deliveries waiting for a commit.',
+    help: 'Deliveries not yet answered: waiting for a commit, or inside the one running now.',
     registers: [this.registry],
   });
   readonly verificationFailures = new Counter({

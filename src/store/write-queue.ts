@@ -26,6 +26,8 @@ interface Pending {
 export class WriteQueue {
   private pending: Pending[] = [];
   private pendingBytes = 0;
+  /** Deliveries in the commit running now. */
+  private committing = 0;
   private flushing = false;
   private scheduled = false;
   private idleWaiters: Array<() => void> = [];
@@ -35,9 +37,9 @@ export class WriteQueue {
     private readonly options: WriteQueueOptions,
   ) {}
 
-  /** Deliveries waiting for a commit (not those inside the commit running now). */
+  /** Deliveries not yet answered: waiting for a commit, or inside the one running now. */
   get depth(): number {
-    return this.pending.length;
+    return this.pending.length + this.committing;
   }
 
   enqueue(delivery: NewDelivery): Promise<AppendOutcome> {
@@ -72,6 +74,7 @@ export class WriteQueue {
   private async flush(): Promise<void> {
     this.flushing = true;
     const batch = this.pending.splice(0, this.options.maxBatch);
+    this.committing = batch.length;
     const started = process.hrtime.bigint();
     try {
       const outcomes = await this.store.append(batch.map((item) => item.delivery));
@@ -87,6 +90,7 @@ export class WriteQueue {
       for (const item of batch) item.reject(reason);
     } finally {
       for (const item of batch) this.pendingBytes -= item.delivery.raw.length;
+      this.committing = 0;
       this.flushing = false;
       if (this.pending.length > 0) this.schedule();
       else this.wakeIdleWaiters();

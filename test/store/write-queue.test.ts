@@ -88,6 +88,24 @@ describe('WriteQueue on a real SqliteStore', () => {
       expect(queue.depth).toBe(0);
     });
 
+    it('counts the deliveries inside a running commit as waiting, until it ends', async () => {
+      // The real store, its commit held back until the test lets it go.
+      let release = (): void => undefined;
+      const held = new Promise<void>((resolve) => { release = resolve; });
+      const slowStore = Object.create(store) as SqliteStore;
+      slowStore.append = async (batch) => {
+        await held;
+        return store.append(batch);
+      };
+      const queue = new WriteQueue(slowStore, { maxPending: 100, maxPendingBytes: 1 << 20, maxBatch: 512 });
+      const done = Promise.all(newDeliveries(3).map((d) => queue.enqueue(d)));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(queue.depth).toBe(3);
+      release();
+      await done;
+      expect(queue.depth).toBe(0);
+    });
+
     it('answers a duplicate with the outcome of the first delivery', async () => {
       const queue = queueWith();
       const first = newDelivery({ dedupKey: 'evt' });
