@@ -13,7 +13,8 @@ export interface Frame {
  * `maxFrames` or `maxBytes` of them (a reader left behind reads the store).
  */
 export class RecentFrames {
-  private frames: Frame[] = [];
+  /** Slots before `head` are emptied as frames leave, so that a dropped frame is not kept alive. */
+  private frames: Array<Frame | undefined> = [];
   private head = 0;
   private bytes = 0;
   private covered: number;
@@ -35,6 +36,11 @@ export class RecentFrames {
 
   get size(): number {
     return this.frames.length - this.head;
+  }
+
+  /** Frames still referenced by the array; equal to `size` when dropped ones are let go (a check for tests). */
+  get referenced(): number {
+    return this.frames.reduce((count, frame) => count + (frame === undefined ? 0 : 1), 0);
   }
 
   /** Adds the next frame; its seq must be above `lastSeq`. */
@@ -82,6 +88,7 @@ export class RecentFrames {
 
   private dropFirst(): void {
     const first = this.frames[this.head] as Frame;
+    this.frames[this.head] = undefined;
     this.head++;
     this.bytes -= first.text.length;
     this.covered = first.seq;

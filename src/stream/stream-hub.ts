@@ -38,7 +38,9 @@ export class StreamHub {
 
   open(out: Writable, options: Pick<StreamSessionOptions, 'afterSeq' | 'source' | 'onEnd'>): StreamSession {
     if (this.unsubscribe === undefined) this.follow();
-    const session: StreamSession = new StreamSession(out, {
+    // Undefined while the constructor runs: a client that left already ends its session in there.
+    let session: StreamSession | undefined = undefined;
+    session = new StreamSession(out, {
       store: this.options.store,
       recent: () => this.recent,
       frame: (delivery) => frameOf(delivery, this.options.render),
@@ -46,12 +48,12 @@ export class StreamHub {
       heartbeatMs: this.options.heartbeatMs,
       ...options,
       onEnd: (reason) => {
-        this.sessions.delete(session);
+        if (session !== undefined) this.sessions.delete(session);
         if (this.sessions.size === 0) this.unfollow();
         options.onEnd?.(reason);
       },
     });
-    this.sessions.add(session);
+    if (session.isOpen) this.sessions.add(session);
     return session;
   }
 
@@ -90,6 +92,7 @@ export class StreamHub {
     try {
       do {
         this.refreshAgain = false;
+        if (this.unsubscribe === undefined) return;
         if (this.recent === undefined) {
           const latest = await store.latestSeq();
           if (this.unsubscribe === undefined) return;
@@ -98,8 +101,13 @@ export class StreamHub {
         const recent: RecentFrames = this.recent;
         for (;;) {
           const rows = await store.readAfter(recent.lastSeq, READ_BATCH);
-          // Every reader left meanwhile, and a new one may have started afresh.
-          if (this.recent !== recent) return;
+          if (this.recent !== recent) {
+            // Every reader left meanwhile, and new ones may have come: start
+            // over for them, so that a commit that came meanwhile is not left
+            // waiting for the next one.
+            this.refreshAgain = true;
+            break;
+          }
           for (const row of rows) recent.append({ seq: row.seq, source: row.source, text: frameOf(row, render) });
           if (rows.length < READ_BATCH) break;
         }

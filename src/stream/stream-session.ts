@@ -58,8 +58,17 @@ export class StreamSession {
       this.noteProgress();
       this.wake();
     });
+    // The client may have left while the route was getting ready ('close' came already).
+    if (out.destroyed) {
+      this.end('client_closed');
+      return;
+    }
     this.write('retry: 1000\n: connected\n\n');
     this.wake();
+  }
+
+  get isOpen(): boolean {
+    return !this.ended;
   }
 
   /** The seq of the last delivery sent. */
@@ -119,6 +128,9 @@ export class StreamSession {
           if (recent.frames.length < batchSize && !this.wokenWhilePumping) return;
           continue;
         }
+        // Everything up to the hub's newest frame is committed: a read that
+        // comes back short has seen all of it, of this reader's source too.
+        const horizon = this.options.recent()?.lastSeq;
         const rows = await store.readAfter(this.position, batchSize, source);
         if (this.ended) return;
         for (const row of rows) {
@@ -129,6 +141,8 @@ export class StreamSession {
           // Wait for the client to read before sending more: 'drain' wakes the pump.
           if (this.out.writableNeedDrain) return;
         }
+        // A reader of a quiet source so joins the hub's frames instead of reading the store at every commit.
+        if (rows.length < batchSize && horizon !== undefined) this.scanned = Math.max(this.scanned, horizon);
         if (rows.length < batchSize && !this.wokenWhilePumping) return;
       }
     } catch {
