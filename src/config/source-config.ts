@@ -176,11 +176,11 @@ function errorsOf(schema: TSchema, data: unknown, prefix: string): string[] {
     } else if (error.keyword === 'const') {
       allowed.set(path, [...(allowed.get(path) ?? []), JSON.stringify(params.allowedValue)]);
     } else if (error.keyword !== 'anyOf' && error.keyword !== 'boolean' && !messages.has(join(path))) {
-      messages.set(join(path), `${error.message}, got ${shown(join(path), valueAt(data, error.instancePath))}`);
+      messages.set(join(path), `${error.message}, got ${shown(path, valueAt(data, error.instancePath))}`);
     }
   }
   for (const [path, values] of allowed) {
-    messages.set(join(path), `expected one of ${values.join(', ')}, got ${shown(join(path), valueAt(data, `/${path.split('.').join('/')}`))}`);
+    messages.set(join(path), `expected one of ${values.join(', ')}, got ${shown(path, valueAt(data, `/${path.split('.').join('/')}`))}`);
   }
   return [...messages].map(([path, message]) => `${path}: ${message}`);
 }
@@ -196,9 +196,14 @@ const QUOTABLE_KEYS = new Set([
   'onFailure', 'anyJson', 'maxBodyBytes', 'rateLimit', 'requests', 'perSeconds', 'dedup',
 ]);
 
-/** A value as a message quotes it: as JSON (cut at 100 characters) under a quotable key, else by kind and length only. */
+/**
+ * A value as a message quotes it: as JSON (cut at 100 characters) under a
+ * quotable key, else by kind and length only. `path` is the key path inside
+ * the part checked (the file's top level, or one source), never the source's
+ * name: a source named `type` is not a setting.
+ */
 function shown(path: string, value: unknown): string {
-  if (!QUOTABLE_KEYS.has(path.slice(path.lastIndexOf('.') + 1))) {
+  if (path === '' || !QUOTABLE_KEYS.has(path.slice(path.lastIndexOf('.') + 1))) {
     if (typeof value === 'string') return `a string of ${value.length} characters (not shown: it may be a secret)`;
     if (Array.isArray(value)) return `a list of ${value.length} (not shown: it may hold secrets)`;
     return `${value === null ? 'null' : typeof value} (not shown: it may be a secret)`;

@@ -103,13 +103,12 @@ export class Receiver {
         throw unsupported(contentType);
       }
       const coding = contentCoding(request.headers['content-encoding']);
-      if (coding !== undefined) {
-        throw new ProblemError('unsupported_media_type', `Content-Encoding "${coding}" is not accepted here: send the body uncompressed.`);
-      }
+      if (coding !== undefined && declaredLength !== undefined && declaredLength > 0) throw compressed(coding);
       const raw = await request.readBody(policy.maxBodyBytes);
       bodyRead = true;
       if (raw.length === 0) throw new ProblemError('empty_body', 'The request has no body.');
       if (kind === undefined) throw unsupported(contentType);
+      if (coding !== undefined) throw compressed(coding);
       if (kind === 'form') checkFormFields(raw);
       const body = kind === 'json' ? parseJsonBody(raw, policy.anyJson) : parseFormBody(raw);
 
@@ -213,6 +212,10 @@ export class Receiver {
     const problem = problemFor(code, detail);
     return { status: problem.status, headers: { ...PROBLEM_HEADERS }, body: JSON.stringify(problem), outcome: code };
   }
+}
+
+function compressed(coding: string): ProblemError {
+  return new ProblemError('unsupported_media_type', `Content-Encoding "${coding}" is not accepted here: send the body uncompressed.`);
 }
 
 function unsupported(contentType: string | undefined): ProblemError {

@@ -47,6 +47,14 @@ describe('receive: refused requests', () => {
       expectExchangeProblem(answer, 'empty_body');
     });
 
+    it('answers empty_body, not 415, for an empty body that names a Content-Encoding', async () => {
+      const answer = await send(server, {
+        path: '/api/webhook/empty',
+        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': 0 },
+      });
+      expectExchangeProblem(answer, 'empty_body');
+    });
+
     it('refuses an empty chunked body', async () => {
       const answer = await sendRaw(server, 'POST /api/webhook/empty HTTP/1.1\r\nHost: 127.0.0.1\r\n'
         + 'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n0\r\n\r\n');

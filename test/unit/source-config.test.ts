@@ -268,8 +268,10 @@ describe('a bad config file is refused, naming the key', () => {
       ...problemsOf('handshake-string.yaml', `sources:\n  a:\n    handshake: ${secret}\n`),
       ...problemsOf('url.yaml', `sources:\n  a:\n    verify: { scheme: twilio, secrets: [x], publicUrl: 7 }\n`),
       ...problemsOf('tag.yaml', `sources:\n  a:\n    verify:\n      scheme: github\n      secrets:\n        - !TOPSECRET-LEAK\n`),
+      // A source whose name is also a setting's (type, header...) is no setting.
+      ...problemsOf('named-type.yaml', `sources:\n  type: ${secret}\n  header: ["${secret}"]\n`),
     ];
-    expect(problems).toHaveLength(5);
+    expect(problems).toHaveLength(7);
     for (const problem of problems) expect(problem).not.toContain('TOPSECRET');
     expect(problems[0]).toMatch(/^sources\.a\.verify: .*got a string of 20 characters \(not shown: it may be a secret\)$/);
     expect(problems[4]).toBe('the file has an unknown YAML tag at line 6, column 11: a value that begins with "!" must be quoted');
