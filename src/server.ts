@@ -1,7 +1,7 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildApp } from './app.js';
-import { resolveToken } from './auth/token.js';
+import { resolveToken, TOKEN_FILE } from './auth/token.js';
 import type { Settings } from './config/settings.js';
 import { loadConfigFile } from './config/source-config.js';
 import { SourceRules } from './receive/source-rules.js';
@@ -20,8 +20,11 @@ const SHORT_TOKEN = 16;
 export async function startServer(settings: Settings): Promise<void> {
   const logDestination = new LogDestination();
   const logger = createLogger(settings.logLevel, logDestination);
-  // SQLite keeps the inbox there, and a generated token lives there on any store.
-  if (settings.databaseUrl === undefined || settings.token === undefined) checkDataDir(settings.dataDir);
+  // SQLite keeps the inbox there, and a generated token lives there on any
+  // store (a PostgreSQL instance that only reads its saved token needs no more).
+  if (settings.databaseUrl === undefined || (settings.token === undefined && !existsSync(join(settings.dataDir, TOKEN_FILE)))) {
+    checkDataDir(settings.dataDir);
+  }
   const store = await openStore(settings);
   const feed = settings.databaseUrl === undefined || !(store instanceof PostgresStore)
     ? undefined
@@ -78,9 +81,9 @@ export async function startServer(settings: Settings): Promise<void> {
     // altogether, so that the process still ends.
     const drained = await within(app.queue.drain(), STORE_GIVE_UP_MS);
     await feed?.stop();
-    const closedStore = await within(store.close(), STORE_GIVE_UP_MS);
+    const closedStore = await within(store.close(), STORE_CLOSE_MS);
     if (!drained || !closedStore) {
-      logger.error({ drained, closedStore, waitedMs: STORE_GIVE_UP_MS }, 'stopped without finishing: the store did not answer');
+      logger.error({ drained, closedStore }, 'stopped without finishing: the store did not answer');
     } else {
       logger.info('stopped');
     }
@@ -127,8 +130,9 @@ async function openStore(settings: Settings): Promise<InboxStore> {
   return new SqliteStore({ file: join(settings.dataDir, 'reception.sqlite'), durability: settings.durability });
 }
 
-/** How long shutdown waits for the store's last commit, and then for it to close. */
+/** How long shutdown waits for the store's last commit (each is bounded by the store itself), and then for it to close. */
 const STORE_GIVE_UP_MS = 20_000;
+const STORE_CLOSE_MS = 5_000;
 
 /** True when `promise` settles within `ms`. */
 async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
