@@ -106,6 +106,10 @@ describe.skipIf(skipBrowserTests)('the inbox page in Chromium', () => {
     const after = await page.locator('.delivery-list li').evaluateAll((items) => items.map((li) => li.getAttribute('data-id')));
     expect(new Set(after).size).toBe(1050);
     expect(new Set(after)).toEqual(new Set(ids));
+    // What the reader loaded stays: one more arrival pushes out one row, not the page loaded.
+    const late = await sendWebhook(server, 'flood', '{"late":true}');
+    await row(page, late.id).waitFor({ timeout: 5000 });
+    expect(await page.locator('.delivery-list li').count()).toBe(1050);
     await session.close();
   });
 

@@ -19,9 +19,10 @@ export interface ListOptions {
 }
 
 /**
- * Rows the list keeps. Past this, arrivals push the oldest rows out (they
- * come back with "Load older"): a page left open on a busy inbox stays
- * fast. 10,000 rows held the main thread for up to 1.5 s at a time.
+ * Rows the list keeps, at least. Past this (or past what the reader loaded
+ * with "Load older"), arrivals push the oldest rows out (they come back
+ * with "Load older"): a page left open on a busy inbox stays fast. 10,000
+ * rows held the main thread for up to 1.5 s at a time.
  */
 export const MAX_ROWS = 1000;
 
@@ -35,6 +36,8 @@ export class DeliveryList {
   private selected: string | undefined;
   private moreAvailable = false;
   private loading = false;
+  /** Rows kept: MAX_ROWS, or as many as the reader asked for with "Load older". */
+  private limit = MAX_ROWS;
 
   constructor(private readonly options: ListOptions) {
     this.list = h('ol', { class: 'delivery-list', attrs: { 'aria-label': 'Deliveries' } });
@@ -45,6 +48,7 @@ export class DeliveryList {
   /** Starts over with the first page of `filter` (undefined: every source). */
   reset(items: Delivery[], nextCursor: string | null, filter: string | undefined): void {
     this.filter = filter;
+    this.limit = MAX_ROWS;
     this.rows.clear();
     this.byId.clear();
     replaceChildren(this.list);
@@ -60,6 +64,8 @@ export class DeliveryList {
     }
     this.moreAvailable = nextCursor !== null;
     this.loading = false;
+    // What the reader loaded stays until newer rows outnumber it.
+    this.limit = Math.max(this.limit, this.rows.size);
     this.renderFooter();
   }
 
@@ -70,13 +76,14 @@ export class DeliveryList {
     row.classList.add('fresh');
     row.addEventListener('animationend', () => row.classList.remove('fresh'), { once: true });
     this.list.insertBefore(row, this.list.firstChild);
-    if (this.rows.size > MAX_ROWS) this.trim();
+    // Not while an older page is on its way: it goes on from the oldest row now.
+    if (this.rows.size > this.limit && !this.loading) this.trim();
     this.renderFooter();
   }
 
-  /** Drops the oldest rows down to MAX_ROWS; older pages then go on from the oldest row kept. */
+  /** Drops the oldest rows down to the limit; older pages then go on from the oldest row kept. */
   private trim(): void {
-    while (this.rows.size > MAX_ROWS) {
+    while (this.rows.size > this.limit) {
       const last = this.list.lastElementChild as HTMLElement | null;
       const id = last?.dataset.id;
       if (last === null || id === undefined) break;

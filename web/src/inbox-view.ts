@@ -36,8 +36,6 @@ export class InboxView {
   private openId: string | undefined;
   private cursor: string | null = null;
   private generation = 0;
-  /** Times the list dropped its oldest rows: a page of older rows asked for before that is stale. */
-  private trims = 0;
   private sourcesTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private readonly root: HTMLElement, private readonly onLoggedOut: () => void) {
@@ -45,8 +43,6 @@ export class InboxView {
       hrefFor: (id) => routeHref({ source: this.filter, id }),
       onLoadOlder: () => void this.loadOlder().catch(report),
       onTrimmed: (oldest) => {
-        // A page of older rows still on its way would land after a gap: it is dropped, and asked for again.
-        this.trims++;
         this.cursor = cursorBefore(oldest.seq);
       },
     });
@@ -144,14 +140,17 @@ export class InboxView {
   private async loadOlder(): Promise<void> {
     if (this.cursor === null) return;
     const generation = this.generation;
-    const trims = this.trims;
+    // The list trims no rows while this page is on its way (delivery-list.ts), so it joins without a gap.
     this.list.setLoading();
-    const page = await listDeliveries({ ...(this.filter === undefined ? {} : { source: this.filter }), cursor: this.cursor });
-    if (generation !== this.generation) return;
-    if (trims !== this.trims) {
-      this.list.addPage([], this.cursor);
-      return;
+    let page: Awaited<ReturnType<typeof listDeliveries>>;
+    try {
+      page = await listDeliveries({ ...(this.filter === undefined ? {} : { source: this.filter }), cursor: this.cursor });
+    } catch (error) {
+      // The button comes back, and the list may trim again.
+      if (generation === this.generation) this.list.addPage([], this.cursor);
+      throw error;
     }
+    if (generation !== this.generation) return;
     this.cursor = page.nextCursor;
     this.list.addPage(page.items, page.nextCursor);
   }
