@@ -7,6 +7,7 @@ import { LocalCommitFeed } from '../../src/stream/commit-feed.js';
 import { StreamHub } from '../../src/stream/stream-hub.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { newDeliveries } from '../store/delivery-factory.js';
+import { eventually } from '../helpers/eventually.js';
 
 /** A reader's end of the stream: the seqs of the events written to it. */
 function reader(): { out: PassThrough; seqs: () => number[] } {
@@ -14,14 +15,6 @@ function reader(): { out: PassThrough; seqs: () => number[] } {
   let text = '';
   out.setEncoding('utf8').on('data', (chunk: string) => { text += chunk; });
   return { out, seqs: () => [...text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1])) };
-}
-
-async function eventually(check: () => boolean, timeoutMs = 3000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 /** The stream hub on a real SQLite store, its readers real streams. */

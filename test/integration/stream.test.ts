@@ -2,6 +2,7 @@ import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startApp, type RunningApp } from '../helpers/app.js';
 import { connectSse } from '../helpers/sse.js';
+import { eventually } from '../helpers/eventually.js';
 
 let server: RunningApp | undefined;
 afterEach(async () => {
@@ -15,14 +16,6 @@ async function post(base: string, source: string, body: unknown): Promise<{ id: 
   });
   expect(answer.status).toBe(200);
   return await answer.json() as { id: string };
-}
-
-async function eventually(check: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 describe('GET /api/stream', () => {

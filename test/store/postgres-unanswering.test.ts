@@ -7,6 +7,7 @@ import { capturingLogger, type LogLine } from '../helpers/log-capture.js';
 import { dropSchema, freshSchema, requirePostgres, testDatabaseUrl } from '../helpers/postgres.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { newDelivery } from './delivery-factory.js';
+import { eventually } from '../helpers/eventually.js';
 
 const run = await requirePostgres('the tests of a PostgreSQL that stops answering');
 
@@ -16,14 +17,6 @@ function throughProxy(proxy: TcpProxy): string {
   url.hostname = '127.0.0.1';
   url.port = String(proxy.port);
   return url.toString();
-}
-
-async function eventually(check: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 /**
