@@ -37,6 +37,9 @@ export const streamRoute: FastifyPluginAsyncTypebox<StreamRouteOptions> = async 
     }
     reply.hijack();
     const res = reply.raw;
+    // A reader that vanished without a word (a laptop asleep, a dropped
+    // network) is noticed by TCP rather than kept for ever.
+    res.socket?.setKeepAlive(true, 30_000);
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache, no-transform',

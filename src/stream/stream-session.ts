@@ -19,6 +19,9 @@ export interface StreamSessionOptions {
   onEnd?: (reason: StreamEndReason) => void;
 }
 
+/** Heartbeat intervals a reader may take nothing while events wait for it (2 minutes with the default 10 s). */
+const STALLED_HEARTBEATS = 12;
+
 export type StreamEndReason = 'client_closed' | 'slow_reader' | 'server_closing' | 'store_error';
 
 /**
@@ -162,11 +165,18 @@ export class StreamSession {
     this.unreadAtProgress = this.out.writableLength;
   }
 
-  /** More than the allowed bytes unread, and none of them taken for a heartbeat interval. */
+  /**
+   * More than the allowed bytes unread and none of them taken for a
+   * heartbeat interval; or events waiting while the client took nothing for
+   * STALLED_HEARTBEATS intervals (a reader that is gone without a word, or
+   * never reads again, whose events are small).
+   */
   private isStalled(): boolean {
-    if (this.out.writableLength <= this.options.maxBufferedBytes) return false;
+    if (!this.out.writableNeedDrain) return false;
     if (this.out.writableLength < this.unreadAtProgress) this.noteProgress();
-    return Date.now() - this.progressAt >= this.options.heartbeatMs;
+    const idleMs = Date.now() - this.progressAt;
+    if (this.out.writableLength > this.options.maxBufferedBytes) return idleMs >= this.options.heartbeatMs;
+    return idleMs >= STALLED_HEARTBEATS * this.options.heartbeatMs;
   }
 
   private write(text: string): void {

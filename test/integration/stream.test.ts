@@ -135,6 +135,21 @@ describe('GET /api/stream', () => {
     resumed.close();
   });
 
+  it('disconnects a reader that takes nothing for 12 heartbeats while small events wait for it', async () => {
+    server = await startApp({ streamHeartbeatMs: 50 });
+    const { app } = server;
+    const serverSockets: Socket[] = [];
+    app.server.on('connection', (socket: Socket) => serverSockets.push(socket));
+    const stuck = await connectSse(`${server.url}/api/stream`, server.auth);
+    const streamSocket = serverSockets.find((s) => s.remotePort === stuck.response.socket.localPort);
+    stuck.response.pause();
+    // Far less than the 8 MiB buffer, but more than the sockets on both sides hold.
+    const pad = 'x'.repeat(32 * 1024);
+    for (let i = 0; i < 300; i++) await post(server.url, 'small', { i, pad });
+    await eventually(() => app.streams.size === 0, 5000);
+    await eventually(() => streamSocket?.destroyed === true, 2000);
+  });
+
   it('keeps a reader that is taking events larger than its buffer while deliveries keep arriving', async () => {
     server = await startApp({ streamMaxBufferedBytes: 16 * 1024, streamHeartbeatMs: 200 });
     const { app } = server;
