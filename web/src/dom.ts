@@ -35,14 +35,14 @@ export function h<K extends keyof HTMLElementTagNameMap>(
 // reads as `"amount"05.0001" :"`, so a payload could make a value look like
 // another. They are shown as visible escapes instead, as `reception tail`
 // prints them.
-const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
-const BIDI_SPLIT = /([\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069])/u;
+// The group keeps each control in what `split` returns.
+const BIDI_CONTROL = /([\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069])/u;
 
 /** Text as DOM nodes: a text node, or, around bidirectional controls, text nodes and a marked escape for each control. */
 export function textNodes(text: string): Node {
-  if (!BIDI_CONTROLS.test(text)) return document.createTextNode(text);
+  if (!BIDI_CONTROL.test(text)) return document.createTextNode(text);
   const fragment = document.createDocumentFragment();
-  text.split(BIDI_SPLIT).forEach((piece, index) => {
+  text.split(BIDI_CONTROL).forEach((piece, index) => {
     if (piece === '') return;
     if (index % 2 === 0) {
       fragment.appendChild(document.createTextNode(piece));
