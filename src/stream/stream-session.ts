@@ -155,7 +155,6 @@ export class StreamSession {
 
   /** A heartbeat comment, unless events are waiting for the client anyway; and the check for a stalled reader. */
   private tick(): void {
-    if (this.out.writableLength < this.unreadAtProgress) this.noteProgress();
     if (this.isStalled()) this.end('slow_reader');
     else if (!this.out.writableNeedDrain) this.write(': heartbeat\n\n');
   }
@@ -172,8 +171,8 @@ export class StreamSession {
    * never reads again, whose events are small).
    */
   private isStalled(): boolean {
-    if (!this.out.writableNeedDrain) return false;
     if (this.out.writableLength < this.unreadAtProgress) this.noteProgress();
+    if (!this.out.writableNeedDrain) return false;
     const idleMs = Date.now() - this.progressAt;
     if (this.out.writableLength > this.options.maxBufferedBytes) return idleMs >= this.options.heartbeatMs;
     return idleMs >= STALLED_HEARTBEATS * this.options.heartbeatMs;
