@@ -99,11 +99,11 @@ export class Receiver {
       if (declaredLength !== undefined && declaredLength > policy.maxBodyBytes) {
         throw new ProblemError('payload_too_large', `The body is larger than ${policy.maxBodyBytes} bytes.`);
       }
-      if (kind === undefined && declaredLength !== undefined && declaredLength > 0) {
-        throw unsupported(contentType);
-      }
+      // Refusals that need no body are given before it is read when one is announced.
+      const announcesBody = (declaredLength ?? 0) > 0;
+      if (kind === undefined && announcesBody) throw unsupported(contentType);
       const coding = contentCoding(request.headers['content-encoding']);
-      if (coding !== undefined && declaredLength !== undefined && declaredLength > 0) throw compressed(coding);
+      if (coding !== undefined && announcesBody) throw compressed(coding);
       const raw = await request.readBody(policy.maxBodyBytes);
       bodyRead = true;
       if (raw.length === 0) throw new ProblemError('empty_body', 'The request has no body.');
