@@ -42,13 +42,34 @@ export const WAL_CHECKPOINT_PAGES = 250;
 export function openDatabase(options: SqliteStoreOptions): Database {
   mkdirSync(dirname(options.file), { recursive: true });
   const db = new Database(options.file);
-  db.pragma('journal_mode = WAL');
+  db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 1000}`);
+  switchToWal(db);
   // better-sqlite3 is built with SQLITE_DEFAULT_WAL_SYNCHRONOUS=1 (NORMAL):
   // set the level explicitly on every connection.
   db.pragma(`synchronous = ${options.durability === 'full' ? 'FULL' : 'NORMAL'}`);
-  db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 1000}`);
   db.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
   return db;
+}
+
+/** How long opening waits for another connection that is switching a new file to WAL at the same moment. */
+const WAL_SWITCH_WAIT_MS = 5000;
+
+/**
+ * `journal_mode = WAL`. On a new file that another connection is opening at
+ * the same moment, SQLite answers SQLITE_BUSY at once, without waiting in
+ * the busy handler: try again for a while.
+ */
+function switchToWal(db: Database): void {
+  const deadline = Date.now() + WAL_SWITCH_WAIT_MS;
+  for (;;) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+    }
+  }
 }
 
 export class SqliteStore implements InboxStore {
