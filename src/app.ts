@@ -3,7 +3,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { createClientErrorHandler } from './http/client-error.js';
 import { installErrorHandling } from './http/error-handler.js';
-import { deliveryJson } from './http/delivery-json.js';
+import { deliveryJson, deliveryText } from './http/delivery-json.js';
 import { createConnectHandler, hasUnknownTransferCoding, lacksHost, refuseBeforeRouting } from './http/protocol-refusals.js';
 import { createFrameworkErrorHandler } from './http/framework-errors.js';
 import { acceptEmptyJsonBodies } from './http/json-body.js';
@@ -82,7 +82,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const streams = new StreamHub({
     store,
     feed,
-    render: (delivery) => JSON.stringify(deliveryJson(delivery)),
+    render: (delivery) => deliveryText(deliveryJson(delivery)),
     heartbeatMs: deps.streamHeartbeatMs,
     maxBufferedBytes: deps.streamMaxBufferedBytes,
   });

@@ -4,7 +4,7 @@ import { ProblemError } from '../errors.js';
 import type { InboxStore } from '../store/inbox-store.js';
 import { requireToken } from './auth.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
-import { deliveryJson } from './delivery-json.js';
+import { deliveryJson, deliveryPageText, deliveryText } from './delivery-json.js';
 import { DeliveryPageSchema, DeliverySchema, IdParamsSchema, ListQuerySchema, MAX_PAGE, PAGE_BYTES, ProblemSchema, SourceListSchema } from './schemas.js';
 
 export interface InboxRoutesOptions {
@@ -12,14 +12,21 @@ export interface InboxRoutesOptions {
   token: string;
 }
 
-/** Reading the inbox (CONTRACT 3): every route needs the API token. */
+/**
+ * Reading the inbox (CONTRACT 3): every route needs the API token. A
+ * delivery is serialized by `deliveryText`, which writes a JSON body as the
+ * sender's text; the schemas still type the handlers and describe the answers.
+ */
+/** A custom serializer sets no Content-Type of its own. */
+const JSON_TYPE = 'application/json; charset=utf-8';
+
 export const inboxRoutes: FastifyPluginAsyncTypebox<InboxRoutesOptions> = async (app, { store, token }) => {
   app.addHook('onRequest', requireToken(token));
   const errors = { 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema };
 
   app.get('/api/deliveries', {
     schema: { querystring: ListQuerySchema, response: { 200: DeliveryPageSchema, ...errors } },
-  }, async (request) => {
+  }, async (request, reply) => {
     const limit = Math.min(request.query.limit ?? 50, MAX_PAGE);
     const beforeSeq = request.query.cursor === undefined ? undefined : decodeCursor(request.query.cursor);
     const rows = await store.list({
@@ -32,18 +39,18 @@ export const inboxRoutes: FastifyPluginAsyncTypebox<InboxRoutesOptions> = async 
     const last = page[page.length - 1];
     // More to read: the lookahead row came back, or the page stopped at PAGE_BYTES.
     const more = rows.length > limit || rows.reduce((bytes, d) => bytes + d.raw.length, 0) >= PAGE_BYTES;
-    return {
+    return reply.type(JSON_TYPE).serializer(deliveryPageText).send({
       items: page.map(deliveryJson),
       nextCursor: more && last !== undefined ? encodeCursor(last.seq) : null,
-    };
+    });
   });
 
   app.get('/api/deliveries/:id', {
     schema: { params: IdParamsSchema, response: { 200: DeliverySchema, ...errors } },
-  }, async (request) => {
+  }, async (request, reply) => {
     const delivery = await store.get(request.params.id);
     if (delivery === undefined) throw notFound(request.params.id);
-    return deliveryJson(delivery);
+    return reply.type(JSON_TYPE).serializer(deliveryText).send(deliveryJson(delivery));
   });
 
   app.get('/api/deliveries/:id/raw', {

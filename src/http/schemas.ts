@@ -42,6 +42,7 @@ export const DeliveryPageSchema = Type.Object({
   items: Type.Array(DeliverySchema),
   nextCursor: Type.Union([Type.String(), Type.Null()]),
 });
+export type DeliveryPage = Static<typeof DeliveryPageSchema>;
 
 /** The most deliveries one page holds: a larger `limit` is capped to it (CONTRACT 3: at most 500). */
 export const MAX_PAGE = 500;

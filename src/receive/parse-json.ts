@@ -1,68 +1,66 @@
 import { isUtf8 } from 'node:buffer';
 import { ProblemError } from '../errors.js';
+import { scanJson, type JsonKind } from './json-scan.js';
 
 export const MAX_JSON_DEPTH = 1000;
 
-const OPEN_BRACE = 0x7b;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACE = 0x7d;
-const CLOSE_BRACKET = 0x5d;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-
 /**
- * Parses a JSON body (CONTRACT 1). The bytes must be UTF-8, nest at most
- * 1000 levels, and (unless `anyValue`) be an object at the top level.
+ * Checks a JSON body (CONTRACT 1) without building its value: the bytes
+ * must be UTF-8 and one JSON text (after a byte order mark, if any) that
+ * nests at most 1000 levels and (unless `anyValue`) is an object at the
+ * top level. Throws `invalid_json` or `json_not_object`.
  *
- * `JSON.parse` defines keys such as `__proto__` as own data properties, so a
- * hostile payload is kept as sent and never changes a prototype.
+ * The receiver keeps the raw bytes, so it needs no value: checking is linear
+ * in the bytes, where `JSON.parse` of half a million keys held the event
+ * loop, and every other sender, for half a second.
  */
-export function parseJsonBody(raw: Buffer, anyValue = false): unknown {
+export function checkJsonBody(raw: Buffer, anyValue = false): void {
   if (!isUtf8(raw)) {
     throw new ProblemError('invalid_json', 'The body is not valid UTF-8.');
   }
-  let text = raw.toString('utf8');
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    const reason = error instanceof SyntaxError ? error.message : 'unparseable';
-    throw new ProblemError('invalid_json', `The body is not valid JSON: ${reason}`);
+  const scan = scanJson(raw, MAX_JSON_DEPTH);
+  if (!scan.ok) {
+    throw new ProblemError('invalid_json', scan.tooDeep
+      ? `The JSON is nested deeper than ${MAX_JSON_DEPTH} levels.`
+      : `The body is not valid JSON: ${scan.problem} at byte ${scan.at}.`);
   }
-  // Valid JSON nested deeper than the limit needs an opening and a closing
-  // bracket per level, so shorter bodies need no scan.
-  if (raw.length >= 2 * (MAX_JSON_DEPTH + 1) && jsonDepthExceeds(raw, MAX_JSON_DEPTH)) {
-    throw new ProblemError('invalid_json', `The JSON is nested deeper than ${MAX_JSON_DEPTH} levels.`);
+  if (!anyValue && scan.kind !== 'object') {
+    throw new ProblemError('json_not_object', `The JSON body must be an object, not ${describe(scan.kind)}.`);
   }
-  if (!anyValue && (typeof value !== 'object' || value === null || Array.isArray(value))) {
-    throw new ProblemError('json_not_object', `The JSON body must be an object, not ${describe(value)}.`);
-  }
-  return value;
 }
 
-/** True when brackets outside strings nest deeper than `limit`. Linear, no recursion. */
-export function jsonDepthExceeds(raw: Buffer, limit: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < raw.length; i++) {
-    const byte = raw[i];
-    if (inString) {
-      if (byte === BACKSLASH) i++;
-      else if (byte === QUOTE) inString = false;
-    } else if (byte === QUOTE) {
-      inString = true;
-    } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
-      if (++depth > limit) return true;
-    } else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
-      depth--;
-    }
-  }
-  return false;
+/**
+ * Checks a JSON body as `checkJsonBody` does, then parses it, for the few
+ * callers that need its value (body handshakes). `JSON.parse` defines keys
+ * such as `__proto__` as own data properties, so a hostile payload is kept
+ * as sent and never changes a prototype.
+ */
+export function parseJsonBody(raw: Buffer, anyValue = false): unknown {
+  checkJsonBody(raw, anyValue);
+  return JSON.parse(jsonText(raw));
 }
 
-function describe(value: unknown): string {
-  if (Array.isArray(value)) return 'an array';
-  if (value === null) return 'null';
-  return `a ${typeof value}`;
+/**
+ * A stored JSON body as JSON text to place inside a larger JSON document
+ * (the API's and the stream's `body`), without parsing it: the sender's own
+ * text, byte order mark dropped, with line breaks, which valid JSON holds
+ * only between tokens, turned into spaces (an event-stream `data:` line must
+ * not break). Undefined when the bytes are not valid JSON.
+ */
+export function jsonBodyText(raw: Buffer): string | undefined {
+  if (!isUtf8(raw) || !scanJson(raw, MAX_JSON_DEPTH).ok) return undefined;
+  const text = jsonText(raw);
+  return raw.includes(0x0a) || raw.includes(0x0d) ? text.replace(/[\r\n]/g, ' ') : text;
+}
+
+/** The bytes as text, without a byte order mark. */
+function jsonText(raw: Buffer): string {
+  const text = raw.toString('utf8');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+function describe(kind: JsonKind): string {
+  if (kind === 'array') return 'an array';
+  if (kind === 'null') return 'null';
+  return `a ${kind}`;
 }

@@ -6,8 +6,8 @@ import { newDeliveryId } from './delivery-id.js';
 import { bodyHandshake, queryHandshake, type HandshakeReply } from './handshake.js';
 import { headerList } from './headers.js';
 import { classifyMediaType } from './media-type.js';
-import { checkFormFields, parseFormBody } from './parse-form.js';
-import { parseJsonBody } from './parse-json.js';
+import { checkFormFields, parseFormBody, type FormBody } from './parse-form.js';
+import { checkJsonBody, parseJsonBody } from './parse-json.js';
 import { BodyAbortedError } from './read-body.js';
 import { clientAddress, type TrustedProxies } from './remote-address.js';
 import { decodeSourceName } from './source-name.js';
@@ -109,8 +109,13 @@ export class Receiver {
       if (raw.length === 0) throw new ProblemError('empty_body', 'The request has no body.');
       if (kind === undefined) throw unsupported(contentType);
       if (coding !== undefined) throw compressed(coding);
-      if (kind === 'form') checkFormFields(raw);
-      const body = kind === 'json' ? parseJsonBody(raw, policy.anyJson) : parseFormBody(raw);
+      let form: FormBody | undefined;
+      if (kind === 'form') {
+        checkFormFields(raw);
+        form = parseFormBody(raw);
+      } else {
+        checkJsonBody(raw, policy.anyJson);
+      }
 
       let deliveryId: string | undefined;
       let secretIndex = 0;
@@ -127,7 +132,7 @@ export class Receiver {
         }
       }
       if (verification.status !== 'failed') {
-        const reply = bodyHandshake(rule, body, secretIndex);
+        const reply = bodyHandshake(rule, () => form ?? parseJsonBody(raw, true), secretIndex);
         if (reply !== undefined) return this.handshakeAnswer(reply, source, verification);
       }
       if (verification.status === 'failed' && rule.onFailure === 'reject') {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ProblemError } from '../../../src/errors.js';
-import { jsonDepthExceeds, MAX_JSON_DEPTH, parseJsonBody } from '../../../src/receive/parse-json.js';
+import { scanJson } from '../../../src/receive/json-scan.js';
+import { jsonBodyText, MAX_JSON_DEPTH, parseJsonBody } from '../../../src/receive/parse-json.js';
 
 function refusal(raw: Buffer, anyValue = false): ProblemError {
   try {
@@ -63,8 +64,8 @@ describe('parseJsonBody (CONTRACT 1)', () => {
 
     it('counts depth, not the total number of brackets', () => {
       const wide = `{"a":[${Array.from({ length: 3000 }, () => '[[]]').join(',')}]}`;
-      expect(jsonDepthExceeds(utf8(wide), 4)).toBe(false);
-      expect(jsonDepthExceeds(utf8(wide), 3)).toBe(true);
+      expect(scanJson(utf8(wide), 4).ok).toBe(true);
+      expect(scanJson(utf8(wide), 3)).toMatchObject({ ok: false, tooDeep: true });
       expect(parseJsonBody(utf8(wide))).toHaveProperty('a');
     });
   });
@@ -140,4 +141,31 @@ describe('parseJsonBody (CONTRACT 1)', () => {
       expect(error.status).toBe(400);
     },
   );
+
+  it('says where the JSON went wrong, with the byte shown safely', () => {
+    expect(refusal(utf8('{"a":1,}')).message).toBe("The body is not valid JSON: unexpected '}' where a key belongs at byte 7.");
+    expect(refusal(utf8('{"a":\u001b[31m}')).message).toBe('The body is not valid JSON: unexpected byte 0x1b where a value belongs at byte 5.');
+    expect(refusal(utf8('{"a":"x')).message).toBe('The body is not valid JSON: the text ends early at byte 7.');
+  });
+});
+
+describe('jsonBodyText', () => {
+  it('gives the sender\'s text, without a byte order mark, line breaks as spaces', () => {
+    const raw = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), utf8('{\r\n  "a" : 1.50,\n"a":"x\\ny"\t}')]);
+    const text = jsonBodyText(raw);
+    expect(text).toBe('{    "a" : 1.50, "a":"x\\ny"\t}');
+    expect(JSON.parse(text ?? '')).toEqual({ a: 'x\ny' });
+  });
+
+  it('keeps the digits of numbers that a double cannot hold', () => {
+    expect(jsonBodyText(utf8('{"id":123456789012345678901234567890}'))).toBe('{"id":123456789012345678901234567890}');
+  });
+
+  it.each([
+    ['not JSON', utf8('{"a":')],
+    ['invalid UTF-8', Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d])],
+    ['too deep', utf8(nested(1001))],
+  ])('is undefined for %s', (_name, raw) => {
+    expect(jsonBodyText(raw)).toBeUndefined();
+  });
 });
