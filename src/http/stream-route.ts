@@ -15,6 +15,12 @@ const StreamQuerySchema = Type.Object({
   after: Type.Optional(Type.Integer({ minimum: 0, description: 'Resume after this seq (for clients that cannot set Last-Event-ID)' })),
 });
 
+const STREAM_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache, no-transform',
+  'x-accel-buffering': 'no',
+} as const;
+
 /**
  * `GET /api/stream` (CONTRACT 3): Server-Sent Events, one `delivery` event
  * per delivery with its seq as `id`. Starts after `Last-Event-ID`, else
@@ -37,15 +43,16 @@ export const streamRoute: FastifyPluginAsyncTypebox<StreamRouteOptions> = async 
     }
     reply.hijack();
     const res = reply.raw;
+    if (request.method === 'HEAD') {
+      // Fastify routes HEAD here: the headers a GET would have, and no stream
+      // (Node sends no body for HEAD, so a stream would never even start).
+      res.writeHead(200, STREAM_HEADERS).end();
+      return;
+    }
     // A reader that vanished without a word (a laptop asleep, a dropped
     // network) is noticed by TCP rather than kept for ever.
     res.socket?.setKeepAlive(true, 30_000);
-    res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache, no-transform',
-      'x-accel-buffering': 'no',
-      connection: 'keep-alive',
-    });
+    res.writeHead(200, { ...STREAM_HEADERS, connection: 'keep-alive' });
     const started = Date.now();
     hub.open(res, {
       afterSeq,

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startApp, type RunningApp } from '../helpers/app.js';
 import { connectSse } from '../helpers/sse.js';
 import { eventually } from '../helpers/eventually.js';
+import { firstAnswer, sendUntilClose } from './exchange.js';
 
 let server: RunningApp | undefined;
 afterEach(async () => {
@@ -214,6 +215,20 @@ describe('GET /api/stream', () => {
       method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: 'nope' }),
     });
     expect(wrong.status).toBe(401);
+  });
+
+  it('answers HEAD with the headers of the stream and no stream, and the connection goes on', async () => {
+    server = await startApp();
+    const head = `HEAD /api/stream HTTP/1.1\r\nHost: x\r\nAuthorization: ${server.auth.authorization}\r\n\r\n`;
+    const next = 'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n';
+    const { answer } = await sendUntilClose(server, head + next, 5000);
+    const answers = answer.split(/(?=HTTP\/1\.1 )/);
+    expect(answers).toHaveLength(2);
+    const [stream, health] = answers.map(firstAnswer);
+    expect(stream?.status).toBe(200);
+    expect(stream?.contentType).toBe('text/event-stream; charset=utf-8');
+    expect(stream?.body).toBe('');
+    expect(health?.status).toBe(200);
   });
 
   it('refuses a Last-Event-ID that is not a seq', async () => {
