@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import type { TSchema } from 'typebox';
 import Value from 'typebox/value';
-import { parseDocument } from 'yaml';
 import { escapeJsonForTerminal } from '../text/terminal-safe.js';
 import { decodeSourceName } from '../receive/source-name.js';
 import { createVerifier } from '../verify/create-verifier.js';
 import { VerifyConfigError } from '../verify/verifier.js';
+import { readYaml } from './yaml-problems.js';
 import { ConfigFileSchema, SourceConfigSchema, type ConfigFile, type SourceConfig, type VerifyConfig } from './source-config-schema.js';
 
 export class ConfigFileError extends Error {
@@ -29,36 +29,11 @@ export function loadConfigFile(file: string): ConfigFile {
   return data as ConfigFile;
 }
 
-/**
- * The file's YAML (or JSON) as plain data. The parser's messages name the
- * problem, its line and column, and then quote the file, which could quote
- * a secret into the log: only their first line is kept. Its warnings
- * (which it would print itself, quoting the line) are problems here: an
- * unquoted secret that begins with `!` reads as a YAML tag, and the secret
- * is lost.
- */
+/** The file's YAML (or JSON) as plain data; its problems, if any, are said without quoting it (`readYaml`). */
 function parseConfigText(file: string, text: string): unknown {
-  let data: unknown;
-  try {
-    const document = parseDocument(text, { uniqueKeys: true, logLevel: 'silent' });
-    const [error] = document.errors;
-    if (error !== undefined) throw error;
-    if (document.warnings.length > 0) {
-      throw new ConfigFileError(file, document.warnings.map((warning) => {
-        const at = warning.linePos?.[0];
-        const where = at === undefined ? '' : ` at line ${at.line}, column ${at.col}`;
-        return warning.code === 'TAG_RESOLVE_FAILED'
-          ? `the file has an unknown YAML tag${where}: a value that begins with "!" must be quoted`
-          : `the file has a YAML problem (${warning.code})${where}`;
-      }));
-    }
-    data = document.toJS({ maxAliasCount: 100 }) as unknown;
-  } catch (error) {
-    if (error instanceof ConfigFileError) throw error;
-    const problem = (error instanceof Error ? error.message : String(error)).split('\n')[0]?.replace(/:$/, '');
-    throw new ConfigFileError(file, [`the file is not valid YAML or JSON: ${problem ?? 'unknown error'}`]);
-  }
-  return data ?? {};
+  const read = readYaml(text);
+  if ('problems' in read) throw new ConfigFileError(file, read.problems);
+  return read.data ?? {};
 }
 
 /** Every problem with a parsed config, each naming its key path (e.g. `sources.stripe.verify.scheme`). */

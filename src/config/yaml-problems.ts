@@ -1,0 +1,90 @@
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type ErrorCode, type Node } from 'yaml';
+import { escapeJsonForTerminal } from '../text/terminal-safe.js';
+
+/**
+ * The config file's YAML (or JSON) as plain data, or the problems that keep
+ * it from being read, each with its line and column.
+ *
+ * Never the parser's own messages: they quote the file, and the text they
+ * quote can be a secret (an unquoted `*secret` is an alias of an anchor that
+ * does not exist, `!my!secret` a tag, `|secret` a block scalar header, and the
+ * parser names each in full). A problem here is said in words of our own, by
+ * the parser's error code.
+ */
+export function readYaml(text: string): { data: unknown } | { problems: string[] } {
+  const lineCounter = new LineCounter();
+  const document = parseDocument(text, { uniqueKeys: false, logLevel: 'silent', lineCounter });
+  const at = (offset: number): string => {
+    const { line, col } = lineCounter.linePos(offset);
+    return `line ${line}, column ${col}`;
+  };
+  const invalid = (offset: number, what: string): string => `the file is not valid YAML or JSON at ${at(offset)}: ${what}`;
+  const problems = [...document.errors, ...document.warnings]
+    .filter((error) => error.code !== 'BAD_ALIAS')
+    .map((error) => invalid(error.pos[0], DESCRIPTIONS[error.code] ?? `a YAML problem (${error.code})`));
+  problems.push(...unresolvedAliases(document).map((offset) => invalid(offset, ALIAS_PROBLEM)));
+  problems.push(...duplicateKeys(document).map(({ path, offset }) => `${path}: the key is there twice (again at ${at(offset)})`));
+  if (problems.length > 0) return { problems };
+  try {
+    return { data: document.toJS({ maxAliasCount: 100 }) as unknown };
+  } catch {
+    // toJS refuses only aliases, which are checked above, and too many of them.
+    return { problems: ['the file uses YAML aliases ("*name") too often (over 100 expansions)'] };
+  }
+}
+
+const QUOTE_IT = 'a value that begins with one of * & ! | > % @ ` { [ must be quoted';
+/** Reported by our own check (`unresolvedAliases`), which also sees the aliases that the parser leaves to `toJS`. */
+const ALIAS_PROBLEM = `an alias ("*…") of an anchor that is not set; ${QUOTE_IT}`;
+
+const DESCRIPTIONS: Partial<Record<ErrorCode, string>> = {
+  TAG_RESOLVE_FAILED: `an unknown tag; ${QUOTE_IT}`,
+  BAD_SCALAR_START: `a value that YAML cannot start with; ${QUOTE_IT}`,
+  UNEXPECTED_TOKEN: `something YAML did not expect here; ${QUOTE_IT}`,
+  MISSING_CHAR: 'a bracket, brace or quote that is not closed',
+  BAD_INDENT: 'wrong indentation',
+  TAB_AS_INDENT: 'a tab as indentation (YAML takes spaces only)',
+  MULTIPLE_DOCS: 'more than one YAML document',
+  BAD_DQ_ESCAPE: 'a bad escape in a double-quoted string',
+  MULTILINE_IMPLICIT_KEY: 'a key that runs over more than one line (a missing colon?)',
+};
+
+/** Keys that a map holds twice (YAML and JSON refuse them; a parser would keep the last), by their key path. */
+function duplicateKeys(document: Document): Array<{ path: string; offset: number }> {
+  const found: Array<{ path: string; offset: number }> = [];
+  const walk = (node: unknown, path: readonly string[]): void => {
+    if (isMap(node)) {
+      const seen = new Set<string>();
+      for (const pair of node.items) {
+        const key = isScalar(pair.key) ? String(pair.key.value) : undefined;
+        if (key !== undefined && seen.has(key)) found.push({ path: keyPath([...path, key]), offset: (pair.key as Node).range?.[0] ?? 0 });
+        if (key !== undefined) seen.add(key);
+        walk(pair.value, [...path, key ?? '?']);
+      }
+    } else if (isSeq(node)) {
+      node.items.forEach((item, index) => walk(item, [...path, String(index)]));
+    }
+  };
+  walk(document.contents, []);
+  return found;
+}
+
+/** Where aliases stand whose anchor is not set before them. */
+function unresolvedAliases(document: Document): number[] {
+  const offsets: number[] = [];
+  visit(document, {
+    Alias(_, alias) {
+      if (alias.resolve(document) === undefined) offsets.push(alias.range?.[0] ?? 0);
+    },
+  });
+  return offsets;
+}
+
+/** `sources.stripe.verify`, with a key that is not a plain word in quotes: `sources["a b"]`. */
+function keyPath(keys: readonly string[]): string {
+  return keys.map((key, index) => {
+    if (/^[\w-]+$/.test(key)) return index === 0 ? key : `.${key}`;
+    return `[${escapeJsonForTerminal(JSON.stringify(key))}]`;
+  }).join('');
+}
+
