@@ -10,7 +10,7 @@ import { Metrics } from './observe/metrics.js';
 import { RetentionPruner } from './retention/pruner.js';
 import type { InboxStore } from './store/inbox-store.js';
 import { PostgresStore } from './store/postgres/postgres-store.js';
-import { SqliteStore } from './store/sqlite/sqlite-store.js';
+import { permissionWarning, SqliteStore } from './store/sqlite/sqlite-store.js';
 import { PostgresCommitFeed } from './stream/postgres-commit-feed.js';
 
 /** Below this length the token is accepted with a warning. */
@@ -26,6 +26,10 @@ export async function startServer(settings: Settings): Promise<void> {
     checkDataDir(settings.dataDir);
   }
   const store = await openStore(settings);
+  if (store instanceof SqliteStore) {
+    const warning = permissionWarning(store.file);
+    if (warning !== undefined) logger.warn(warning);
+  }
   const feed = settings.databaseUrl === undefined || !(store instanceof PostgresStore)
     ? undefined
     : new PostgresCommitFeed(settings.databaseUrl, store.channel, logger);
@@ -152,7 +156,7 @@ async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
 function checkDataDir(dir: string): void {
   const probe = join(dir, `.reception-write-check-${process.pid}`);
   try {
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
     writeFileSync(probe, '');
     rmSync(probe, { force: true });
   } catch (error) {

@@ -1,10 +1,10 @@
-import { statSync } from 'node:fs';
+import { chmodSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Database } from '../../src/store/sqlite/driver.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../../src/store/inbox-store.js';
 import { loadMigrations, migrate } from '../../src/store/sqlite/migrate.js';
-import { openDatabase, SqliteStore, WAL_CHECKPOINT_PAGES, type Durability } from '../../src/store/sqlite/sqlite-store.js';
+import { openDatabase, permissionWarning, SqliteStore, WAL_CHECKPOINT_PAGES, type Durability } from '../../src/store/sqlite/sqlite-store.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { newDelivery } from './delivery-factory.js';
 import { describeInboxStore } from './inbox-store-contract.js';
@@ -97,6 +97,24 @@ describe('SqliteStore on a real file', () => {
     it('waits busyTimeoutMs for a lock, 1000 ms by default', () => {
       expect(open('full', 250).db.pragma('busy_timeout', { simple: true })).toBe(250);
       expect(open('full').db.pragma('busy_timeout', { simple: true })).toBe(1000);
+    });
+  });
+
+  describe('file modes', () => {
+    it('makes a new inbox readable by its user only: directory 0700, database, WAL and shm 0600', async () => {
+      const store = open();
+      await store.append([newDelivery()]);
+      expect(statSync(join(dir.path, 'nested')).mode & 0o777).toBe(0o700);
+      for (const suffix of ['', '-wal', '-shm']) expect(statSync(`${file}${suffix}`).mode & 0o777, suffix).toBe(0o600);
+      expect(permissionWarning(file)).toBeUndefined();
+    });
+
+    it('leaves the mode of an existing inbox as it is, and warns when others can read it', async () => {
+      await open().close();
+      chmodSync(file, 0o644);
+      open();
+      expect(statSync(file).mode & 0o777).toBe(0o644);
+      expect(permissionWarning(file)).toMatch(/can be read by other users of this machine \(mode 0644\).*chmod 600/);
     });
   });
 

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Database } from './driver.js';
 import {
@@ -38,9 +38,15 @@ export interface SqliteStoreOptions {
  */
 export const WAL_CHECKPOINT_PAGES = 250;
 
-/** Opens a connection with the pragmas every connection of the inbox needs. */
+/**
+ * Opens a connection with the pragmas every connection of the inbox needs.
+ * A new inbox is readable by this user only (its directory 0700, its file
+ * 0600): it holds whatever senders sent, secrets in payloads included.
+ * SQLite gives the `-wal` and `-shm` files the database file's mode.
+ */
 export function openDatabase(options: SqliteStoreOptions): Database {
-  mkdirSync(dirname(options.file), { recursive: true });
+  mkdirSync(dirname(options.file), { recursive: true, mode: 0o700 });
+  closeSync(openSync(options.file, 'a', 0o600));
   const db = new Database(options.file);
   db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 1000}`);
   switchToWal(db);
@@ -49,6 +55,17 @@ export function openDatabase(options: SqliteStoreOptions): Database {
   db.pragma(`synchronous = ${options.durability === 'full' ? 'FULL' : 'NORMAL'}`);
   db.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
   return db;
+}
+
+/**
+ * A warning for an inbox file that other users of the machine may read
+ * (made by an older version, or copied): undefined when only its owner can.
+ */
+export function permissionWarning(file: string): string | undefined {
+  const mode = statSync(file).mode & 0o777;
+  if ((mode & 0o077) === 0) return undefined;
+  return `${file} can be read by other users of this machine (mode ${mode.toString(8).padStart(4, '0')}), and it holds every payload: `
+    + `chmod 600 ${file}* and chmod 700 on its directory, unless that is meant`;
 }
 
 /** How long opening waits for another connection that is switching a new file to WAL at the same moment. */
@@ -75,10 +92,12 @@ function switchToWal(db: Database): void {
 export class SqliteStore implements InboxStore {
   readonly kind = 'sqlite';
   readonly db: Database;
+  readonly file: string;
   private readonly statements;
   private readonly appendAll: (batch: readonly NewDelivery[]) => AppendOutcome[];
 
   constructor(options: SqliteStoreOptions) {
+    this.file = options.file;
     this.db = openDatabase(options);
     migrate(this.db);
     const db = this.db;
