@@ -15,6 +15,7 @@ import { MAX_PARAM_LENGTH } from './http/schemas.js';
 import { createWebhookHandler, isWebhookUrl } from './http/webhook-handler.js';
 import type { Logger } from './observe/logger.js';
 import type { Metrics } from './observe/metrics.js';
+import { BodyBudget } from './receive/body-budget.js';
 import { Receiver } from './receive/receiver.js';
 import { SourceRules } from './receive/source-rules.js';
 import { TrustedProxies } from './receive/remote-address.js';
@@ -40,6 +41,8 @@ export interface AppDeps {
   keepAliveTimeoutMs?: number;
   queueMaxPending: number;
   queueMaxPendingBytes: number;
+  /** Bytes of webhook bodies held while they arrive, over all requests (see BodyBudget). */
+  incomingMaxBytes: number;
   /** Time between heartbeat comments on `/api/stream`, in ms. */
   streamHeartbeatMs: number;
   /** Bytes a stream client may leave unread before it is disconnected. */
@@ -94,7 +97,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     rules: () => rules,
   });
   let closing = false;
-  const receive = createWebhookHandler({ receiver, logger, metrics, isClosing: () => closing });
+  const incoming = new BodyBudget(deps.incomingMaxBytes);
+  const receive = createWebhookHandler({ receiver, logger, metrics, incoming, isClosing: () => closing });
 
   /** One log line and the latency metric per request (the webhook route writes its own). */
   const logRequest = (request: FastifyRequest, reply: FastifyReply): void => {
@@ -177,7 +181,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   await registerOpenApi(fastify);
   serveOpenApi(fastify);
-  await fastify.register(healthRoutes, { store, queue, metrics });
+  await fastify.register(healthRoutes, { store, queue, incoming, metrics });
   await fastify.register(inboxRoutes, { store, token: deps.token });
   await fastify.register(streamRoute, { hub: streams, token: deps.token });
   await fastify.register(sessionRoutes, { token: deps.token });

@@ -28,6 +28,8 @@ export interface Settings {
   shutdownGraceMs: number;
   queueMaxPending: number;
   queueMaxPendingBytes: number;
+  /** Bytes of webhook bodies held while they arrive, over all requests. */
+  incomingMaxBytes: number;
   streamHeartbeatMs: number;
   streamMaxBufferedBytes: number;
 }
@@ -120,6 +122,7 @@ export function loadSettings(env: Env = process.env): Settings {
     shutdownGraceMs: integer('RECEPTION_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     queueMaxPending: integer('RECEPTION_QUEUE_MAX_PENDING', 10_000, 1, 1_000_000),
     queueMaxPendingBytes: integer('RECEPTION_QUEUE_MAX_BYTES', 256 * 1024 * 1024, 1024, 16 * 1024 * 1024 * 1024),
+    incomingMaxBytes: integer('RECEPTION_INCOMING_MAX_BYTES', 256 * 1024 * 1024, 1024, 16 * 1024 * 1024 * 1024),
     // CONTRACT 3: a heartbeat at least every 15 s; 10 s by default leaves room for timer and event-loop lag.
     streamHeartbeatMs: integer('RECEPTION_STREAM_HEARTBEAT_MS', 10_000, 100, 15_000),
     streamMaxBufferedBytes: integer('RECEPTION_STREAM_BUFFER_BYTES', 8 * 1024 * 1024, 1024, 1024 * 1024 * 1024),

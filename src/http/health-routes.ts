@@ -1,16 +1,18 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Metrics } from '../observe/metrics.js';
+import type { BodyBudget } from '../receive/body-budget.js';
 import type { InboxStore } from '../store/inbox-store.js';
 import type { WriteQueue } from '../store/write-queue.js';
 
 export interface HealthRoutesOptions {
   store: InboxStore;
   queue: WriteQueue;
+  incoming: BodyBudget;
   metrics: Metrics;
 }
 
 /** `/healthz` (alive), `/readyz` (the store takes writes), `/metrics` (Prometheus). No token. */
-export const healthRoutes: FastifyPluginAsync<HealthRoutesOptions> = async (app, { store, queue, metrics }) => {
+export const healthRoutes: FastifyPluginAsync<HealthRoutesOptions> = async (app, { store, queue, incoming, metrics }) => {
   app.get('/healthz', async () => ({ status: 'ok' }));
 
   app.get('/readyz', async (request, reply) => {
@@ -25,6 +27,7 @@ export const healthRoutes: FastifyPluginAsync<HealthRoutesOptions> = async (app,
 
   app.get('/metrics', async (_request, reply) => {
     metrics.queueDepth.set(queue.depth);
+    metrics.incomingBodyBytes.set(incoming.bytes);
     return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
 };

@@ -3,6 +3,7 @@ import { problemCatalogue } from '../errors.js';
 import type { Logger } from '../observe/logger.js';
 import { markAnswered, refusalOf, unmarkAnswered } from './client-error.js';
 import type { Metrics } from '../observe/metrics.js';
+import type { BodyBudget } from '../receive/body-budget.js';
 import { readBody } from '../receive/read-body.js';
 import type { Answer, Receiver } from '../receive/receiver.js';
 
@@ -20,6 +21,8 @@ export interface WebhookHandlerDeps {
   receiver: Receiver;
   logger: Logger;
   metrics: Metrics;
+  /** Bounds the bytes of all bodies arriving at once. */
+  incoming: BodyBudget;
   /** True once shutdown began: answers then close their connection. */
   isClosing: () => boolean;
 }
@@ -50,7 +53,7 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): (req: IncomingMe
         socketAddress: req.socket.remoteAddress,
         readBody: (limit) => {
           if (expectsContinue) res.writeContinue();
-          return readBody(req, limit);
+          return readBody(req, limit, deps.incoming);
         },
       })
       .then((answer) => {

@@ -37,6 +37,11 @@ export class Metrics {
     help: 'Deliveries not yet answered: waiting for a commit, or inside the one running now.',
     registers: [this.registry],
   });
+  readonly incomingBodyBytes = new Gauge({
+    name: 'reception_incoming_body_bytes',
+    help: 'Bytes of webhook bodies held while they arrive (bounded by RECEPTION_INCOMING_MAX_BYTES).',
+    registers: [this.registry],
+  });
   readonly verificationFailures = new Counter({
     name: 'reception_verification_failures_total',
     help: 'Deliveries whose signature check failed, by source and reason.',

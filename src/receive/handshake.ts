@@ -49,12 +49,12 @@ export function queryHandshake(rule: SourceRule, method: string, query: string):
  * and Zoom's `endpoint.url_validation`. The caller checks the signature first
  * and passes the index of the verify secret that matched: during a rotation,
  * Zoom expects the answer keyed by the secret it signed with. The body's
- * value is asked for (`readBody`) only on a source with such a handshake.
+ * value is asked for (`bodyValue`) only on a source with such a handshake.
  */
-export function bodyHandshake(rule: SourceRule, readBody: () => unknown, secretIndex = 0): HandshakeReply | undefined {
+export function bodyHandshake(rule: SourceRule, bodyValue: () => unknown, secretIndex = 0): HandshakeReply | undefined {
   const type = rule.handshake?.type;
   if (type !== 'slack' && type !== 'zoom') return undefined;
-  const body = readBody();
+  const body = bodyValue();
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
   const fields = body as Record<string, unknown>;
   if (type === 'slack' && fields.type === 'url_verification' && typeof fields.challenge === 'string') {

@@ -1,29 +1,41 @@
 import type { Readable } from 'node:stream';
 import { ProblemError } from '../errors.js';
+import { StoreUnavailableError } from '../store/inbox-store.js';
+import type { BodyBudget } from './body-budget.js';
 
 /**
  * Reads a request body into one Buffer, refusing it with `payload_too_large`
  * as soon as more than `limit` bytes have arrived: the rest is never
- * buffered. The caller answers and closes the connection.
+ * buffered. The bytes are held against `budget` while they arrive; a body
+ * that finds it spent is refused as the store being overloaded (503, retry
+ * later). The caller answers and closes the connection.
  */
-export function readBody(stream: Readable, limit: number): Promise<Buffer> {
+export function readBody(stream: Readable, limit: number, budget: BodyBudget): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     const cleanup = (): void => {
+      budget.give(size);
       stream.off('data', onData);
       stream.off('end', onEnd);
       stream.off('error', onError);
       stream.off('close', onClose);
     };
+    const refuse = (error: Error): void => {
+      cleanup();
+      stream.pause();
+      reject(error);
+    };
     const onData = (chunk: Buffer): void => {
-      size += chunk.length;
-      if (size > limit) {
-        cleanup();
-        stream.pause();
-        reject(new ProblemError('payload_too_large', `The body is larger than ${limit} bytes.`));
+      if (size + chunk.length > limit) {
+        refuse(new ProblemError('payload_too_large', `The body is larger than ${limit} bytes.`));
         return;
       }
+      if (!budget.take(chunk.length, size)) {
+        refuse(new StoreUnavailableError(`Bodies arriving hold ${budget.bytes} bytes, the most this server takes at once (RECEPTION_INCOMING_MAX_BYTES).`));
+        return;
+      }
+      size += chunk.length;
       chunks.push(chunk);
     };
     const onEnd = (): void => {

@@ -39,6 +39,7 @@ export async function startApp(overrides: Partial<AppDeps> & { durability?: Dura
     requestTimeoutMs: 30_000,
     queueMaxPending: 10_000,
     queueMaxPendingBytes: 256 * 1024 * 1024,
+    incomingMaxBytes: 256 * 1024 * 1024,
     streamHeartbeatMs: 15_000,
     streamMaxBufferedBytes: 8 * 1024 * 1024,
     ...overrides,

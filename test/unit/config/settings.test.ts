@@ -34,6 +34,7 @@ describe('loadSettings', () => {
       shutdownGraceMs: 10_000,
       queueMaxPending: 10_000,
       queueMaxPendingBytes: 256 * 1024 * 1024,
+      incomingMaxBytes: 256 * 1024 * 1024,
       streamHeartbeatMs: 10_000,
       streamMaxBufferedBytes: 8 * 1024 * 1024,
     });
@@ -59,6 +60,7 @@ describe('loadSettings', () => {
       RECEPTION_SHUTDOWN_GRACE_MS: '0',
       RECEPTION_QUEUE_MAX_PENDING: '5',
       RECEPTION_QUEUE_MAX_BYTES: '2048',
+      RECEPTION_INCOMING_MAX_BYTES: '4096',
       RECEPTION_STREAM_HEARTBEAT_MS: '1000',
       RECEPTION_STREAM_BUFFER_BYTES: '4096',
     });
@@ -81,6 +83,7 @@ describe('loadSettings', () => {
       shutdownGraceMs: 0,
       queueMaxPending: 5,
       queueMaxPendingBytes: 2048,
+      incomingMaxBytes: 4096,
       streamHeartbeatMs: 1000,
       streamMaxBufferedBytes: 4096,
     });
@@ -151,6 +154,7 @@ describe('loadSettings', () => {
     ['RECEPTION_SHUTDOWN_GRACE_MS', 'ten'],
     ['RECEPTION_QUEUE_MAX_PENDING', '0'],
     ['RECEPTION_QUEUE_MAX_BYTES', '10'],
+    ['RECEPTION_INCOMING_MAX_BYTES', '1MiB'],
     ['RECEPTION_STREAM_HEARTBEAT_MS', '60000'],
     ['RECEPTION_STREAM_BUFFER_BYTES', '1'],
   ])('refuses %s=%j with a message that names it', (name, value) => {
