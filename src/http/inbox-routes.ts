@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { ProblemError } from '../errors.js';
 import type { InboxStore } from '../store/inbox-store.js';
 import { requireToken } from './auth.js';
+import { sourceFilter } from './query-params.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { deliveryJson, deliveryPageText, deliveryText } from './delivery-json.js';
 import { DeliveryPageSchema, DeliverySchema, IdParamsSchema, ListQuerySchema, MAX_PAGE, PAGE_BYTES, ProblemSchema, SourceListSchema } from './schemas.js';
@@ -27,12 +28,13 @@ export const inboxRoutes: FastifyPluginAsyncTypebox<InboxRoutesOptions> = async 
   app.get('/api/deliveries', {
     schema: { querystring: ListQuerySchema, response: { 200: DeliveryPageSchema, ...errors } },
   }, async (request, reply) => {
-    const limit = Math.min(request.query.limit ?? 50, MAX_PAGE);
+    const limit = Math.min(Number(request.query.limit ?? '50'), MAX_PAGE);
+    const source = sourceFilter(request.query.source);
     const beforeSeq = request.query.cursor === undefined ? undefined : decodeCursor(request.query.cursor);
     const rows = await store.list({
       limit: limit + 1,
       maxBytes: PAGE_BYTES,
-      ...(request.query.source === undefined ? {} : { source: request.query.source }),
+      ...(source === undefined ? {} : { source }),
       ...(beforeSeq === undefined ? {} : { beforeSeq }),
     });
     const page = rows.slice(0, limit);

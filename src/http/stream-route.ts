@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { ProblemError } from '../errors.js';
 import type { StreamHub } from '../stream/stream-hub.js';
 import { requireToken } from './auth.js';
+import { DIGITS, sourceFilter } from './query-params.js';
 import { ProblemSchema } from './schemas.js';
 
 export interface StreamRouteOptions {
@@ -12,7 +13,7 @@ export interface StreamRouteOptions {
 
 const StreamQuerySchema = Type.Object({
   source: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
-  after: Type.Optional(Type.Integer({ minimum: 0, description: 'Resume after this seq (for clients that cannot set Last-Event-ID)' })),
+  after: Type.Optional(Type.String({ pattern: DIGITS, description: 'Resume after this seq, a whole number (for clients that cannot set Last-Event-ID)' })),
 });
 
 const STREAM_HEADERS = {
@@ -31,15 +32,16 @@ export const streamRoute: FastifyPluginAsyncTypebox<StreamRouteOptions> = async 
   app.get('/api/stream', {
     schema: { querystring: StreamQuerySchema, response: { 400: ProblemSchema, 401: ProblemSchema } },
   }, async (request, reply) => {
+    const source = sourceFilter(request.query.source);
     const lastEventId = request.headers['last-event-id'];
     let afterSeq: number;
     if (typeof lastEventId === 'string' && lastEventId.trim() !== '') {
-      if (!/^\d{1,15}$/.test(lastEventId.trim())) {
+      if (!new RegExp(DIGITS).test(lastEventId.trim())) {
         throw new ProblemError('invalid_query', 'Last-Event-ID must be the seq of a delivery event.');
       }
       afterSeq = Number(lastEventId.trim());
     } else {
-      afterSeq = request.query.after ?? await hub.options.store.latestSeq();
+      afterSeq = request.query.after === undefined ? await hub.options.store.latestSeq() : Number(request.query.after);
     }
     reply.hijack();
     const res = reply.raw;
@@ -56,7 +58,7 @@ export const streamRoute: FastifyPluginAsyncTypebox<StreamRouteOptions> = async 
     const started = Date.now();
     hub.open(res, {
       afterSeq,
-      ...(request.query.source === undefined ? {} : { source: request.query.source }),
+      ...(source === undefined ? {} : { source }),
       onEnd: (reason) => request.log.info({
         req: { method: 'GET', path: '/api/stream' }, reason, seconds: (Date.now() - started) / 1000,
       }, 'stream ended'),

@@ -18,6 +18,11 @@ export function decodeSourceName(segment: string): string {
   } catch {
     throw new ProblemError('invalid_source', 'The source name is not valid percent-encoded UTF-8.');
   }
+  return checkSourceName(name);
+}
+
+/** Checks a source name already decoded, as `decodeSourceName` does; throws `invalid_source`. */
+export function checkSourceName(name: string): string {
   if (name.length === 0) {
     throw new ProblemError('invalid_source', 'The source name is empty.');
   }

@@ -71,8 +71,26 @@ describe('read API', () => {
       expect(all.nextCursor).toBeNull();
     });
 
-    it.each(['0', '-1', 'abc', '1.5', ''])('refuses limit=%j with 400 invalid_query', async (limit) => {
-      await expectFetchProblem(await get(`/api/deliveries?limit=${limit}`), 'invalid_query');
+    it.each(['0', '-1', 'abc', '1.5', '', '0x10', '0b11', '1e2', '%2B5', '%205', '3%0A', '1.0', 'Infinity', 'true'])(
+      'refuses limit=%j with 400 invalid_query',
+      async (limit) => {
+        await expectFetchProblem(await get(`/api/deliveries?limit=${limit}`), 'invalid_query');
+      },
+    );
+
+    it('takes limit with leading zeros as the number it writes', async () => {
+      expect((await readJson<DeliveryPage>(server, '/api/deliveries?limit=007')).items).toHaveLength(7);
+    });
+
+    it.each([
+      ['empty', ''],
+      ['"."', '.'],
+      ['".."', '..'],
+      ['a "/"', 'a%2Fb'],
+      ['a control character', '%00x'],
+      ['over 128 characters', 'a'.repeat(129)],
+    ])('refuses a source filter that no source could have (%s) with 400 invalid_query', async (_name, source) => {
+      await expectFetchProblem(await get(`/api/deliveries?source=${source}`), 'invalid_query');
     });
 
     it.each([

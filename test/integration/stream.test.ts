@@ -237,4 +237,14 @@ describe('GET /api/stream', () => {
     expect(client.status).toBe(400);
     client.close();
   });
+
+  it.each(['after=0x10', 'after=1e2', 'after=-1', 'source=..', 'source=a%2Fb', `source=${'s'.repeat(129)}`])(
+    'refuses ?%s with 400 invalid_query',
+    async (query) => {
+      server = await startApp();
+      const client = await connectSse(`${server.url}/api/stream?${query}`, server.auth);
+      expect(client.status).toBe(400);
+      client.close();
+    },
+  );
 });

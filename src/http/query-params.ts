@@ -1,0 +1,26 @@
+import { ProblemError } from '../errors.js';
+import { checkSourceName } from '../receive/source-name.js';
+
+/**
+ * Whole numbers in a query string, as digits only. A schema of type integer
+ * would let the validator coerce `0x10`, `1e2`, ` 5` or `Infinity` into
+ * numbers; `invalid_query` is what those deserve.
+ */
+export const DIGITS = '^[0-9]{1,15}$';
+/** Digits that make a number of 1 or more. */
+export const POSITIVE_DIGITS = '^0*[1-9][0-9]{0,14}$';
+
+/**
+ * The `source` filter of the list and the stream: a name that no source
+ * could have (empty, `..`, a `/`, a control character, over 128
+ * characters) is `invalid_query`, not an empty answer.
+ */
+export function sourceFilter(source: string | undefined): string | undefined {
+  if (source === undefined) return undefined;
+  try {
+    return checkSourceName(source);
+  } catch (error) {
+    const reason = error instanceof ProblemError ? error.message : 'It is not a source name.';
+    throw new ProblemError('invalid_query', `source: no source could have this name. ${reason}`);
+  }
+}
