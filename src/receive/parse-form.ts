@@ -11,15 +11,27 @@ export type FormBody = Record<string, string | string[]>;
  */
 export const MAX_FORM_FIELDS = 10_000;
 
-/** Throws `413 payload_too_large` for a form with more than MAX_FORM_FIELDS fields; counts `&` without decoding. */
+/**
+ * Throws `413 payload_too_large` for a form with more than MAX_FORM_FIELDS
+ * fields, counted without decoding: the pieces between `&`s that are not
+ * empty (`a=1&&b=2` has two, as `parseFormBody` reads it).
+ */
 export function checkFormFields(raw: Buffer): void {
-  let fields = 1;
-  for (let at = raw.indexOf(0x26); at !== -1; at = raw.indexOf(0x26, at + 1)) {
-    if (++fields > MAX_FORM_FIELDS) {
-      throw new ProblemError('payload_too_large', `The form data has more than ${MAX_FORM_FIELDS} fields.`);
+  let fields = 0;
+  let inField = false;
+  for (let i = 0; i < raw.length; i++) {
+    if (raw[i] === AMPERSAND) {
+      inField = false;
+    } else if (!inField) {
+      inField = true;
+      if (++fields > MAX_FORM_FIELDS) {
+        throw new ProblemError('payload_too_large', `The form data has more than ${MAX_FORM_FIELDS} fields.`);
+      }
     }
   }
 }
+
+const AMPERSAND = 0x26;
 
 /**
  * Parses `application/x-www-form-urlencoded` bytes (CONTRACT 1): keys are
@@ -33,8 +45,13 @@ export function parseFormBody(raw: Buffer): FormBody {
     throw new ProblemError('invalid_form', 'The form data is not valid UTF-8.');
   }
   const form: FormBody = Object.create(null) as FormBody;
-  for (const pair of raw.toString('utf8').split('&')) {
-    if (pair.length === 0) continue;
+  const text = raw.toString('utf8');
+  // Not split('&'): 5 MiB of `&` would make five million empty pieces (160 ms here, against 40).
+  for (let start = 0, end = 0; start <= text.length; start = end + 1) {
+    end = text.indexOf('&', start);
+    if (end === -1) end = text.length;
+    if (end === start) continue;
+    const pair = text.slice(start, end);
     const equals = pair.indexOf('=');
     const key = decodeComponent(equals === -1 ? pair : pair.slice(0, equals));
     const value = equals === -1 ? '' : decodeComponent(pair.slice(equals + 1));

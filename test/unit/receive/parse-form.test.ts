@@ -80,8 +80,11 @@ describe('checkFormFields', () => {
     expect(() => checkFormFields(form(MAX_FORM_FIELDS + 1))).toThrow(expect.objectContaining({ code: 'payload_too_large' }));
   });
 
-  it('counts separators, empty fields included (a&&b is three)', () => {
-    expect(() => checkFormFields(Buffer.from('&'.repeat(MAX_FORM_FIELDS - 1)))).not.toThrow();
-    expect(() => checkFormFields(Buffer.from('&'.repeat(MAX_FORM_FIELDS)))).toThrow(expect.objectContaining({ code: 'payload_too_large' }));
+  it('counts the fields that parseFormBody reads, not the separators (a&&b is two)', () => {
+    expect(() => checkFormFields(Buffer.from(`${'&'.repeat(5 * 1024 * 1024 - 4)}a=1&`))).not.toThrow();
+    expect(parseFormBody(Buffer.from(`&&${'&'.repeat(MAX_FORM_FIELDS * 2)}a=1&&b&`))).toEqual({ a: '1', b: '' });
+    const spread = Array.from({ length: MAX_FORM_FIELDS }, (_, i) => `k${i}`).join('&&&');
+    expect(() => checkFormFields(Buffer.from(spread))).not.toThrow();
+    expect(() => checkFormFields(Buffer.from(`${spread}&&x`))).toThrow(expect.objectContaining({ code: 'payload_too_large' }));
   });
 });
