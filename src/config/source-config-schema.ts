@@ -35,7 +35,8 @@ export const SourceConfigSchema = Type.Object({
   maxBodyBytes: Type.Optional(Type.Integer({ minimum: 1, maximum: 1024 * 1024 * 1024 })),
   rateLimit: Type.Optional(Type.Object({
     requests: Type.Integer({ minimum: 1 }),
-    perSeconds: Type.Number({ exclusiveMinimum: 0 }),
+    // At most a year: the wait it leads to is told in Retry-After, which takes digits only (1e+30 is no delay-seconds).
+    perSeconds: Type.Number({ exclusiveMinimum: 0, maximum: 31_536_000 }),
   }, { additionalProperties: false })),
   onFailure: Type.Optional(Type.Enum(['reject', 'keep'])),
 }, { additionalProperties: false });

@@ -175,6 +175,7 @@ describe('a bad config file is refused, naming the key', () => {
       [{ requests: 0, perSeconds: 1 }, /^sources\.src\.rateLimit\.requests: must be >= 1, got 0$/],
       [{ requests: 1.5, perSeconds: 1 }, /^sources\.src\.rateLimit\.requests: .*integer.*got 1\.5$/],
       [{ requests: 10, perSeconds: 0 }, /^sources\.src\.rateLimit\.perSeconds: must be > 0, got 0$/],
+      [{ requests: 1, perSeconds: 1e30 }, /^sources\.src\.rateLimit\.perSeconds: must be <= 31536000, got 1e\+30$/],
       [{ requests: 10 }, /^sources\.src\.rateLimit\.perSeconds: is required$/],
       [{ requests: 10, perSeconds: 1, burst: 5 }, /^sources\.src\.rateLimit\.burst: unknown key/],
       ['100/s', /^sources\.src\.rateLimit: .*object.*got "100\/s"$/],
