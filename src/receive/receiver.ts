@@ -187,7 +187,8 @@ export class Receiver {
     if (reply.refused !== undefined) return { ...this.problem('handshake_failed', reply.refused), source };
     return {
       status: reply.status,
-      headers: { 'content-type': reply.contentType, 'cache-control': 'no-store' },
+      // The answer echoes the sender's text, on the web page's origin: never to be sniffed as HTML.
+      headers: { 'content-type': reply.contentType, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' },
       body: reply.body,
       outcome: 'handshake',
       source,

@@ -150,6 +150,8 @@ describe('Microsoft Graph validationToken', () => {
     });
     expect(post.status, post.text).toBe(200);
     expect(post.headers.get('content-type')).toMatch(/^text\/plain/);
+    // The token is the sender's text, echoed on the web page's origin: never sniffed as HTML.
+    expect(post.headers.get('x-content-type-options')).toBe('nosniff');
     expect(post.text).toBe(token);
     const get = await hook(server, 'graph', { method: 'GET', query: 'validationToken=abc123' });
     expect(get.status).toBe(200);
