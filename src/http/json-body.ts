@@ -3,15 +3,17 @@ import { ProblemError } from '../errors.js';
 
 /**
  * JSON request bodies for the API routes (the webhook route parses its own).
- * An empty body with a JSON Content-Type is no body, as clients send on
- * `DELETE`; Fastify's own parser refuses it. Keys such as `__proto__` stay
- * plain data: `JSON.parse` never touches prototypes.
+ * Only a POST (the login) takes a body: on any other method a JSON body is
+ * read and ignored, so that a client that sends one with its `DELETE` still
+ * deletes. An empty body with a JSON Content-Type is no body; Fastify's own
+ * parser refuses it. Keys such as `__proto__` stay plain data: `JSON.parse`
+ * never touches prototypes.
  */
 export function acceptEmptyJsonBodies(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
-    if (text.trim() === '') {
+    if (request.method !== 'POST' || text.trim() === '') {
       done(null, undefined);
       return;
     }

@@ -16,6 +16,16 @@ describe('JSON bodies on the API routes', () => {
     expect((await fetch(`${server.url}/api/deliveries/${id}`, { headers: server.auth })).status).toBe(404);
   });
 
+  it('deletes although the DELETE carries a JSON body that does not parse (a body there means nothing)', async () => {
+    const sent = await fetch(`${server.url}/api/webhook/j`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' });
+    const { id } = await sent.json() as { id: string };
+    const deleted = await fetch(`${server.url}/api/deliveries/${id}`, {
+      method: 'DELETE', headers: { ...server.auth, 'content-type': 'application/json' }, body: '{bad',
+    });
+    expect(deleted.status).toBe(204);
+    expect((await fetch(`${server.url}/api/deliveries/${id}`, { headers: server.auth })).status).toBe(404);
+  });
+
   it('answers a login with broken or missing JSON as a problem, not a crash', async () => {
     for (const body of ['{"token":', '', '[]']) {
       const answer = await fetch(`${server.url}/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
