@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { createClientErrorHandler } from './http/client-error.js';
 import { installErrorHandling } from './http/error-handler.js';
 import { deliveryJson, deliveryText } from './http/delivery-json.js';
-import { createConnectHandler, hasUnknownTransferCoding, lacksHost, refuseBeforeRouting } from './http/protocol-refusals.js';
+import { createConnectHandler, hasUnknownTransferCoding, hostProblem, refuseBeforeRouting } from './http/protocol-refusals.js';
 import { createFrameworkErrorHandler } from './http/framework-errors.js';
 import { acceptEmptyJsonBodies } from './http/json-body.js';
 import { healthRoutes } from './http/health-routes.js';
@@ -129,8 +129,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     serverFactory: (fastifyHandler) => {
       // The webhook route goes around Fastify; `expectsContinue`: see checkContinue below.
       const dispatch = (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean): void => {
-        if (lacksHost(req)) {
-          refuseBeforeRouting(logger, req, res, 'bad_request', 'An HTTP/1.1 request needs a Host header.');
+        const wrongHost = hostProblem(req);
+        if (wrongHost !== undefined) {
+          refuseBeforeRouting(logger, req, res, 'bad_request', wrongHost);
           return;
         }
         if (hasUnknownTransferCoding(req)) {

@@ -59,7 +59,19 @@ export function hasUnknownTransferCoding(req: IncomingMessage): boolean {
   return codings !== undefined && codings.trim().toLowerCase() !== 'chunked';
 }
 
-/** RFC 9112: a server answers 400 to an HTTP/1.1 request without a Host header. */
-export function lacksHost(req: IncomingMessage): boolean {
-  return req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor >= 1;
+/**
+ * RFC 9112 3.2: a server answers 400 to an HTTP/1.1 request without a Host
+ * header, and to any request with more than one (Node keeps the first and
+ * drops the others without a word). Undefined when the Host is right.
+ */
+export function hostProblem(req: IncomingMessage): string | undefined {
+  if (req.headers.host === undefined) {
+    return req.httpVersionMajor === 1 && req.httpVersionMinor >= 1 ? 'An HTTP/1.1 request needs a Host header.' : undefined;
+  }
+  let hosts = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i] as string;
+    if (name.length === 4 && name.toLowerCase() === 'host') hosts++;
+  }
+  return hosts > 1 ? 'A request carries one Host header, not several.' : undefined;
 }

@@ -108,7 +108,7 @@ describe('refused requests', () => {
     expect(line).toMatchObject({ status: 405, req: { method: 'CONNECT' } });
   });
 
-  it('answers an HTTP/1.1 request without Host 400 bad_request, and an Expect other than 100-continue 417, as problems, logged', async () => {
+  it('answers an HTTP/1.1 request without Host, or any with two, 400 bad_request, and an Expect other than 100-continue 417, as problems, logged', async () => {
     const noHost = await exchangeRaw(server, 'POST /api/webhook/nohost HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}');
     expectProblem(400, noHost.contentType, noHost.body, 'bad_request');
     expect(noHost.head).toMatch(/\r\nconnection: close/i);
@@ -117,6 +117,10 @@ describe('refused requests', () => {
     expectProblem(417, expectFoo.contentType, expectFoo.body, 'expectation_failed');
     await waitForLine(lines, (l) => l.msg === 'request refused before routing' && l.outcome === 'expectation_failed' && l.status === 417);
     await waitForLine(lines, (l) => l.msg === 'request refused before routing' && l.outcome === 'bad_request' && (l.req as { method?: string }).method === 'POST');
+    const twoHosts = await exchangeRaw(server, 'POST /api/webhook/twohosts HTTP/1.1\r\nHost: 127.0.0.1\r\nhost: example.com\r\n'
+      + 'Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}');
+    expectProblem(400, twoHosts.contentType, twoHosts.body, 'bad_request');
+    expect(JSON.parse(twoHosts.body)).toMatchObject({ detail: 'A request carries one Host header, not several.' });
     // HTTP/1.0 has no Host requirement: that webhook is received.
     const old = await exchangeRaw(server, 'POST /api/webhook/http10 HTTP/1.0\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}');
     expect(old.status, old.body).toBe(200);
