@@ -13,14 +13,14 @@ export interface InboxRoutesOptions {
   token: string;
 }
 
+/** A custom serializer sets no Content-Type of its own. */
+const JSON_TYPE = 'application/json; charset=utf-8';
+
 /**
  * Reading the inbox (CONTRACT 3): every route needs the API token. A
  * delivery is serialized by `deliveryText`, which writes a JSON body as the
  * sender's text; the schemas still type the handlers and describe the answers.
  */
-/** A custom serializer sets no Content-Type of its own. */
-const JSON_TYPE = 'application/json; charset=utf-8';
-
 export const inboxRoutes: FastifyPluginAsyncTypebox<InboxRoutesOptions> = async (app, { store, token }) => {
   app.addHook('onRequest', requireToken(token));
   const errors = { 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema };

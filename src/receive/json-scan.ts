@@ -52,9 +52,9 @@ class NotJson {
  * checked here (`isUtf8` does that faster).
  *
  * Linear in the bytes whatever they hold: `JSON.parse` of 5 MiB of
- * `{"k0":0,"k1":0,…}` (half a million keys) takes 0.3 to 0.8 s here, this
- * takes under 10 ms. No recursion: an open container
- * is an entry in an array.
+ * `{"k0":0,"k1":0,…}` (300,000 keys) or of empty objects takes 0.3 to
+ * 0.8 s here, this 10 to 35 ms for any 5 MiB (bench/RESULTS.md, "Hostile
+ * bodies"). No recursion: an open container is an entry in an array.
  */
 export function scanJson(bytes: Uint8Array, maxDepth: number): JsonScan {
   const start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
