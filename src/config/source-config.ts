@@ -5,6 +5,7 @@ import { escapeJsonForTerminal } from '../text/terminal-safe.js';
 import { decodeSourceName } from '../receive/source-name.js';
 import { createVerifier } from '../verify/create-verifier.js';
 import { VerifyConfigError } from '../verify/verifier.js';
+import { childPath, mayName, settingNamed } from './key-names.js';
 import { readYaml } from './yaml-problems.js';
 import { ConfigFileSchema, SourceConfigSchema, type ConfigFile, type SourceConfig, type VerifyConfig } from './source-config-schema.js';
 
@@ -130,34 +131,52 @@ function quoted(name: string): string {
 
 const UNKNOWN_KEY = 'unknown key (check the spelling; see docs/config.md)';
 
+/** What is said of an unknown key: its path and the problem, or for a key that may be a secret, its parent and length only. */
+function unknownKeyProblem(prefix: string, parent: string, key: string): [string, string] {
+  const parentPath = [prefix, parent].filter((p) => p !== '').join('.');
+  if (prefix !== '' && !mayName(parent, key)) {
+    return [parentPath, `an unknown key of ${key.length} characters (not shown: it may be a secret; see docs/config.md for the settings)`];
+  }
+  const setting = settingNamed(key);
+  const message = setting === undefined || setting === key ? UNKNOWN_KEY : `unknown key (did you mean "${setting}"? see docs/config.md)`;
+  return [childPath(parentPath, key), message];
+}
+
 function errorsOf(schema: TSchema, data: unknown, prefix: string): string[] {
-  const messages = new Map<string, string>();
+  /** Lines by the path they are about, one per path (several unnamed unknown keys of one parent: one per length). */
+  const lines = new Map<string, string>();
+  const set = (path: string, message: string, key = path): void => { lines.set(key, `${path}: ${message}`); };
   const allowed = new Map<string, string[]>();
   const join = (path: string): string => [prefix, path].filter((p) => p !== '').join('.') || '(top level)';
+  const unknown = (parent: string, key: string): void => {
+    const [path, message] = unknownKeyProblem(prefix, parent, key);
+    set(path, message, `${path}\u0000${message}`);
+  };
   for (const error of Value.Errors(schema, data)) {
-    const path = error.instancePath.split('/').slice(1).map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~')).join('.');
+    const parts = error.instancePath.split('/').slice(1).map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'));
+    const path = parts.join('.');
     const params = error.params as { additionalProperties?: string[]; allowedValue?: unknown; requiredProperties?: string[] };
     if (error.keyword === 'additionalProperties') {
-      for (const key of params.additionalProperties ?? []) messages.set(join(path === '' ? key : `${path}.${key}`), UNKNOWN_KEY);
+      for (const key of params.additionalProperties ?? []) unknown(path, key);
     } else if (error.keyword === 'boolean' && error.schemaPath.endsWith('/additionalProperties')) {
       // TypeBox reports some unknown keys only this way, one per key (seen with
       // values that hold YAML aliases of themselves), and others both ways.
-      messages.set(join(path), UNKNOWN_KEY);
+      unknown(parts.slice(0, -1).join('.'), parts.at(-1) ?? '');
     } else if (error.keyword === 'required') {
-      for (const key of params.requiredProperties ?? []) messages.set(join(path === '' ? key : `${path}.${key}`), 'is required');
+      for (const key of params.requiredProperties ?? []) set(join(path === '' ? key : `${path}.${key}`), 'is required');
     } else if (error.keyword === 'enum') {
       const values = (error.params as { allowedValues?: unknown[] }).allowedValues ?? [];
       allowed.set(path, values.map((value) => JSON.stringify(value)));
     } else if (error.keyword === 'const') {
       allowed.set(path, [...(allowed.get(path) ?? []), JSON.stringify(params.allowedValue)]);
-    } else if (error.keyword !== 'anyOf' && error.keyword !== 'boolean' && !messages.has(join(path))) {
-      messages.set(join(path), `${error.message}, got ${shown(path, valueAt(data, error.instancePath))}`);
+    } else if (error.keyword !== 'anyOf' && error.keyword !== 'boolean' && !lines.has(join(path))) {
+      set(join(path), `${error.message}, got ${shown(path, valueAt(data, error.instancePath))}`);
     }
   }
   for (const [path, values] of allowed) {
-    messages.set(join(path), `expected one of ${values.join(', ')}, got ${shown(path, valueAt(data, `/${path.split('.').join('/')}`))}`);
+    set(join(path), `expected one of ${values.join(', ')}, got ${shown(path, valueAt(data, `/${path.split('.').join('/')}`))}`);
   }
-  return [...messages].map(([path, message]) => `${path}: ${message}`);
+  return [...lines.values()];
 }
 
 /**

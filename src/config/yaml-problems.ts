@@ -1,5 +1,5 @@
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type ErrorCode, type Node } from 'yaml';
-import { escapeJsonForTerminal } from '../text/terminal-safe.js';
+import { childPath, mayName } from './key-names.js';
 
 /**
  * The config file's YAML (or JSON) as plain data, or the problems that keep
@@ -19,10 +19,10 @@ export function readYaml(text: string): { data: unknown } | { problems: string[]
     return `line ${line}, column ${col}`;
   };
   const invalid = (offset: number, what: string): string => `the file is not valid YAML or JSON at ${at(offset)}: ${what}`;
-  const problems = [...document.errors, ...document.warnings]
-    .filter((error) => error.code !== 'BAD_ALIAS')
-    .map((error) => invalid(error.pos[0], DESCRIPTIONS[error.code] ?? `a YAML problem (${error.code})`));
-  problems.push(...unresolvedAliases(document).map((offset) => invalid(offset, ALIAS_PROBLEM)));
+  const reported = [...document.errors, ...document.warnings];
+  const problems = reported.map((error) => invalid(error.pos[0], DESCRIPTIONS[error.code] ?? `a YAML problem (${error.code})`));
+  const said = new Set(reported.map((error) => error.pos[0]));
+  problems.push(...unresolvedAliases(document).filter((offset) => !said.has(offset)).map((offset) => invalid(offset, ALIAS_PROBLEM)));
   problems.push(...duplicateKeys(document).map(({ path, offset }) => `${path}: the key is there twice (again at ${at(offset)})`));
   if (problems.length > 0) return { problems };
   try {
@@ -34,10 +34,11 @@ export function readYaml(text: string): { data: unknown } | { problems: string[]
 }
 
 const QUOTE_IT = 'a value that begins with one of * & ! | > % @ ` { [ must be quoted';
-/** Reported by our own check (`unresolvedAliases`), which also sees the aliases that the parser leaves to `toJS`. */
+/** Found by our own check (`unresolvedAliases`): the parser leaves aliases of anchors that are not set to `toJS`, whose message names them. */
 const ALIAS_PROBLEM = `an alias ("*…") of an anchor that is not set; ${QUOTE_IT}`;
 
 const DESCRIPTIONS: Partial<Record<ErrorCode, string>> = {
+  BAD_ALIAS: `an anchor ("&") or alias ("*") without a name; ${QUOTE_IT}`,
   TAG_RESOLVE_FAILED: `an unknown tag; ${QUOTE_IT}`,
   BAD_SCALAR_START: `a value that YAML cannot start with; ${QUOTE_IT}`,
   UNEXPECTED_TOKEN: `something YAML did not expect here; ${QUOTE_IT}`,
@@ -46,6 +47,7 @@ const DESCRIPTIONS: Partial<Record<ErrorCode, string>> = {
   TAB_AS_INDENT: 'a tab as indentation (YAML takes spaces only)',
   MULTIPLE_DOCS: 'more than one YAML document',
   BAD_DQ_ESCAPE: 'a bad escape in a double-quoted string',
+  BLOCK_IN_FLOW: 'a block ("- item" or "key: value" lines) inside "[…]" or "{…}"',
   MULTILINE_IMPLICIT_KEY: 'a key that runs over more than one line (a missing colon?)',
 };
 
@@ -57,7 +59,7 @@ function duplicateKeys(document: Document): Array<{ path: string; offset: number
       const seen = new Set<string>();
       for (const pair of node.items) {
         const key = isScalar(pair.key) ? String(pair.key.value) : undefined;
-        if (key !== undefined && seen.has(key)) found.push({ path: keyPath([...path, key]), offset: (pair.key as Node).range?.[0] ?? 0 });
+        if (key !== undefined && seen.has(key)) found.push({ path: shownPath([...path, key]), offset: (pair.key as Node).range?.[0] ?? 0 });
         if (key !== undefined) seen.add(key);
         walk(pair.value, [...path, key ?? '?']);
       }
@@ -69,6 +71,20 @@ function duplicateKeys(document: Document): Array<{ path: string; offset: number
   return found;
 }
 
+/**
+ * A key path as a message may show it: `sources.stripe.verify`. Inside a
+ * source, it stops before a key that may be a secret (`mayName`), and says so.
+ */
+function shownPath(keys: readonly string[]): string {
+  let path = '';
+  for (const [index, key] of keys.entries()) {
+    const inSource = keys[0] === 'sources' && index >= 2;
+    if (inSource && !mayName(keys.slice(2, index).join('.'), key)) return `${path} (a key inside, not shown: it may be a secret)`;
+    path = childPath(path, key);
+  }
+  return path;
+}
+
 /** Where aliases stand whose anchor is not set before them. */
 function unresolvedAliases(document: Document): number[] {
   const offsets: number[] = [];
@@ -78,13 +94,5 @@ function unresolvedAliases(document: Document): number[] {
     },
   });
   return offsets;
-}
-
-/** `sources.stripe.verify`, with a key that is not a plain word in quotes: `sources["a b"]`. */
-function keyPath(keys: readonly string[]): string {
-  return keys.map((key, index) => {
-    if (/^[\w-]+$/.test(key)) return index === 0 ? key : `.${key}`;
-    return `[${escapeJsonForTerminal(JSON.stringify(key))}]`;
-  }).join('');
 }
 

@@ -292,6 +292,33 @@ describe('a bad config file is refused, naming the key', () => {
     }
   });
 
+  it('never names a key that may be a secret: unknown keys inside verify or handshake, any key inside a secret setting', () => {
+    const problems = [
+      ...problemsOf('flow.yaml', 'sources:\n  s:\n    verify: {scheme: github, secrets: [a], TOPSECRET-LEAK}\n'),
+      ...problemsOf('block.yaml', 'sources:\n  s:\n    handshake:\n      type: meta\n      verifyToken: t\n      TOPSECRET-LEAK:\n'),
+      ...problemsOf('map.yaml', 'sources:\n  s:\n    verify: {scheme: github, secrets: {TOPSECRET-LEAK, TOPSECRET-LEAK}}\n'),
+      ...problemsOf('near.yaml', 'sources:\n  s:\n    verify:\n      scheme: github\n      secrets:\n        secretz: 1\n        secretz: 2\n'),
+    ];
+    expect(problems).toEqual([
+      'sources.s.verify: an unknown key of 14 characters (not shown: it may be a secret; see docs/config.md for the settings)',
+      'sources.s.handshake: an unknown key of 14 characters (not shown: it may be a secret; see docs/config.md for the settings)',
+      'sources.s.verify.secrets (a key inside, not shown: it may be a secret): the key is there twice (again at line 3, column 56)',
+      'sources.s.verify.secrets (a key inside, not shown: it may be a secret): the key is there twice (again at line 7, column 9)',
+    ]);
+  });
+
+  it('names a misspelt setting with the setting meant, and other unknown keys escaped for a terminal', () => {
+    expect(problemsOf('typo.json', oneSource({ verify: { scheme: 'github', secrets: ['x'], secrts: ['y'] } })))
+      .toEqual(['sources.src.verify.secrts: unknown key (did you mean "secrets"? see docs/config.md)']);
+    expect(problemsOf('escape.json', oneSource({ '\u001b]0;x\u0007': 1 })))
+      .toEqual(['sources.src["\\u001b]0;x\\u0007"]: unknown key (check the spelling; see docs/config.md)']);
+  });
+
+  it('refuses an anchor or alias without a name, which YAML would drop silently', () => {
+    expect(problemsOf('anchor.yaml', 'sources:\n  m:\n    handshake: { type: meta, verifyToken: & tok3n }\n'))
+      .toEqual([expect.stringMatching(/^the file is not valid YAML or JSON at line 3, column 43: an anchor \("&"\) or alias \("\*"\) without a name/)]);
+  });
+
   it('a file that cannot be read', () => {
     expect(() => loadConfigFile(join(dir.path, 'missing.yaml'))).toThrow(/missing\.yaml is not a valid Reception config:\n {2}- the file cannot be read: ENOENT/);
   });
