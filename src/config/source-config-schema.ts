@@ -34,9 +34,11 @@ export const SourceConfigSchema = Type.Object({
   anyJson: Type.Optional(Type.Boolean()),
   maxBodyBytes: Type.Optional(Type.Integer({ minimum: 1, maximum: 1024 * 1024 * 1024 })),
   rateLimit: Type.Optional(Type.Object({
-    requests: Type.Integer({ minimum: 1 }),
-    // At most a year: the wait it leads to is told in Retry-After, which takes digits only (1e+30 is no delay-seconds).
-    perSeconds: Type.Number({ exclusiveMinimum: 0, maximum: 31_536_000 }),
+    requests: Type.Integer({ minimum: 1, maximum: 1_000_000_000 }),
+    // From a millisecond to a year: a rate that rounds to infinity let every
+    // request through (0 × ∞ tokens is NaN), and the wait is told in
+    // Retry-After, which takes digits only (1e+30 is no delay-seconds).
+    perSeconds: Type.Number({ minimum: 0.001, maximum: 31_536_000 }),
   }, { additionalProperties: false })),
   onFailure: Type.Optional(Type.Enum(['reject', 'keep'])),
 }, { additionalProperties: false });

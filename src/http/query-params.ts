@@ -7,8 +7,8 @@ import { checkSourceName } from '../receive/source-name.js';
  * numbers; `invalid_query` is what those deserve.
  */
 export const DIGITS = '^[0-9]{1,15}$';
-/** Digits that make a number of 1 or more. */
-export const POSITIVE_DIGITS = '^0*[1-9][0-9]{0,14}$';
+/** Up to 15 digits that make a number of 1 or more. */
+export const POSITIVE_DIGITS = '^(?!0+$)[0-9]{1,15}$';
 
 /**
  * The `source` filter of the list and the stream: a name that no source

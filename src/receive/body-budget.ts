@@ -7,6 +7,14 @@
  * later), except when it is the only one arriving: a body within its
  * source's limit always gets through on its own.
  */
+/** A body refused because the bodies arriving hold the bound: load shed on purpose (503, retry later), no failure. */
+export class BodyBudgetSpentError extends Error {
+  constructor(held: number) {
+    super(`Bodies arriving hold ${held} bytes, the most this server takes at once (RECEPTION_INCOMING_MAX_BYTES).`);
+    this.name = 'BodyBudgetSpentError';
+  }
+}
+
 export class BodyBudget {
   private held = 0;
 

@@ -1,14 +1,13 @@
 import type { Readable } from 'node:stream';
 import { ProblemError } from '../errors.js';
-import { StoreUnavailableError } from '../store/inbox-store.js';
-import type { BodyBudget } from './body-budget.js';
+import { BodyBudgetSpentError, type BodyBudget } from './body-budget.js';
 
 /**
  * Reads a request body into one Buffer, refusing it with `payload_too_large`
  * as soon as more than `limit` bytes have arrived: the rest is never
  * buffered. The bytes are held against `budget` while they arrive; a body
- * that finds it spent is refused as the store being overloaded (503, retry
- * later). The caller answers and closes the connection.
+ * that finds it spent is refused (`BodyBudgetSpentError`: 503, retry later).
+ * The caller answers and closes the connection.
  */
 export function readBody(stream: Readable, limit: number, budget: BodyBudget): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -32,7 +31,7 @@ export function readBody(stream: Readable, limit: number, budget: BodyBudget): P
         return;
       }
       if (!budget.take(chunk.length, size)) {
-        refuse(new StoreUnavailableError(`Bodies arriving hold ${budget.bytes} bytes, the most this server takes at once (RECEPTION_INCOMING_MAX_BYTES).`));
+        refuse(new BodyBudgetSpentError(budget.bytes));
         return;
       }
       size += chunk.length;

@@ -8,6 +8,7 @@ import { headerList } from './headers.js';
 import { classifyMediaType } from './media-type.js';
 import { checkFormFields, parseFormBody, type FormBody } from './parse-form.js';
 import { checkJsonBody, parseJsonBody } from './parse-json.js';
+import { BodyBudgetSpentError } from './body-budget.js';
 import { BodyAbortedError } from './read-body.js';
 import { clientAddress, type TrustedProxies } from './remote-address.js';
 import { decodeSourceName } from './source-name.js';
@@ -57,6 +58,13 @@ export interface ReceiverOptions {
   /** Seconds a refused sender is told to wait (`Retry-After`). */
   retryAfterSeconds?: number;
 }
+
+/**
+ * The largest JSON body read as a possible handshake (Slack's and Zoom's are
+ * a few hundred bytes): on a handshake source that does not verify, anyone
+ * may send, and a larger body is only checked, never parsed.
+ */
+const MAX_HANDSHAKE_BYTES = 64 * 1024;
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' } as const;
 const PROBLEM_HEADERS = { 'content-type': 'application/problem+json; charset=utf-8' } as const;
@@ -132,7 +140,7 @@ export class Receiver {
         }
       }
       if (verification.status !== 'failed') {
-        const reply = bodyHandshake(rule, () => form ?? parseJsonBody(raw, true), secretIndex);
+        const reply = bodyHandshake(rule, () => form ?? (raw.length <= MAX_HANDSHAKE_BYTES ? parseJsonBody(raw, true) : undefined), secretIndex);
         if (reply !== undefined) return this.handshakeAnswer(reply, source, verification);
       }
       if (verification.status === 'failed' && rule.onFailure === 'reject') {
@@ -200,6 +208,12 @@ export class Receiver {
     if (error instanceof ProblemError) {
       const answer = this.problem(error.code, error.message);
       Object.assign(answer.headers, error.headers);
+      return answer;
+    }
+    if (error instanceof BodyBudgetSpentError) {
+      // Load shed on purpose: the answer and its log line say so, not as a failure.
+      const answer = this.problem('storage_unavailable', 'This server is taking in as many bodies as it holds at once; retry later.');
+      answer.headers['retry-after'] = String(this.options.retryAfterSeconds ?? 5);
       return answer;
     }
     if (error instanceof StoreUnavailableError) {

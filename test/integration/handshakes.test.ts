@@ -139,6 +139,14 @@ describe('Zoom endpoint.url_validation', () => {
     expect(json(answer)).toEqual({ plainToken: 'plain-token', encryptedToken: encrypted(ZOOM_PLAIN, 'plain-token') });
     expect(await countOf(server, 'zoom-plain')).toBe(0);
   });
+
+  it('on a source that does not verify, takes a body over 64 KiB as a delivery, never parsing it for a handshake', async () => {
+    const large = JSON.stringify({ event: 'endpoint.url_validation', payload: { plainToken: 'big' }, pad: 'x'.repeat(64 * 1024) });
+    const answer = await hook(server, 'zoom-plain', { body: large, headers: { 'content-type': JSON_TYPE } });
+    expect(answer.status, answer.text).toBe(200);
+    expect(json(answer)).toMatchObject({ source: 'zoom-plain' });
+    expect(await countOf(server, 'zoom-plain')).toBe(1);
+  });
 });
 
 describe('Microsoft Graph validationToken', () => {

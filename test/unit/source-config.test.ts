@@ -174,7 +174,9 @@ describe('a bad config file is refused, naming the key', () => {
     const cases: Array<[unknown, RegExp]> = [
       [{ requests: 0, perSeconds: 1 }, /^sources\.src\.rateLimit\.requests: must be >= 1, got 0$/],
       [{ requests: 1.5, perSeconds: 1 }, /^sources\.src\.rateLimit\.requests: .*integer.*got 1\.5$/],
-      [{ requests: 10, perSeconds: 0 }, /^sources\.src\.rateLimit\.perSeconds: must be > 0, got 0$/],
+      [{ requests: 10, perSeconds: 0 }, /^sources\.src\.rateLimit\.perSeconds: must be >= 0\.001, got 0$/],
+      [{ requests: 1, perSeconds: 1e-320 }, /^sources\.src\.rateLimit\.perSeconds: must be >= 0\.001, got 1e-320$/],
+      [{ requests: 1e12, perSeconds: 1 }, /^sources\.src\.rateLimit\.requests: must be <= 1000000000, got 1000000000000$/],
       [{ requests: 1, perSeconds: 1e30 }, /^sources\.src\.rateLimit\.perSeconds: must be <= 31536000, got 1e\+30$/],
       [{ requests: 10 }, /^sources\.src\.rateLimit\.perSeconds: is required$/],
       [{ requests: 10, perSeconds: 1, burst: 5 }, /^sources\.src\.rateLimit\.burst: unknown key/],

@@ -18,6 +18,14 @@ describe('RateLimiter', () => {
     expect(limiter.take(0)).toBe(1);
   });
 
+  it('limits at the shortest interval the config allows (a millisecond)', () => {
+    const limiter = new RateLimiter(1, 0.001, 0);
+    expect(limiter.take(0)).toBe(0);
+    expect(limiter.take(0)).toBe(1);
+    expect(limiter.take(0)).toBe(1);
+    expect(limiter.take(1)).toBe(0);
+  });
+
   it('tells the longest wait the config allows (a year) in digits, as Retry-After needs', () => {
     const limiter = new RateLimiter(1, 31_536_000, 0);
     expect(limiter.take(0)).toBe(0);
