@@ -1,11 +1,20 @@
 import { escapeJsonForTerminal } from '../text/terminal-safe.js';
+import { ConfigFileSchema } from './source-config-schema.js';
 
-/** Every setting name of the config file, at whatever level it belongs. */
-const SETTINGS = [
-  'strict', 'sources', 'verify', 'scheme', 'secrets', 'toleranceSeconds', 'header', 'algorithm', 'encoding', 'prefix',
-  'publicUrl', 'handshake', 'type', 'verifyToken', 'secret', 'dedup', 'anyJson', 'maxBodyBytes', 'rateLimit', 'requests',
-  'perSeconds', 'onFailure',
-];
+/** The names of the properties a JSON schema and the schemas inside it declare. */
+function propertyNames(schema: unknown, names = new Set<string>()): Set<string> {
+  if (typeof schema !== 'object' || schema === null) return names;
+  const { properties, patternProperties } = schema as { properties?: Record<string, unknown>; patternProperties?: Record<string, unknown> };
+  for (const [name, inner] of Object.entries(properties ?? {})) {
+    names.add(name);
+    propertyNames(inner, names);
+  }
+  for (const inner of Object.values(patternProperties ?? {})) propertyNames(inner, names);
+  return names;
+}
+
+/** Every setting name of the config file, at whatever level it belongs: read off its schema. */
+const SETTINGS = [...propertyNames(ConfigFileSchema)];
 /** Settings that hold secrets: nothing inside them is ever named in a message. */
 export const SECRET_SETTINGS: ReadonlySet<string> = new Set(['secrets', 'secret', 'verifyToken']);
 /**
