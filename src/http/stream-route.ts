@@ -16,6 +16,8 @@ const StreamQuerySchema = Type.Object({
   after: Type.Optional(Type.String({ pattern: DIGITS, description: 'Resume after this seq, a whole number (for clients that cannot set Last-Event-ID)' })),
 });
 
+const SEQ = new RegExp(DIGITS);
+
 const STREAM_HEADERS = {
   'content-type': 'text/event-stream; charset=utf-8',
   'cache-control': 'no-cache, no-transform',
@@ -36,7 +38,7 @@ export const streamRoute: FastifyPluginAsyncTypebox<StreamRouteOptions> = async 
     const lastEventId = request.headers['last-event-id'];
     let afterSeq: number;
     if (typeof lastEventId === 'string' && lastEventId.trim() !== '') {
-      if (!new RegExp(DIGITS).test(lastEventId.trim())) {
+      if (!SEQ.test(lastEventId.trim())) {
         throw new ProblemError('invalid_query', 'Last-Event-ID must be the seq of a delivery event.');
       }
       afterSeq = Number(lastEventId.trim());

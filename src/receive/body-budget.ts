@@ -7,14 +7,6 @@
  * later), except when it is the only one arriving: a body within its
  * source's limit always gets through on its own.
  */
-/** A body refused because the bodies arriving hold the bound: load shed on purpose (503, retry later), no failure. */
-export class BodyBudgetSpentError extends Error {
-  constructor(held: number) {
-    super(`Bodies arriving hold ${held} bytes, the most this server takes at once (RECEPTION_INCOMING_MAX_BYTES).`);
-    this.name = 'BodyBudgetSpentError';
-  }
-}
-
 export class BodyBudget {
   private held = 0;
 
@@ -37,5 +29,13 @@ export class BodyBudget {
 
   give(count: number): void {
     this.held -= count;
+  }
+}
+
+/** A body refused because the bodies arriving hold the bound: load shed on purpose (503, retry later), no failure. */
+export class BodyBudgetSpentError extends Error {
+  constructor(held: number) {
+    super(`Bodies arriving hold ${held} bytes, the most this server takes at once (RECEPTION_INCOMING_MAX_BYTES).`);
+    this.name = 'BodyBudgetSpentError';
   }
 }
