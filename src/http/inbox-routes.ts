@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ProblemError } from '../errors.js';
-import type { InboxStore } from '../store/inbox-store.js';
+import type { InboxStore, StoredDelivery } from '../store/inbox-store.js';
 import { requireToken } from './auth.js';
 import { sourceFilter } from './query-params.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
@@ -39,11 +39,9 @@ export const inboxRoutes: FastifyPluginAsyncTypebox<InboxRoutesOptions> = async 
     });
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
-    // More to read: the lookahead row came back, or the page stopped at PAGE_BYTES.
-    const more = rows.length > limit || rows.reduce((bytes, d) => bytes + d.raw.length, 0) >= PAGE_BYTES;
     return reply.type(JSON_TYPE).serializer(deliveryPageText).send({
       items: page.map(deliveryJson),
-      nextCursor: more && last !== undefined ? encodeCursor(last.seq) : null,
+      nextCursor: last !== undefined && await moreAfter(store, rows, limit, last.seq, source) ? encodeCursor(last.seq) : null,
     });
   });
 
@@ -84,6 +82,19 @@ export const inboxRoutes: FastifyPluginAsyncTypebox<InboxRoutesOptions> = async 
     };
   });
 };
+
+/**
+ * Whether the inbox goes on below the page: the lookahead row came back, or
+ * the page stopped at PAGE_BYTES and one more delivery is there (asked for
+ * only then, so that the last page of large bodies gets a null cursor, not
+ * one that leads to an empty page).
+ */
+async function moreAfter(store: InboxStore, rows: readonly StoredDelivery[], limit: number, lastSeq: number, source: string | undefined): Promise<boolean> {
+  if (rows.length > limit) return true;
+  if (rows.reduce((bytes, d) => bytes + d.raw.length, 0) < PAGE_BYTES) return false;
+  const next = await store.list({ limit: 1, beforeSeq: lastSeq, ...(source === undefined ? {} : { source }) });
+  return next.length > 0;
+}
 
 function notFound(id: string): ProblemError {
   return new ProblemError('not_found', `No delivery has the id "${id.slice(0, 100)}".`);

@@ -43,12 +43,16 @@ describe('GET /api/deliveries with large bodies', () => {
 
   it.each(['', '?source=huge'])('answers every page (%s), two deliveries at most, and the cursors visit all of them once', async (query) => {
     const seen: string[] = [];
+    let pages = 0;
     let cursor: string | null = null;
     for (let page = 0; page < 20; page++) {
       const separator = query === '' ? '?' : '&';
       const path: string = `/api/deliveries${query}${cursor === null ? '' : `${separator}cursor=${cursor}`}`;
       const current: DeliveryPage = await readJson<DeliveryPage>(server, path);
       expect(current.items.length).toBeLessThanOrEqual(2);
+      // The last page is full to the byte cap; its cursor is null, not one that leads to an empty page.
+      expect(current.items.length).toBeGreaterThan(0);
+      pages += 1;
       expect(current.items.every((d) => (d.body as { a?: string }).a?.length === 4 * 1024 * 1024 - 2)).toBe(true);
       seen.push(...current.items.map((d) => d.id));
       cursor = current.nextCursor;
@@ -56,6 +60,7 @@ describe('GET /api/deliveries with large bodies', () => {
     }
     expect(cursor).toBeNull();
     expect(seen).toEqual([...ids].reverse());
+    expect(pages).toBe(3);
   });
 
   it('still answers small deliveries 50 to a page after the large ones', async () => {
