@@ -5,6 +5,7 @@ import { markAnswered, refusalOf, unmarkAnswered } from './client-error.js';
 import type { Metrics } from '../observe/metrics.js';
 import type { BodyBudget } from '../receive/body-budget.js';
 import { readBody } from '../receive/read-body.js';
+import { hasRequestBehind, markClosing, mayReadRequest } from './pipelined-requests.js';
 import type { Answer, Receiver } from '../receive/receiver.js';
 
 export const WEBHOOK_PREFIX = '/api/webhook/';
@@ -38,7 +39,7 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): (req: IncomingMe
   // body (`Expect: 100-continue`). It is sent only when the body is about to
   // be read, so that a refusal (413 by Content-Length, 415, 405...) comes
   // instead and the body is never sent.
-  return (req, res, expectsContinue = false) => {
+  const handle = (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean): void => {
     const started = process.hrtime.bigint();
     const url = req.url ?? '';
     const queryAt = url.indexOf('?');
@@ -58,7 +59,10 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): (req: IncomingMe
       })
       .then((answer) => {
         if (!answer.aborted && !res.headersSent && !res.destroyed) {
-          send(res, answer, deps.isClosing());
+          // While shutting down, the last answer on a connection closes it; one with a request behind it does not.
+          const closing = deps.isClosing() && !hasRequestBehind(req.socket, res);
+          if (closing) markClosing(res);
+          send(res, answer, closing);
           if (answer.closeConnection) discardRest(req);
         }
         const seconds = Number(process.hrtime.bigint() - started) / 1e9;
@@ -88,6 +92,22 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): (req: IncomingMe
         logger.error({ err: error, req: { method: req.method, path } }, 'webhook handler crashed');
         if (!res.headersSent) res.writeHead(500).end();
       });
+  };
+  return (req, res, expectsContinue = false) => {
+    const mayRead = mayReadRequest(req.socket, res, expectsContinue);
+    if (mayRead === true) {
+      handle(req, res, expectsContinue);
+      return;
+    }
+    void Promise.resolve(mayRead).then((open) => {
+      if (open) {
+        handle(req, res, expectsContinue);
+        return;
+      }
+      // Its answer could never be written: nothing is read or kept, and the sender, seeing the connection close, sends it again.
+      logger.info({ req: { method: req.method, path: (req.url ?? '').split('?')[0], remoteAddress: req.socket.remoteAddress }, outcome: 'not_read' },
+        'webhook not read: the answer before it on its connection closed the connection');
+    });
   };
 }
 

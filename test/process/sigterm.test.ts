@@ -89,6 +89,31 @@ describe.concurrent('graceful shutdown', () => {
     expect(Buffer.from(await raw.arrayBuffer()).equals(body)).toBe(true);
   });
 
+  it('answers and keeps requests pipelined behind the one in flight: only the last answer closes the connection', async (context) => {
+    const { expect } = context;
+    const children = childrenOf(context);
+    const data = children.dataDir();
+    const server = await children.start(envFor(data));
+    const body = Buffer.from(JSON.stringify({ marker: 'pipelined-0', text: 'x'.repeat(4000) }));
+    const { connection, rest } = await halfSent(server, body);
+    children.signal(server, 'SIGTERM');
+    await sleep(300);
+    // The rest of the body in flight, and two more requests behind it, in one write.
+    const behind = [1, 2].map((i) => Buffer.from(JSON.stringify({ marker: `pipelined-${i}` })));
+    await connection.write(Buffer.concat([rest, ...behind.flatMap((b) => [Buffer.from(postHead('/api/webhook/drain', b.length)), b])]));
+    await withTimeout(connection.closed, 5000, 'the connection stayed open');
+    const answers = connection.responsesSoFar();
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+    expect(answers.map((a) => a.headers.connection)).toEqual(['keep-alive', 'keep-alive', 'close']);
+    expect((await timedExit(server, 5000)).code).toBe(0);
+
+    // Every request answered 200 is kept, and nothing else.
+    const restarted = await children.start(envFor(data));
+    const listed = await (await fetch(`${restarted.url}/api/deliveries?source=drain`, { headers: auth })).json() as { items: Array<{ id: string }> };
+    const ids = answers.map((a) => (JSON.parse(a.body) as { id: string }).id);
+    expect(listed.items.map((d) => d.id).sort()).toEqual([...ids].sort());
+  });
+
   // (SIGINT is covered by the drain above and the unread stdout below.)
   it('SIGTERM with no request in flight: exits 0 promptly, without waiting for an idle keep-alive connection', async (context) => {
     const { expect } = context;

@@ -75,6 +75,18 @@ export class RawConnection {
     }
   }
 
+  /** Every complete final response received so far, in order. */
+  responsesSoFar(): RawResponse[] {
+    const all: RawResponse[] = [];
+    let rest = this.received;
+    for (;;) {
+      const next = parseNext(rest);
+      if (next === undefined) return all;
+      all.push(next.response);
+      rest = next.rest;
+    }
+  }
+
   destroy(): void {
     this.socket.destroy();
   }
@@ -87,12 +99,17 @@ export class RawConnection {
 }
 
 function parseResponse(data: Buffer): RawResponse | undefined {
+  return parseNext(data)?.response;
+}
+
+/** The first complete final response in `data` (interim 1xx ones are skipped), and the bytes after it. */
+function parseNext(data: Buffer): { response: RawResponse; rest: Buffer } | undefined {
   const end = data.indexOf('\r\n\r\n');
   if (end === -1) return undefined;
   const [statusLine = '', ...lines] = data.subarray(0, end).toString('latin1').split('\r\n');
   const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(statusLine)?.[1]);
   if (!Number.isInteger(status)) return undefined;
-  if (status >= 100 && status < 200) return parseResponse(data.subarray(end + 4));
+  if (status >= 100 && status < 200) return parseNext(data.subarray(end + 4));
   const headers: Record<string, string> = {};
   for (const line of lines) {
     const colon = line.indexOf(':');
@@ -101,7 +118,7 @@ function parseResponse(data: Buffer): RawResponse | undefined {
   const length = Number(headers['content-length'] ?? '0');
   const body = data.subarray(end + 4);
   if (body.length < length) return undefined;
-  return { status, headers, body: body.subarray(0, length).toString('utf8') };
+  return { response: { status, headers, body: body.subarray(0, length).toString('utf8') }, rest: body.subarray(length) };
 }
 
 /** The head of a POST with a JSON body of `length` bytes. */
