@@ -17,13 +17,6 @@ function propertyNames(schema: unknown, names = new Set<string>()): Set<string> 
 const SETTINGS = [...propertyNames(ConfigFileSchema)];
 /** Settings that hold secrets: nothing inside them is ever named in a message. */
 export const SECRET_SETTINGS: ReadonlySet<string> = new Set(['secrets', 'secret', 'verifyToken']);
-/**
- * A source's settings whose unknown keys may be secrets typed without a key
- * (`verify: { scheme: github, secrets: [a], S3CRET }`): such a key is named
- * only when it is a setting's name, or nearly one (a typo).
- */
-const HOLD_SECRETS: ReadonlySet<string> = new Set(['verify', 'handshake']);
-
 /** The setting whose name `key` is, in any case, or misspells by one letter (undefined: none). */
 export function settingNamed(key: string): string | undefined {
   if (key.length > 40) return undefined;
@@ -40,15 +33,34 @@ export function settingNamed(key: string): string | undefined {
 }
 
 /**
- * Whether a message may name an unknown key found at `parent` (a source's
- * key path inside it, such as `verify`): never inside a secret setting;
- * inside `verify` and `handshake` only a setting's name or a near miss of
- * one; elsewhere always.
+ * A source's settings whose unknown keys may be secrets typed without a key
+ * (`verify: { scheme: github, secrets: [a], S3CRET }`): such a key is named
+ * only when it is a setting's name, or nearly one (a typo).
+ */
+const HOLD_SECRETS: ReadonlySet<string> = new Set(['verify', 'handshake']);
+
+/** How the providers' secrets and tokens begin (Stripe, Slack, GitHub, Shopify...). */
+const SECRET_PREFIXES = /^(whsec_|sk_|rk_|pk_|xox|ghp_|gho_|ghs_|github_pat_|shp)/i;
+
+/**
+ * Whether a message may name an unknown key found at `parent` (its key path,
+ * such as `sources.stripe.verify`):
+ * - never inside a secret setting;
+ * - a setting's name, or nearly one (a typo), always;
+ * - inside `verify` and `handshake`, nothing else;
+ * - elsewhere, a key that reads as a word: letters, `_` and `-`, at most 24
+ *   characters, not beginning as a provider's secret does. A secret typed
+ *   without its key at any level (`stripe: { verify: {…}, whsec_… }`) has
+ *   digits, is longer or has such a prefix, and is described by its length;
+ *   a misplaced word (`colour`, `burst`) is named, as the contract asks of a
+ *   bad key.
  */
 export function mayName(parent: string, key: string): boolean {
   const keys = parent.split('.');
   if (keys.some((name) => SECRET_SETTINGS.has(name))) return false;
-  return !HOLD_SECRETS.has(keys[0] ?? '') || settingNamed(key) !== undefined;
+  if (settingNamed(key) !== undefined) return true;
+  if (keys[0] === 'sources' && HOLD_SECRETS.has(keys[2] ?? '')) return false;
+  return /^[A-Za-z][A-Za-z_-]{0,23}$/.test(key) && !SECRET_PREFIXES.test(key);
 }
 
 /** `parent.key`, or `parent["key"]` (escaped for a terminal) for a key that is not a plain word. */

@@ -5,13 +5,16 @@ import { VERIFY_SCHEMES } from '../verify/create-verifier.js';
 
 export const HANDSHAKES = ['slack', 'meta', 'zoom', 'graph', 'x'] as const;
 
+/** A header's name (RFC 9110 token): a name that no request can carry would never match, silently. */
+const HeaderNameSchema = Type.String({ minLength: 1, pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$" });
+
 export const VerifyConfigSchema = Type.Object({
   // The schemes src/verify implements: one list, so that the file can name no scheme without a verifier.
   scheme: Type.Enum([...VERIFY_SCHEMES]),
   secrets: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
   toleranceSeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 86_400 })),
   publicUrl: Type.Optional(Type.String({ pattern: '^https?://' })),
-  header: Type.Optional(Type.String({ minLength: 1, pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$" })),
+  header: Type.Optional(HeaderNameSchema),
   algorithm: Type.Optional(Type.Enum(['sha1', 'sha256', 'sha512'])),
   encoding: Type.Optional(Type.Enum(['hex', 'base64'])),
   prefix: Type.Optional(Type.String()),
@@ -30,7 +33,7 @@ export type HandshakeConfig = Static<typeof HandshakeConfigSchema>;
 export const SourceConfigSchema = Type.Object({
   verify: Type.Optional(VerifyConfigSchema),
   handshake: Type.Optional(HandshakeConfigSchema),
-  dedup: Type.Optional(Type.Object({ header: Type.String({ minLength: 1 }) }, { additionalProperties: false })),
+  dedup: Type.Optional(Type.Object({ header: HeaderNameSchema }, { additionalProperties: false })),
   anyJson: Type.Optional(Type.Boolean()),
   maxBodyBytes: Type.Optional(Type.Integer({ minimum: 1, maximum: 1024 * 1024 * 1024 })),
   rateLimit: Type.Optional(Type.Object({

@@ -131,11 +131,16 @@ function quoted(name: string): string {
 
 const UNKNOWN_KEY = 'unknown key (check the spelling; see docs/config.md)';
 
-/** What is said of an unknown key: its path and the problem, or for a key that may be a secret, its parent and length only. */
-function unknownKeyProblem(prefix: string, parent: string, key: string): [string, string] {
+/**
+ * What is said of an unknown key: its path and the problem, or for a key that
+ * may be a secret, its parent and length only, with the settings that the
+ * parent takes (`settings`, when known).
+ */
+function unknownKeyProblem(prefix: string, parent: string, key: string, settings: readonly string[]): [string, string] {
   const parentPath = [prefix, parent].filter((p) => p !== '').join('.');
-  if (prefix !== '' && !mayName(parent, key)) {
-    return [parentPath, `an unknown key of ${key.length} characters (not shown: it may be a secret; see docs/config.md for the settings)`];
+  if (!mayName(parentPath, key)) {
+    const known = settings.length === 0 ? 'see docs/config.md for the settings' : `the settings here are ${settings.join(', ')}`;
+    return [parentPath || '(top level)', `an unknown key of ${key.length} character${key.length === 1 ? '' : 's'} (not shown: it may be a secret; ${known})`];
   }
   const setting = settingNamed(key);
   const message = setting === undefined || setting === key ? UNKNOWN_KEY : `unknown key (did you mean "${setting}"? see docs/config.md)`;
@@ -148,8 +153,8 @@ function errorsOf(schema: TSchema, data: unknown, prefix: string): string[] {
   const set = (path: string, message: string, key = path): void => { lines.set(key, `${path}: ${message}`); };
   const allowed = new Map<string, string[]>();
   const join = (path: string): string => [prefix, path].filter((p) => p !== '').join('.') || '(top level)';
-  const unknown = (parent: string, key: string): void => {
-    const [path, message] = unknownKeyProblem(prefix, parent, key);
+  const unknown = (parent: string, key: string, settings: readonly string[] = []): void => {
+    const [path, message] = unknownKeyProblem(prefix, parent, key, settings);
     set(path, message, `${path}\u0000${message}`);
   };
   for (const error of Value.Errors(schema, data)) {
@@ -157,11 +162,11 @@ function errorsOf(schema: TSchema, data: unknown, prefix: string): string[] {
     const path = parts.join('.');
     const params = error.params as { additionalProperties?: string[]; allowedValue?: unknown; requiredProperties?: string[] };
     if (error.keyword === 'additionalProperties') {
-      for (const key of params.additionalProperties ?? []) unknown(path, key);
+      for (const key of params.additionalProperties ?? []) unknown(path, key, settingsAt(schema, error.schemaPath));
     } else if (error.keyword === 'boolean' && error.schemaPath.endsWith('/additionalProperties')) {
       // TypeBox reports some unknown keys only this way, one per key (seen with
       // values that hold YAML aliases of themselves), and others both ways.
-      unknown(parts.slice(0, -1).join('.'), parts.at(-1) ?? '');
+      unknown(parts.slice(0, -1).join('.'), parts.at(-1) ?? '', settingsAt(schema, error.schemaPath.slice(0, -'/additionalProperties'.length)));
     } else if (error.keyword === 'required') {
       for (const key of params.requiredProperties ?? []) set(join(path === '' ? key : `${path}.${key}`), 'is required');
     } else if (error.keyword === 'enum') {
@@ -177,6 +182,17 @@ function errorsOf(schema: TSchema, data: unknown, prefix: string): string[] {
     set(join(path), `expected one of ${values.join(', ')}, got ${shown(path, valueAt(data, `/${path.split('.').join('/')}`))}`);
   }
   return [...lines.values()];
+}
+
+/** The property names of the object schema at `schemaPath` (`#/properties/sources/…`) inside `schema`. */
+function settingsAt(schema: TSchema, schemaPath: string): string[] {
+  let node: unknown = schema;
+  for (const part of schemaPath.split('/').slice(1)) {
+    if (typeof node !== 'object' || node === null) return [];
+    node = (node as Record<string, unknown>)[part.replaceAll('~1', '/').replaceAll('~0', '~')];
+  }
+  const properties = typeof node === 'object' && node !== null ? (node as { properties?: unknown }).properties : undefined;
+  return typeof properties === 'object' && properties !== null ? Object.keys(properties) : [];
 }
 
 /**

@@ -78,8 +78,9 @@ function duplicateKeys(document: Document): Array<{ path: string; offset: number
 function shownPath(keys: readonly string[]): string {
   let path = '';
   for (const [index, key] of keys.entries()) {
-    const inSource = keys[0] === 'sources' && index >= 2;
-    if (inSource && !mayName(keys.slice(2, index).join('.'), key)) return `${path} (a key inside, not shown: it may be a secret)`;
+    // A source's name is shown: it is in every URL the source is sent to.
+    const sourceName = keys[0] === 'sources' && index === 1;
+    if (!sourceName && !mayName(keys.slice(0, index).join('.'), key)) return `${path || '(top level)'} (a key inside, not shown: it may be a secret)`;
     path = childPath(path, key);
   }
   return path;

@@ -170,6 +170,13 @@ describe('a bad config file is refused, naming the key', () => {
     expect(validateConfig({ sources: { src: { handshake: { type: 'zoom', secret: 's' } } } })).toEqual([]);
   });
 
+  it('a dedup header that no request could carry, which would never match', () => {
+    for (const header of ['bad header', 'X-Id:', 'X-\u00cfd', '']) {
+      expect(problemsOf('dedup.json', oneSource({ dedup: { header } })), header).toEqual([expect.stringMatching(/^sources\.src\.dedup\.header: /)]);
+    }
+    expect(() => loadConfigFile(file('dedup-ok.json', oneSource({ dedup: { header: 'X-Request-Id' } })))).not.toThrow();
+  });
+
   it('a bad rateLimit', () => {
     const cases: Array<[unknown, RegExp]> = [
       [{ requests: 0, perSeconds: 1 }, /^sources\.src\.rateLimit\.requests: must be >= 1, got 0$/],
@@ -302,18 +309,32 @@ describe('a bad config file is refused, naming the key', () => {
       ...problemsOf('near.yaml', 'sources:\n  s:\n    verify:\n      scheme: github\n      secrets:\n        secretz: 1\n        secretz: 2\n'),
     ];
     expect(problems).toEqual([
-      'sources.s.verify: an unknown key of 14 characters (not shown: it may be a secret; see docs/config.md for the settings)',
-      'sources.s.handshake: an unknown key of 14 characters (not shown: it may be a secret; see docs/config.md for the settings)',
+      'sources.s.verify: an unknown key of 14 characters (not shown: it may be a secret; the settings here are scheme, secrets, toleranceSeconds, publicUrl, header, algorithm, encoding, prefix)',
+      'sources.s.handshake: an unknown key of 14 characters (not shown: it may be a secret; the settings here are type, verifyToken, secret)',
       'sources.s.verify.secrets (a key inside, not shown: it may be a secret): the key is there twice (again at line 3, column 56)',
       'sources.s.verify.secrets (a key inside, not shown: it may be a secret): the key is there twice (again at line 7, column 9)',
     ]);
   });
 
-  it('names a misspelt setting with the setting meant, and other unknown keys escaped for a terminal', () => {
+  it('names a misspelt setting with the setting meant, escaped for a terminal, and no key that looks like a secret, at any level', () => {
     expect(problemsOf('typo.json', oneSource({ verify: { scheme: 'github', secrets: ['x'], secrts: ['y'] } })))
       .toEqual(['sources.src.verify.secrts: unknown key (did you mean "secrets"? see docs/config.md)']);
-    expect(problemsOf('escape.json', oneSource({ '\u001b]0;x\u0007': 1 })))
-      .toEqual(['sources.src["\\u001b]0;x\\u0007"]: unknown key (check the spelling; see docs/config.md)']);
+    expect(problemsOf('escape.json', oneSource({ 'anyJso\u0007': true })))
+      .toEqual(['sources.src["anyJso\\u0007"]: unknown key (did you mean "anyJson"? see docs/config.md)']);
+    const secret = 'whsec_REALSECRET_XYZ';
+    const problems = [
+      ...problemsOf('top.json', JSON.stringify({ sources: {}, [secret]: true })),
+      ...problemsOf('source.json', oneSource({ [secret]: true })),
+      ...problemsOf('dedup.json', oneSource({ dedup: { header: 'X-Id', [secret]: 1 } })),
+      ...problemsOf('flow.yaml', `sources:\n  stripe: { verify: { scheme: stripe, secrets: [whsec_a] }, ${secret} }\n`),
+    ];
+    expect(problems).toEqual([
+      '(top level): an unknown key of 20 characters (not shown: it may be a secret; the settings here are strict, sources)',
+      'sources.src: an unknown key of 20 characters (not shown: it may be a secret; the settings here are verify, handshake, dedup, anyJson, maxBodyBytes, rateLimit, onFailure)',
+      'sources.src.dedup: an unknown key of 20 characters (not shown: it may be a secret; the settings here are header)',
+      'sources.stripe: an unknown key of 20 characters (not shown: it may be a secret; the settings here are verify, handshake, dedup, anyJson, maxBodyBytes, rateLimit, onFailure)',
+    ]);
+    expect(problems.join('\n')).not.toContain('REALSECRET');
   });
 
   it('refuses an anchor or alias without a name, which YAML would drop silently', () => {

@@ -14,12 +14,22 @@ describe('settingNamed', () => {
 });
 
 describe('mayName and childPath', () => {
-  it('names no key inside a secret setting, and inside verify or handshake only settings', () => {
-    expect(mayName('verify.secrets', 'secret')).toBe(false);
-    expect(mayName('verify', 'S3CRET2')).toBe(false);
-    expect(mayName('verify', 'secrts')).toBe(true);
-    expect(mayName('rateLimit', 'burst')).toBe(true);
+  it('names no key inside a secret setting, inside verify or handshake only settings, elsewhere words', () => {
+    expect(mayName('sources.a.verify.secrets', 'secret')).toBe(false);
+    expect(mayName('sources.a.verify', 'S3CRET2')).toBe(false);
+    expect(mayName('sources.a.verify', 'colour')).toBe(false);
+    expect(mayName('sources.a.handshake', 'TOPSECRET')).toBe(false);
+    expect(mayName('sources.a.verify', 'secrts')).toBe(true);
+    expect(mayName('sources.a.rateLimit', 'burst')).toBe(true);
     expect(mayName('', 'colour')).toBe(true);
+    expect(mayName('', 'sourcs')).toBe(true);
+    // A source named like a setting is no setting.
+    expect(mayName('sources.verify', 'colour')).toBe(true);
+    // What a secret typed without its key looks like, at any level.
+    for (const key of ['whsec_REALSECRET', 'S3CR3T99', 'xoxb-token', 'shpss_abc', 'a'.repeat(25), 'two words']) {
+      expect(mayName('sources.a', key), key).toBe(false);
+      expect(mayName('', key), key).toBe(false);
+    }
   });
 
   it('writes a key that is not a plain word in quotes, escaped for a terminal', () => {
