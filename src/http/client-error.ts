@@ -44,13 +44,22 @@ function badByteInWebhookPath(packet: Buffer): boolean {
   return /[^\x21-\x7e]/.test(query === -1 ? target : target.slice(0, query));
 }
 
+/** Advice for a source name Node refused: percent-encoding helps non-ASCII, not a control character. */
+function badByteDetail(packet: Buffer): string {
+  const line = packet.toString('latin1', 0, Math.min(packet.length, 16 * 1024));
+  const path = line.slice(line.indexOf(' ') + 1).split(/[ ?\r]/, 1)[0] ?? '';
+  return /[\x00-\x1f\x7f]/.test(path)
+    ? 'A source name cannot hold control characters (such as a tab), raw or percent-encoded.'
+    : 'Percent-encode the source name as UTF-8 (ü is %C3%BC).';
+}
+
 /** What Node's parser refused, as the problem the sender gets. */
 function refusal(error: Error & { code?: string; rawPacket?: unknown }): { code: ProblemCode; detail: string } {
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return { code: 'request_timeout', detail: 'The request did not arrive in time.' };
   // Node refuses a path with raw non-ASCII bytes (curl sends `ü` as is): on
   // the webhook route that is a source name that was not percent-encoded.
   if (error.code === 'HPE_INVALID_URL' && error.rawPacket instanceof Buffer && badByteInWebhookPath(error.rawPacket)) {
-    return { code: 'invalid_source', detail: 'Percent-encode the source name as UTF-8 (ü is %C3%BC).' };
+    return { code: 'invalid_source', detail: badByteDetail(error.rawPacket) };
   }
   if (error.code === 'HPE_HEADER_OVERFLOW') {
     return { code: 'headers_too_large', detail: 'The request headers are larger than this server accepts.' };

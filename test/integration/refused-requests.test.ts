@@ -55,11 +55,17 @@ describe('refused requests', () => {
     const outcome = await exchangeRaw(server, 'POST /api/webhook/caf\u00e9 HTTP/1.1\r\nHost: 127.0.0.1\r\n'
       + 'Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}');
     expectProblem(400, outcome.contentType, outcome.body, 'invalid_source');
+    expect((JSON.parse(outcome.body) as { detail: string }).detail).toMatch(/Percent-encode the source name/);
     const line = await waitForLine(lines, (l) => l.msg === 'request refused before routing' && l.outcome === 'invalid_source');
     expect(line).toMatchObject({ status: 400, parserError: 'HPE_INVALID_URL' });
+    // A control character is no name's, percent-encoded or not: the advice says so.
+    const tab = await exchangeRaw(server, 'POST /api/webhook/a\tb HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}');
+    expectProblem(400, tab.contentType, tab.body, 'invalid_source');
+    expect((JSON.parse(tab.body) as { detail: string }).detail).toMatch(/cannot hold control characters/);
     // Elsewhere the same bytes are not valid HTTP.
     const other = await exchangeRaw(server, 'GET /api/deliveries/caf\u00e9 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
-    expectProblem(400, other.contentType, other.body, 'bad_request');    // In the query of a webhook path, they are not the source name's fault either.
+    expectProblem(400, other.contentType, other.body, 'bad_request');
+    // In the query of a webhook path, they are not the source name's fault either.
     for (const query of ['?z=\u007f', '?q=caf\u00e9']) {
       const inQuery = await exchangeRaw(server, `POST /api/webhook/fine${query} HTTP/1.1\r\nHost: 127.0.0.1\r\n`
         + 'Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}');
