@@ -44,11 +44,14 @@ function badByteInWebhookPath(packet: Buffer): boolean {
   return /[^\x21-\x7e]/.test(query === -1 ? target : target.slice(0, query));
 }
 
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\x00-\x1f\x7f]/;
+
 /** Advice for a source name Node refused: percent-encoding helps non-ASCII, not a control character. */
 function badByteDetail(packet: Buffer): string {
   const line = packet.toString('latin1', 0, Math.min(packet.length, 16 * 1024));
   const path = line.slice(line.indexOf(' ') + 1).split(/[ ?\r]/, 1)[0] ?? '';
-  return /[\x00-\x1f\x7f]/.test(path)
+  return CONTROL.test(path)
     ? 'A source name cannot hold control characters (such as a tab), raw or percent-encoded.'
     : 'Percent-encode the source name as UTF-8 (ü is %C3%BC).';
 }

@@ -78,7 +78,7 @@ export class RawConnection {
   /** Every complete final response received so far, in order. */
   responsesSoFar(): RawResponse[] {
     const all: RawResponse[] = [];
-    let rest = this.received;
+    let rest: Buffer = this.received;
     for (;;) {
       const next = parseNext(rest);
       if (next === undefined) return all;
