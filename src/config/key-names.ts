@@ -59,7 +59,8 @@ export function mayName(parent: string, key: string): boolean {
   const keys = parent.split('.');
   if (keys.some((name) => SECRET_SETTINGS.has(name))) return false;
   if (settingNamed(key) !== undefined) return true;
-  if (keys[0] === 'sources' && HOLD_SECRETS.has(keys[2] ?? '')) return false;
+  // Any segment: a source's name may be written `sources["a b"]` in the path. (A source named `verify` errs on the safe side.)
+  if (keys.some((name) => HOLD_SECRETS.has(name))) return false;
   return /^[A-Za-z][A-Za-z_-]{0,23}$/.test(key) && !SECRET_PREFIXES.test(key);
 }
 

@@ -20,11 +20,10 @@ describe('mayName and childPath', () => {
     expect(mayName('sources.a.verify', 'colour')).toBe(false);
     expect(mayName('sources.a.handshake', 'TOPSECRET')).toBe(false);
     expect(mayName('sources.a.verify', 'secrts')).toBe(true);
+    expect(mayName('sources["a b"].verify', 'hunter')).toBe(false);
     expect(mayName('sources.a.rateLimit', 'burst')).toBe(true);
     expect(mayName('', 'colour')).toBe(true);
     expect(mayName('', 'sourcs')).toBe(true);
-    // A source named like a setting is no setting.
-    expect(mayName('sources.verify', 'colour')).toBe(true);
     // What a secret typed without its key looks like, at any level.
     for (const key of ['whsec_REALSECRET', 'S3CR3T99', 'xoxb-token', 'shpss_abc', 'a'.repeat(25), 'two words']) {
       expect(mayName('sources.a', key), key).toBe(false);
