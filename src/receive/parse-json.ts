@@ -37,6 +37,11 @@ export function checkJsonBody(raw: Buffer, anyValue = false): void {
  */
 export function parseJsonBody(raw: Buffer, anyValue = false): unknown {
   checkJsonBody(raw, anyValue);
+  return jsonBodyValue(raw);
+}
+
+/** The value of a body that `checkJsonBody` accepted, parsed without checking it again. */
+export function jsonBodyValue(raw: Buffer): unknown {
   return JSON.parse(jsonText(raw));
 }
 

@@ -7,7 +7,7 @@ import { bodyHandshake, queryHandshake, type HandshakeReply } from './handshake.
 import { headerList } from './headers.js';
 import { classifyMediaType } from './media-type.js';
 import { checkFormFields, parseFormBody, type FormBody } from './parse-form.js';
-import { checkJsonBody, parseJsonBody } from './parse-json.js';
+import { checkJsonBody, jsonBodyValue } from './parse-json.js';
 import { BodyBudgetSpentError } from './body-budget.js';
 import { BodyAbortedError } from './read-body.js';
 import { clientAddress, type TrustedProxies } from './remote-address.js';
@@ -140,7 +140,7 @@ export class Receiver {
         }
       }
       if (verification.status !== 'failed') {
-        const reply = bodyHandshake(rule, () => form ?? (raw.length <= MAX_HANDSHAKE_BYTES ? parseJsonBody(raw, true) : undefined), secretIndex);
+        const reply = bodyHandshake(rule, () => form ?? (raw.length <= MAX_HANDSHAKE_BYTES ? jsonBodyValue(raw) : undefined), secretIndex);
         if (reply !== undefined) return this.handshakeAnswer(reply, source, verification);
       }
       if (verification.status === 'failed' && rule.onFailure === 'reject') {
@@ -212,19 +212,19 @@ export class Receiver {
     }
     if (error instanceof BodyBudgetSpentError) {
       // Load shed on purpose: the answer and its log line say so, not as a failure.
-      const answer = this.problem('storage_unavailable', 'This server is taking in as many bodies as it holds at once; retry later.');
-      answer.headers['retry-after'] = String(this.options.retryAfterSeconds ?? 5);
-      return answer;
+      return this.retryLater('storage_unavailable', 'This server is taking in as many bodies as it holds at once; retry later.');
     }
     if (error instanceof StoreUnavailableError) {
-      const answer = this.problem('storage_unavailable', 'The inbox cannot take this delivery right now; retry later.');
-      answer.headers['retry-after'] = String(this.options.retryAfterSeconds ?? 5);
-      answer.error = error;
-      return answer;
+      return this.retryLater('storage_unavailable', 'The inbox cannot take this delivery right now; retry later.', error);
     }
-    const answer = this.problem('internal_error', 'The delivery could not be received; retry later.');
+    return this.retryLater('internal_error', 'The delivery could not be received; retry later.', error);
+  }
+
+  /** A refusal that the sender should retry: with `Retry-After`, and the error to log when it is a failure. */
+  private retryLater(code: ProblemCode, detail: string, error?: unknown): Answer {
+    const answer = this.problem(code, detail);
     answer.headers['retry-after'] = String(this.options.retryAfterSeconds ?? 5);
-    answer.error = error;
+    if (error !== undefined) answer.error = error;
     return answer;
   }
 
