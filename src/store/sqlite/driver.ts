@@ -11,7 +11,8 @@ const PACKAGE = Number(process.versions.node.split('.')[0]) >= 22 ? 'better-sqli
 /**
  * better-sqlite3, in the build that works on this Node:
  *
- * - Node 20: better-sqlite3 12, compiled from source at install (`.npmrc`).
+ * - Node 20: better-sqlite3 12, compiled from source at install
+ *   (`.prebuild-installrc` tells its installer to download nothing).
  *   The 13 line needs Node 22; its build crashes on 20.
  * - Node 22 and later: better-sqlite3 13 (`better-sqlite3-napi`, an npm
  *   alias), built on Node-API, with its builds inside the npm package.
