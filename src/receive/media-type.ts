@@ -18,6 +18,25 @@ export function classifyMediaType(contentType: string | undefined): BodyKind | u
   return undefined;
 }
 
+/**
+ * True when the request carries Content-Type on several header lines that
+ * disagree. Content-Type is no list (RFC 9110 8.3): Node keeps the first
+ * line and drops the others, a proxy in front may keep the last, and the
+ * body would be parsed as one type and signed or read as another. The same
+ * value repeated (in any letter case) is harmless and taken.
+ */
+export function hasConflictingContentTypes(rawHeaders: readonly string[]): boolean {
+  let first: string | undefined;
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i] as string;
+    if (name.length !== 12 || name.toLowerCase() !== 'content-type') continue;
+    const value = (rawHeaders[i + 1] as string).trim().toLowerCase();
+    if (first === undefined) first = value;
+    else if (value !== first) return true;
+  }
+  return false;
+}
+
 const TOKEN = /^[!#$%&'*+.^_`|~0-9a-z-]+$/;
 
 function isToken(text: string): boolean {

@@ -5,7 +5,7 @@ import type { WriteQueue } from '../store/write-queue.js';
 import { newDeliveryId } from './delivery-id.js';
 import { bodyHandshake, queryHandshake, type HandshakeReply } from './handshake.js';
 import { headerList } from './headers.js';
-import { classifyMediaType } from './media-type.js';
+import { classifyMediaType, hasConflictingContentTypes } from './media-type.js';
 import { checkFormFields, parseFormBody, type FormBody } from './parse-form.js';
 import { checkJsonBody, jsonBodyValue } from './parse-json.js';
 import { BodyBudgetSpentError } from './body-budget.js';
@@ -102,20 +102,21 @@ export class Receiver {
       }
       const { policy } = rule;
       const contentType = request.headers['content-type'];
-      const kind = classifyMediaType(contentType);
+      const conflicting = hasConflictingContentTypes(request.rawHeaders);
+      const kind = conflicting ? undefined : classifyMediaType(contentType);
       const declaredLength = parseContentLength(request.headers['content-length']);
       if (declaredLength !== undefined && declaredLength > policy.maxBodyBytes) {
         throw new ProblemError('payload_too_large', `The body is larger than ${policy.maxBodyBytes} bytes.`);
       }
       // Refusals that need no body are given before it is read when one is announced.
       const announcesBody = (declaredLength ?? 0) > 0;
-      if (kind === undefined && announcesBody) throw unsupported(contentType);
+      if (kind === undefined && announcesBody) throw unsupported(contentType, conflicting);
       const coding = contentCoding(request.headers['content-encoding']);
       if (coding !== undefined && announcesBody) throw compressed(coding);
       const raw = await request.readBody(policy.maxBodyBytes);
       bodyRead = true;
       if (raw.length === 0) throw new ProblemError('empty_body', 'The request has no body.');
-      if (kind === undefined) throw unsupported(contentType);
+      if (kind === undefined) throw unsupported(contentType, conflicting);
       if (coding !== undefined) throw compressed(coding);
       let form: FormBody | undefined;
       if (kind === 'form') {
@@ -238,7 +239,10 @@ function compressed(coding: string): ProblemError {
   return new ProblemError('unsupported_media_type', `Content-Encoding "${coding}" is not accepted here: send the body uncompressed.`);
 }
 
-function unsupported(contentType: string | undefined): ProblemError {
+function unsupported(contentType: string | undefined, conflicting: boolean): ProblemError {
+  if (conflicting) {
+    return new ProblemError('unsupported_media_type', 'The request has several Content-Type headers that disagree; send one.');
+  }
   const detail = contentType === undefined
     ? 'The request has no Content-Type; send application/json or application/x-www-form-urlencoded.'
     : 'Send application/json, application/*+json or application/x-www-form-urlencoded.';

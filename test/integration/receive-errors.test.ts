@@ -147,6 +147,13 @@ describe('receive: refused requests', () => {
       await expectFetchProblem(await post(server, 'media', '{"a":1}', contentType), 'unsupported_media_type');
     });
 
+    it('refuses Content-Type on two header lines that disagree, before reading the body', async () => {
+      const answer = await sendRaw(server, 'POST /api/webhook/media HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n'
+        + 'Content-Length: 7\r\ncontent-type: application/x-www-form-urlencoded\r\nConnection: close\r\n\r\n{"a":1}');
+      expectExchangeProblem(answer, 'unsupported_media_type');
+      expect((JSON.parse(answer.body.toString()) as { detail: string }).detail).toBe('The request has several Content-Type headers that disagree; send one.');
+    });
+
     it.each(['gzip', 'br', 'deflate, gzip', 'x-unknown'])('refuses a JSON body with Content-Encoding %j, naming the coding', async (coding) => {
       const body = coding === 'gzip' ? gzipSync('{"a":1}') : Buffer.from('{"a":1}');
       const answer = await send(server, {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type RunningApp } from '../helpers/app.js';
-import { deliver, readDelivery } from './exchange.js';
+import { deliver, readDelivery, send } from './exchange.js';
 
 const FORM = 'application/x-www-form-urlencoded';
 
@@ -49,6 +49,19 @@ describe('receive: media types and parsing', () => {
       expect(res.status).toBe(200);
       const { id } = await res.json() as { id: string };
       expect((await readDelivery(server, id)).body).toEqual({ plain: true });
+    });
+
+    it('accepts the same Content-Type repeated on two header lines', async () => {
+      const answer = await send(server, {
+        path: '/api/webhook/json-types',
+        headers: { 'content-type': ['application/json', 'application/json'] },
+        body: '{"twice":true}',
+      });
+      expect(answer.status).toBe(200);
+      const { id } = JSON.parse(answer.text) as { id: string };
+      const delivery = await readDelivery(server, id);
+      expect(delivery.body).toEqual({ twice: true });
+      expect(delivery.headers.filter(([name]) => name.toLowerCase() === 'content-type')).toHaveLength(2);
     });
 
     it('accepts an empty object', async () => {

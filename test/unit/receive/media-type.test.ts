@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyMediaType } from '../../../src/receive/media-type.js';
+import { classifyMediaType, hasConflictingContentTypes } from '../../../src/receive/media-type.js';
 
 describe('classifyMediaType (CONTRACT 1)', () => {
   it.each([
@@ -51,5 +51,23 @@ describe('classifyMediaType (CONTRACT 1)', () => {
 
   it('refuses a missing Content-Type', () => {
     expect(classifyMediaType(undefined)).toBeUndefined();
+  });
+});
+
+describe('hasConflictingContentTypes', () => {
+  it('is false for none, one, or the same value repeated (names in any case, values trimmed)', () => {
+    expect(hasConflictingContentTypes(['Host', 'x'])).toBe(false);
+    expect(hasConflictingContentTypes(['Content-Type', 'application/json'])).toBe(false);
+    expect(hasConflictingContentTypes(['Content-Type', 'application/json', 'CONTENT-TYPE', ' application/json '])).toBe(false);
+    expect(hasConflictingContentTypes(['content-type', 'application/json', 'content-type', 'Application/JSON'])).toBe(false);
+  });
+
+  it('is true when two lines disagree, even in parameters only', () => {
+    expect(hasConflictingContentTypes(['content-type', 'application/json', 'X-A', 'b', 'content-type', 'text/plain'])).toBe(true);
+    expect(hasConflictingContentTypes(['content-type', 'a/b', 'content-type', 'a/b', 'content-type', 'a/b; x=1'])).toBe(true);
+  });
+
+  it('looks at header names only, never at a value that reads like one', () => {
+    expect(hasConflictingContentTypes(['X-Note', 'content-type', 'content-type', 'application/json'])).toBe(false);
   });
 });
