@@ -45,6 +45,43 @@ describe('RetentionPruner', () => {
     await pruner.stop();
   });
 
+  it('deletes at most batchSize per transaction and gives the event loop a turn between transactions', async () => {
+    const now = Date.now();
+    await store.append(Array.from({ length: 7 }, (_, i) => newDelivery({ receivedAt: now - 2 * DAY_MS + i })));
+    // The real store, with each call to pruneOlderThan noted along with how many event-loop turns had run.
+    let turns = 0;
+    let counting = true;
+    const countTurns = (): void => {
+      turns++;
+      if (counting) setImmediate(countTurns);
+    };
+    setImmediate(countTurns);
+    const calls: Array<{ limit: number; deleted: number; turn: number }> = [];
+    const recording = new Proxy(store, {
+      get(target, property) {
+        if (property === 'pruneOlderThan') {
+          return async (before: number, limit: number) => {
+            const turn = turns;
+            const deleted = await target.pruneOlderThan(before, limit);
+            calls.push({ limit, deleted, turn });
+            return deleted;
+          };
+        }
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const pruner = new RetentionPruner({ store: recording, retentionMs: DAY_MS, logger: capturingLogger().logger, metrics: new Metrics(), batchSize: 3 });
+
+    expect(await pruner.pruneOnce()).toBe(7);
+    counting = false;
+
+    expect(calls.map((c) => [c.limit, c.deleted])).toEqual([[3, 3], [3, 3], [3, 1]]);
+    for (let i = 1; i < calls.length; i++) {
+      expect(calls[i]?.turn, `event-loop turns before transaction ${i + 1}`).toBeGreaterThan(calls[i - 1]?.turn ?? Infinity);
+    }
+  });
+
   it('logs a failure and tries again on the next round instead of throwing', async () => {
     await store.append([newDelivery({ receivedAt: Date.now() - 2 * DAY_MS })]);
     const { logger, lines } = capturingLogger();
