@@ -1,5 +1,8 @@
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { startApp, type RunningApp } from '../helpers/app.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { deliver, post } from './exchange.js';
 
 interface Sample {
@@ -53,5 +56,38 @@ describe('/metrics', () => {
     expect(valueOf(samples, 'reception_commit_duration_seconds_count', { result: 'ok' })).toBe(valueOf(samples, 'reception_commit_batch_size_count'));
     // Nothing waits for a commit once every answer is in.
     expect(valueOf(samples, 'reception_write_queue_depth')).toBe(0);
+  });
+
+  it('reports the deliveries that wait for a commit as the write queue depth', async () => {
+    // A real store whose commits are held back until the test lets them go.
+    const dir = tempDir();
+    const real = new SqliteStore({ file: join(dir.path, 'held.sqlite'), durability: 'relaxed' });
+    let release = (): void => undefined;
+    const held = new Promise<void>((resolve) => { release = resolve; });
+    const holding = Object.create(real) as SqliteStore;
+    holding.append = async (batch) => {
+      await held;
+      return real.append(batch);
+    };
+    const app = await startApp({ store: holding });
+    const depth = async (): Promise<number | undefined> =>
+      valueOf(parseExposition(await (await fetch(`${app.url}/metrics`)).text()), 'reception_write_queue_depth');
+    try {
+      const answers = [1, 2, 3].map((n) => post(app, 'held', `{"n":${n}}`));
+      let seen = await depth();
+      for (let i = 0; i < 200 && seen !== 3; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        seen = await depth();
+      }
+      expect(seen).toBe(3);
+      release();
+      expect((await Promise.all(answers)).map((res) => res.status)).toEqual([200, 200, 200]);
+      expect(await depth()).toBe(0);
+    } finally {
+      release();
+      await app.close();
+      await real.close();
+      dir.remove();
+    }
   });
 });

@@ -122,6 +122,22 @@ describe('when the store cannot take writes', () => {
     expect(await free.json()).toMatchObject({ status: 'ready', store: 'sqlite' });
   });
 
+  it('answers 503 storage_unavailable with Retry-After when the disk is full, keeps what it had, and takes writes again once there is room', async () => {
+    const server = await start();
+    expect((await post(server, 'orders', { before: true })).status).toBe(200);
+    // SQLite's own "database or disk is full" (SQLITE_FULL): the file may not grow by a page.
+    const pages = server.store.db.pragma('page_count', { simple: true }) as number;
+    server.store.db.pragma(`max_page_count = ${pages}`);
+    const big = { padding: 'x'.repeat(64 * 1024) };
+    await expectStorageUnavailable(await post(server, 'orders', big));
+    await expectStorageUnavailable(await post(server, 'orders', { ...big, again: true }));
+    expect(await storedBodies(server)).toEqual([{ before: true }]);
+
+    server.store.db.pragma('max_page_count = 1073741823');
+    expect((await post(server, 'orders', { after: true })).status).toBe(200);
+    expect(await storedBodies(server)).toEqual([{ after: true }, { before: true }]);
+  });
+
   it('keeps the inbox readable while writes are refused', async () => {
     const server = await start();
     expect((await post(server, 'orders', { kept: true })).status).toBe(200);
