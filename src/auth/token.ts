@@ -1,6 +1,7 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { sameSecretText } from '../verify/constant-time.js';
 
 export const TOKEN_FILE = 'token';
 
@@ -32,12 +33,9 @@ export function resolveToken(fromEnv: string | undefined, dataDir: string): Reso
   return { token, generated: true, file };
 }
 
-/** Compares a presented token with the expected one in constant time. */
+/** Compares a presented token with the expected one in constant time, its length included. */
 export function tokenMatches(expected: string, presented: string | undefined): boolean {
-  if (presented === undefined) return false;
-  const a = createHash('sha256').update(expected).digest();
-  const b = createHash('sha256').update(presented).digest();
-  return timingSafeEqual(a, b);
+  return presented !== undefined && sameSecretText(expected, presented);
 }
 
 /** The token from an `Authorization: Bearer …` header, if any. */
