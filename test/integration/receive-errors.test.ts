@@ -79,6 +79,11 @@ describe('receive: refused requests', () => {
       await expectFetchProblem(await post(server, 'bad-json', body), 'invalid_json');
     });
 
+    it('refuses a Latin-1 body even when the Content-Type says charset=iso-8859-1 (JSON is UTF-8)', async () => {
+      const body = Buffer.from('{"name":"caf\u00e9"}', 'latin1');
+      await expectFetchProblem(await post(server, 'bad-json', body, 'application/json; charset=iso-8859-1'), 'invalid_json');
+    });
+
     it('refuses an overlong UTF-8 encoding of "/"', async () => {
       const body = Buffer.concat([Buffer.from('{"a":"'), Buffer.from([0xc0, 0xaf]), Buffer.from('"}')]);
       await expectFetchProblem(await post(server, 'bad-json', body), 'invalid_json');

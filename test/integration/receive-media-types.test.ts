@@ -22,12 +22,19 @@ describe('receive: media types and parsing', () => {
       'application/vnd.github.v3+json; charset=utf-8',
       'APPLICATION/CLOUDEVENTS+JSON',
       'application/merge-patch+json',
+      'application/json; charset=iso-8859-1',
+      'application/json; charset=utf-16',
     ])('accepts %j and parses the object', async (contentType) => {
       const { id } = await deliver(server, 'json-types', '{"kind":"json","n":1}', contentType);
       const delivery = await readDelivery(server, id);
       expect(delivery.body).toEqual({ kind: 'json', n: 1 });
       // HTTP strips optional whitespace around a header value on the wire.
       expect(delivery.contentType).toBe(contentType.trim());
+    });
+
+    it('reads the body as UTF-8 whatever charset the Content-Type names', async () => {
+      const { id } = await deliver(server, 'json-types', Buffer.from('{"name":"caf\u00e9 \u2603"}', 'utf8'), 'application/json; charset=iso-8859-1');
+      expect((await readDelivery(server, id)).body).toEqual({ name: 'caf\u00e9 \u2603' });
     });
 
     it('accepts a UTF-8 byte order mark before the object', async () => {
