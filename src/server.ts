@@ -20,6 +20,10 @@ const SHORT_TOKEN = 16;
 export async function startServer(settings: Settings): Promise<void> {
   const logDestination = new LogDestination();
   const logger = createLogger(settings.logLevel, logDestination);
+  for (const { name, meant } of settings.ignoredVariables) {
+    logger.warn({ variable: name, ...(meant === undefined ? {} : { meant }) },
+      `${name} is not a Reception setting and is ignored${meant === undefined ? '' : `: did you mean ${meant}?`}`);
+  }
   // SQLite keeps the inbox there, and a generated token lives there on any
   // store (a PostgreSQL instance that only reads its saved token needs no more).
   if (settings.databaseUrl === undefined || (settings.token === undefined && !existsSync(join(settings.dataDir, TOKEN_FILE)))) {
@@ -44,7 +48,11 @@ export async function startServer(settings: Settings): Promise<void> {
   const loadRules = (): SourceRules => SourceRules.fromConfig(
     settings.configFile === undefined ? undefined : loadConfigFile(settings.configFile), defaults,
   );
-  const app = await buildApp({ ...settings, store, token, logger, metrics, rules: loadRules(), ...(feed === undefined ? {} : { feed }) });
+  const rules = loadRules();
+  if (settings.configFile !== undefined) {
+    logger.info({ file: settings.configFile, sources: rules.configuredSources.length, strict: rules.strict }, 'config loaded');
+  }
+  const app = await buildApp({ ...settings, store, token, logger, metrics, rules, ...(feed === undefined ? {} : { feed }) });
   process.on('SIGHUP', () => {
     if (settings.configFile === undefined) {
       logger.info('SIGHUP: there is no config file (RECEPTION_CONFIG) to reload');
@@ -112,7 +120,8 @@ export async function startServer(settings: Settings): Promise<void> {
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : settings.port;
   const base = `http://${settings.host.includes(':') ? `[${settings.host}]` : settings.host}:${port}`;
-  logger.info({ url: base, pid: process.pid, store: store.kind, durability: settings.durability, dataDir: settings.dataDir }, 'listening');
+  const retention = settings.retentionMs === undefined ? 'none: kept until deleted' : `${settings.retentionMs / 3_600_000} h`;
+  logger.info({ url: base, pid: process.pid, store: store.kind, durability: settings.durability, dataDir: settings.dataDir, retention }, 'listening');
   pruner?.start();
   if (generated) {
     process.stderr.write(

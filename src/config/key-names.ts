@@ -1,3 +1,4 @@
+import { editDistance } from '../text/edit-distance.js';
 import { escapeJsonForTerminal } from '../text/terminal-safe.js';
 import { ConfigFileSchema } from './source-config-schema.js';
 
@@ -68,17 +69,4 @@ export function mayName(parent: string, key: string): boolean {
 export function childPath(parent: string, key: string): string {
   if (/^[\w-]+$/.test(key)) return parent === '' ? key : `${parent}.${key}`;
   return `${parent}[${escapeJsonForTerminal(JSON.stringify(key))}]`;
-}
-
-/** Levenshtein distance (keys are short: at most 40 characters here). */
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
 }

@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { DEFAULT_REDACTED_HEADERS } from '../receive/headers.js';
 import type { Durability } from '../store/sqlite/sqlite-store.js';
+import { editDistance } from '../text/edit-distance.js';
 import { parseDuration } from './duration.js';
 
 /** Everything the process reads from its environment, validated. */
@@ -32,6 +33,14 @@ export interface Settings {
   incomingMaxBytes: number;
   streamHeartbeatMs: number;
   streamMaxBufferedBytes: number;
+  /** `RECEPTION_*` variables that nothing reads (a misspelt name), with the setting probably meant: warned of at start. */
+  ignoredVariables: IgnoredVariable[];
+}
+
+export interface IgnoredVariable {
+  name: string;
+  /** The variable one or two letters away, if any. */
+  meant?: string;
 }
 
 export class SettingsError extends Error {
@@ -48,7 +57,9 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 /** Reads `RECEPTION_*` variables; collects every problem and throws them together. */
 export function loadSettings(env: Env = process.env): Settings {
   const problems: string[] = [];
+  const known = new Set<string>(READ_ELSEWHERE);
   const read = (name: string): string | undefined => {
+    known.add(name);
     const value = env[name];
     return value === undefined || value.trim() === '' ? undefined : value.trim();
   };
@@ -63,6 +74,7 @@ export function loadSettings(env: Env = process.env): Settings {
     return value;
   };
   const list = (name: string, fallback: readonly string[]): string[] => {
+    known.add(name);
     const text = env[name];
     if (text === undefined) return [...fallback];
     return text.split(',').map((item) => item.trim()).filter((item) => item.length > 0);
@@ -126,9 +138,49 @@ export function loadSettings(env: Env = process.env): Settings {
     // CONTRACT 3: a heartbeat at least every 15 s; 10 s by default leaves room for timer and event-loop lag.
     streamHeartbeatMs: integer('RECEPTION_STREAM_HEARTBEAT_MS', 10_000, 100, 15_000),
     streamMaxBufferedBytes: integer('RECEPTION_STREAM_BUFFER_BYTES', 8 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    ignoredVariables: [],
   };
+  settings.ignoredVariables = ignoredVariables(env, known);
   if (problems.length > 0) throw new SettingsError(problems);
   return settings;
+}
+
+/** `RECEPTION_*` variables that the command line reads (the server does not). */
+const READ_ELSEWHERE = ['RECEPTION_URL'];
+/** The project's own test and bench settings, never the server's. */
+const PROJECT_PREFIXES = ['RECEPTION_TEST_', 'RECEPTION_BENCH_'];
+
+/**
+ * The known name that `name` probably misspells: the nearest within two
+ * edits, else the only one that adds a suffix to it (`…_GRACE` for
+ * `…_GRACE_MS`).
+ */
+function nearestName(name: string, known: ReadonlySet<string>): string | undefined {
+  let meant: string | undefined;
+  let best = 3;
+  for (const candidate of known) {
+    const distance = editDistance(name, candidate);
+    if (distance < best) {
+      meant = candidate;
+      best = distance;
+    }
+  }
+  if (meant !== undefined) return meant;
+  const extended = [...known].filter((candidate) => candidate.startsWith(`${name}_`));
+  return extended.length === 1 ? extended[0] : undefined;
+}
+
+/** The `RECEPTION_*` variables in `env` that no setting reads, each with the name probably meant. */
+function ignoredVariables(env: Env, known: ReadonlySet<string>): IgnoredVariable[] {
+  const ignored: IgnoredVariable[] = [];
+  for (const name of Object.keys(env).sort()) {
+    // Names are case-sensitive: `reception_port` is not RECEPTION_PORT, and is said so.
+    const upper = name.toUpperCase();
+    if (!upper.startsWith('RECEPTION_') || known.has(name) || PROJECT_PREFIXES.some((prefix) => upper.startsWith(prefix))) continue;
+    const meant = nearestName(upper, known);
+    ignored.push(meant === undefined ? { name } : { name, meant });
+  }
+  return ignored;
 }
 
 /** `10.0.0.1`, `10.0.0.0/8`, `::1`, `2001:db8::/32`: what `node:net` BlockList accepts. */

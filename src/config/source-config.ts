@@ -10,8 +10,8 @@ import { readYaml } from './yaml-problems.js';
 import { ConfigFileSchema, SourceConfigSchema, type ConfigFile, type SourceConfig, type VerifyConfig } from './source-config-schema.js';
 
 export class ConfigFileError extends Error {
-  constructor(readonly file: string, readonly problems: string[]) {
-    super(`${file} is not a valid Reception config:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  constructor(readonly file: string, readonly problems: string[], summary = `${file} is not a valid Reception config`) {
+    super(`${summary}:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
     this.name = 'ConfigFileError';
   }
 }
@@ -22,12 +22,22 @@ export function loadConfigFile(file: string): ConfigFile {
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new ConfigFileError(file, [`the file cannot be read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`]);
+    throw new ConfigFileError(file, [unreadable(error)], `cannot read the config file ${file}`);
   }
   const data = parseConfigText(file, text);
   const problems = validateConfig(data);
   if (problems.length > 0) throw new ConfigFileError(file, problems);
   return data as ConfigFile;
+}
+
+/** Why a file cannot be read, in words, with the system's code. */
+function unreadable(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  const reason = code === 'ENOENT' ? 'there is no such file: check the path'
+    : code === 'EACCES' ? 'permission denied: this user may not read it'
+    : code === 'EISDIR' ? 'it is a directory: name the file itself'
+    : 'the system refused to read it';
+  return code === undefined ? `${reason} (${String(error)})` : `${reason} (${code})`;
 }
 
 /** The file's YAML (or JSON) as plain data; its problems, if any, are said without quoting it (`readYaml`). */

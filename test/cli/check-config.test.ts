@@ -42,7 +42,7 @@ describe('reception check-config FILE', () => {
   it('reports a missing file, and a missing argument as a usage error', async () => {
     const missing = await runCli(['check-config', join(dir.path, 'nope.yaml')]);
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain('cannot be read: ENOENT');
+    expect(missing.stderr).toContain('there is no such file: check the path (ENOENT)');
     const usage = await runCli(['check-config']);
     expect(usage.code).toBe(2);
   });

@@ -223,6 +223,6 @@ describe('an invalid config file at start', () => {
     const data = children.dataDir();
     const message = await startFails({ RECEPTION_DATA: data, RECEPTION_TOKEN: API_TOKEN, RECEPTION_CONFIG: join(data, 'missing.yaml') });
     expect(message).toMatch(/^server exited \(1\) before listening/);
-    expect(message).toContain('cannot be read: ENOENT');
+    expect(message).toContain(`cannot read the config file ${join(data, 'missing.yaml')}:\n  - there is no such file: check the path (ENOENT)`);
   });
 });

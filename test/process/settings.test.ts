@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'vitest';
@@ -137,14 +137,19 @@ describe.concurrent('invalid environment', () => {
     expect(await refused(port)).toBe(true);
   });
 
-  it('starts with the same variables once they are valid', async (context) => {
+  it('starts with the same variables once they are valid, says what it loaded, and warns of a variable that nothing reads', async (context) => {
     const { expect } = context;
     const started = new Started(context);
     const data = started.unusedDataDir();
+    const configDir = started.unusedDataDir();
+    mkdirSync(configDir);
+    const config = join(configDir, 'reception.yaml');
+    writeFileSync(config, 'strict: true\nsources:\n  a: {}\n  b: {}\n');
     const port = await freePort();
     const child = started.spawn({
       RECEPTION_DATA: data, RECEPTION_HOST: '127.0.0.1', RECEPTION_PORT: String(port),
       RECEPTION_DURABILITY: 'relaxed', RECEPTION_RETENTION: '30d', RECEPTION_TOKEN: 'long-enough-token-1234',
+      RECEPTION_CONFIG: config, RECEPTION_SHUTDOWN_GRACE: '5000',
     });
     let stdout = '';
     child.stdout?.setEncoding('utf8');
@@ -157,5 +162,12 @@ describe.concurrent('invalid environment', () => {
     const res = await fetch(`http://127.0.0.1:${port}/healthz`);
     expect(res.status).toBe(200);
     expect(stdout).toContain('"durability":"relaxed"');
+    const lines = stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.find((line) => line.msg === 'listening')).toMatchObject({ retention: '720 h' });
+    expect(lines.find((line) => line.msg === 'config loaded')).toMatchObject({ file: config, sources: 2, strict: true });
+    expect(lines.find((line) => line.variable === 'RECEPTION_SHUTDOWN_GRACE')).toMatchObject({
+      level: 40, meant: 'RECEPTION_SHUTDOWN_GRACE_MS',
+      msg: 'RECEPTION_SHUTDOWN_GRACE is not a Reception setting and is ignored: did you mean RECEPTION_SHUTDOWN_GRACE_MS?',
+    });
   });
 });

@@ -343,7 +343,8 @@ describe('a bad config file is refused, naming the key', () => {
   });
 
   it('a file that cannot be read', () => {
-    expect(() => loadConfigFile(join(dir.path, 'missing.yaml'))).toThrow(/missing\.yaml is not a valid Reception config:\n {2}- the file cannot be read: ENOENT/);
+    expect(() => loadConfigFile(join(dir.path, 'missing.yaml'))).toThrow(/^cannot read the config file .*missing\.yaml:\n {2}- there is no such file: check the path \(ENOENT\)$/);
+    expect(() => loadConfigFile(dir.path)).toThrow(/^cannot read the config file .*:\n {2}- it is a directory: name the file itself \(EISDIR\)$/);
   });
 
   it('reports the rules and names of sources of the right shape beside the shape problems of others', () => {

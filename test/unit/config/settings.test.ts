@@ -86,7 +86,36 @@ describe('loadSettings', () => {
       incomingMaxBytes: 4096,
       streamHeartbeatMs: 1000,
       streamMaxBufferedBytes: 4096,
+      // Every variable above is one that a setting reads.
+      ignoredVariables: [],
     });
+  });
+
+  it('names the RECEPTION_* variables that no setting reads, with the one probably meant, and leaves the rest of the environment alone', () => {
+    const settings = loadSettings({
+      RECEPTION_RETENSION: '30d',
+      reception_port: '9000',
+      RECEPTION_DATABSE_URL: 'postgres://db/x',
+      RECEPTION_SOMETHING_ELSE_ENTIRELY: '1',
+      RECEPTION_QUEUE_MAX: '5',
+      RECEPTION_REQUEST_TIMEOUT: '5000',
+      RECEPTION_URL: 'http://127.0.0.1:8080',
+      RECEPTION_TEST_DATABASE_URL: 'postgres://db/test',
+      RECEPTION_BENCH_DATABASE_URL: 'postgres://db/bench',
+      HOME: '/root',
+      PORT: '80',
+    });
+    expect(settings.ignoredVariables).toEqual([
+      { name: 'RECEPTION_DATABSE_URL', meant: 'RECEPTION_DATABASE_URL' },
+      // Two settings begin so: neither is guessed.
+      { name: 'RECEPTION_QUEUE_MAX' },
+      { name: 'RECEPTION_REQUEST_TIMEOUT', meant: 'RECEPTION_REQUEST_TIMEOUT_MS' },
+      { name: 'RECEPTION_RETENSION', meant: 'RECEPTION_RETENTION' },
+      { name: 'RECEPTION_SOMETHING_ELSE_ENTIRELY' },
+      { name: 'reception_port', meant: 'RECEPTION_PORT' },
+    ]);
+    expect(settings.retentionMs).toBeUndefined();
+    expect(settings.port).toBe(8080);
   });
 
   it('takes blank values as unset and trims the others', () => {
