@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { ProblemError, problemFor, type ProblemCode } from '../errors.js';
 import { StoreUnavailableError } from '../store/inbox-store.js';
 
@@ -33,7 +33,7 @@ export function installErrorHandling(app: FastifyInstance): void {
       request.log.warn({ err: error.message, req: { method: request.method, url: request.routeOptions.url } }, 'store unavailable');
     } else if (error.validation !== undefined) {
       code = 'invalid_query';
-      detail = `${error.validationContext ?? 'request'} ${error.validation[0]?.instancePath ?? ''} ${error.validation[0]?.message ?? 'is invalid'}`.replace(/\s+/g, ' ').trim();
+      detail = validationDetail(error, request);
     } else if (error.statusCode !== undefined && error.statusCode < 500) {
       code = BY_STATUS[error.statusCode] ?? 'invalid_query';
       detail = error.message;
@@ -46,7 +46,28 @@ export function installErrorHandling(app: FastifyInstance): void {
     void reply.code(problem.status).type('application/problem+json; charset=utf-8').send(problem);
   });
   app.setNotFoundHandler((request, reply) => {
-    const problem = problemFor('not_found', `There is no ${request.method} ${request.url.split('?')[0]} here.`);
+    const path = request.url.split('?')[0] ?? '';
+    // The commonest slips of a sender's URL: /api/webhooks/…, /webhook/…, /api/webhook with no source.
+    const hint = /webhook/i.test(path) ? ' Webhooks are sent as POST /api/webhook/{source}.' : '';
+    const problem = problemFor('not_found', `There is no ${request.method} ${path} here.${hint}`);
     void reply.code(404).type('application/problem+json; charset=utf-8').send(problem);
   });
+}
+
+const PLACES: Record<string, string> = { querystring: 'query parameter', params: 'path parameter', headers: 'header', body: 'field' };
+
+/**
+ * What a request that the route's schema refused got wrong: the parameter
+ * and what it takes, in the words of the schema's own description (the one
+ * that the OpenAPI document shows); the validator's message where the
+ * schema describes nothing. The value sent is never repeated.
+ */
+function validationDetail(error: FastifyError, request: FastifyRequest): string {
+  const first = error.validation?.[0];
+  const context = error.validationContext ?? 'request';
+  const name = first?.instancePath.split('/')[1];
+  const schema = (request.routeOptions.schema as Record<string, { properties?: Record<string, { description?: unknown }> }> | undefined)?.[context];
+  const description = name === undefined ? undefined : schema?.properties?.[name]?.description;
+  if (typeof description === 'string') return `The ${PLACES[context] ?? context} "${name}" is not valid: ${description}`;
+  return `${context} ${first?.instancePath ?? ''} ${first?.message ?? 'is invalid'}`.replace(/\s+/g, ' ').trim();
 }

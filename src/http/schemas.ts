@@ -59,7 +59,7 @@ export const PAGE_BYTES = 8 * 1024 * 1024;
 
 export const ListQuerySchema = Type.Object({
   source: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
-  limit: Type.Optional(Type.String({ pattern: POSITIVE_DIGITS, description: `Deliveries per page, a whole number (50 when absent); a value above ${MAX_PAGE} is taken as ${MAX_PAGE}.` })),
+  limit: Type.Optional(Type.String({ pattern: POSITIVE_DIGITS, description: `Deliveries per page: a whole number from 1, in digits (50 when absent); a value above ${MAX_PAGE} is taken as ${MAX_PAGE}.` })),
   cursor: Type.Optional(Type.String({ pattern: '^[0-9A-Za-z_-]{1,32}$' })),
 });
 

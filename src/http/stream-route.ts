@@ -13,7 +13,7 @@ export interface StreamRouteOptions {
 
 const StreamQuerySchema = Type.Object({
   source: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
-  after: Type.Optional(Type.String({ pattern: DIGITS, description: 'Resume after this seq, a whole number (for clients that cannot set Last-Event-ID)' })),
+  after: Type.Optional(Type.String({ pattern: DIGITS, description: 'Resume after this seq: a whole number, in digits (for clients that cannot set Last-Event-ID).' })),
 });
 
 const SEQ = new RegExp(DIGITS);

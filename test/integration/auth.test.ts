@@ -95,6 +95,9 @@ describe('auth on the read API', () => {
       for (const headers of [{}, { authorization: 'Bearer wrong-token' }, server.auth]) {
         const res = await fetch(`${server.url}${path}`, { method, headers });
         expect(res.status, `${method} ${path} with ${JSON.stringify(headers)}`).toBe(404);
+        const { detail } = await res.clone().json() as { detail: string };
+        // A sender's slip in the webhook URL is told where webhooks go.
+        expect(detail.endsWith('Webhooks are sent as POST /api/webhook/{source}.'), detail).toBe(path.includes('webhook'));
         await expectFetchProblem(res, 'not_found');
       }
     }

@@ -74,7 +74,10 @@ describe('read API', () => {
     it.each(['0', '-1', 'abc', '1.5', '', '0x10', '0b11', '1e2', '%2B5', '%205', '3%0A', '1.0', 'Infinity', 'true'])(
       'refuses limit=%j with 400 invalid_query',
       async (limit) => {
-        await expectFetchProblem(await get(`/api/deliveries?limit=${limit}`), 'invalid_query');
+        const res = await get(`/api/deliveries?limit=${limit}`);
+        const { detail } = await res.clone().json() as { detail: string };
+        expect(detail).toBe('The query parameter "limit" is not valid: Deliveries per page: a whole number from 1, in digits (50 when absent); a value above 500 is taken as 500.');
+        await expectFetchProblem(res, 'invalid_query');
       },
     );
 
