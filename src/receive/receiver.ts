@@ -12,6 +12,7 @@ import { BodyBudgetSpentError } from './body-budget.js';
 import { BodyAbortedError } from './read-body.js';
 import { clientAddress, type TrustedProxies } from './remote-address.js';
 import { decodeSourceName } from './source-name.js';
+import { FAILURE_TEXT, type VerifyFailure } from '../verify/verifier.js';
 import type { SourceRules } from './source-rules.js';
 
 /** A request to `/api/webhook/{source}`, as any HTTP adapter hands it over. */
@@ -145,7 +146,7 @@ export class Receiver {
         if (reply !== undefined) return this.handshakeAnswer(reply, source, verification);
       }
       if (verification.status === 'failed' && rule.onFailure === 'reject') {
-        throw new ProblemError('signature_invalid', 'The signature does not match this source\'s secret.');
+        throw new ProblemError('signature_invalid', signatureDetail(verification));
       }
 
       const dedupKey = verification.status === 'failed' ? null : dedupHeaderValue(request.headers, rule.dedupHeader) ?? deliveryId ?? null;
@@ -164,7 +165,7 @@ export class Receiver {
       };
       const outcome = await this.options.queue.enqueue(delivery);
       if (verification.status === 'failed') {
-        const answer = this.problem('signature_invalid', 'The signature does not match this source\'s secret; the delivery was kept as failed.');
+        const answer = this.problem('signature_invalid', `${signatureDetail(verification)} The delivery was kept, as failed.`);
         return { ...answer, source, id: outcome.id, verification };
       }
       const receivedAt = new Date(outcome.receivedAt).toISOString();
@@ -233,6 +234,13 @@ export class Receiver {
     const problem = problemFor(code, detail);
     return { status: problem.status, headers: { ...PROBLEM_HEADERS }, body: JSON.stringify(problem), outcome: code };
   }
+}
+
+/** The answer's detail for a failed check: the scheme and what failed. */
+function signatureDetail(verification: Verification): string {
+  const { reason } = verification;
+  const text = reason !== undefined && Object.hasOwn(FAILURE_TEXT, reason) ? FAILURE_TEXT[reason as VerifyFailure] : 'the signature does not match';
+  return `The ${verification.scheme ?? ''} signature check failed: ${text}.`;
 }
 
 function compressed(coding: string): ProblemError {

@@ -43,6 +43,23 @@ export type VerifyFailure =
   | 'missing_body_hash'
   | 'body_hash_mismatch';
 
+/**
+ * Each failure in words, for the sender's answer: what to look at, never a
+ * secret or the signature expected.
+ */
+export const FAILURE_TEXT: Readonly<Record<VerifyFailure, string>> = {
+  missing_signature: 'the request carries no signature header',
+  malformed_signature: 'the signature header is not in the form this scheme uses',
+  signature_mismatch: 'no signature matches any of this source\'s secrets (check the secret, and that the body reached Reception unchanged)',
+  missing_timestamp: 'the request carries no timestamp',
+  malformed_timestamp: 'the timestamp is not a whole number of seconds',
+  timestamp_outside_tolerance: 'the timestamp is outside the tolerance (an old delivery replayed, or a clock that is off)',
+  missing_id: 'the request carries no message id header',
+  malformed_body: 'the form body cannot be decoded',
+  missing_body_hash: 'a body other than form data needs bodySHA256 in the URL',
+  body_hash_mismatch: 'the body does not match the bodySHA256 in the URL',
+};
+
 export type VerifyResult =
   /**
    * `secretIndex` is the position in the configured list of the secret that

@@ -161,6 +161,11 @@ describe.each(CASES)('$scheme', (c) => {
       await refused(server, source, unsigned(good), 'signature_invalid'),
     ];
     for (const answer of answers) expect(answer.status).toBe(401);
+    // The detail says which check failed, never the secret or the signature expected.
+    const details = answers.map((answer) => (JSON.parse(answer.text) as { detail: string }).detail);
+    expect(details[1]).toBe(`The ${c.scheme} signature check failed: no signature matches any of this source's secrets (check the secret, and that the body reached Reception unchanged).`);
+    expect(details[2]).toBe(`The ${c.scheme} signature check failed: the request carries no signature header.`);
+    for (const detail of details) expect(detail).not.toContain(currentSecret);
     expect(await countOf(server, source)).toBe(before);
     // The untouched request still passes: the refusals were about the changes.
     await accepted(server, source, good);
@@ -171,6 +176,7 @@ describe.each(CASES)('$scheme', (c) => {
     const request = await c.sign(keep, c.wrongSecret, nowSeconds());
     const answer = await refused(server, keep, request, 'signature_invalid');
     expect(answer.status).toBe(401);
+    expect((JSON.parse(answer.text) as { detail: string }).detail).toMatch(/: no signature matches any of this source's secrets .*\. The delivery was kept, as failed\.$/);
     const after = await deliveriesOf(server, keep);
     expect(after).toHaveLength(before.length + 1);
     const kept = after[0];
@@ -192,6 +198,8 @@ describe.each(CASES.filter((c) => c.timestamped))('$scheme timestamps', (c) => {
     for (const offset of [-600, 600]) {
       const answer = await refused(server, source, await c.sign(source, currentSecret, nowSeconds() + offset), 'signature_invalid');
       expect(answer.status).toBe(401);
+      expect((JSON.parse(answer.text) as { detail: string }).detail)
+        .toBe(`The ${c.scheme} signature check failed: the timestamp is outside the tolerance (an old delivery replayed, or a clock that is off).`);
     }
     expect(await countOf(server, source)).toBe(before);
     await accepted(server, source, await c.sign(source, currentSecret, nowSeconds() - 60));
