@@ -5,6 +5,7 @@ import { escapeJsonForTerminal } from '../text/terminal-safe.js';
 import { decodeSourceName } from '../receive/source-name.js';
 import { createVerifier } from '../verify/create-verifier.js';
 import { VerifyConfigError } from '../verify/verifier.js';
+import { editDistance } from '../text/edit-distance.js';
 import { childPath, mayName, settingNamed } from './key-names.js';
 import { readYaml } from './yaml-problems.js';
 import { ConfigFileSchema, SourceConfigSchema, type ConfigFile, type SourceConfig, type VerifyConfig } from './source-config-schema.js';
@@ -152,9 +153,24 @@ function unknownKeyProblem(prefix: string, parent: string, key: string, settings
     const known = settings.length === 0 ? 'see docs/config.md for the settings' : `the settings here are ${settings.join(', ')}`;
     return [parentPath || '(top level)', `an unknown key of ${key.length} character${key.length === 1 ? '' : 's'} (not shown: it may be a secret; ${known})`];
   }
+  return [childPath(parentPath, key), unknownKeyMessage(key, settings)];
+}
+
+/**
+ * A misspelling of one of the settings here first (`secret` under `verify`
+ * means `secrets`, though `secret` is a setting of the X handshake), then of
+ * any setting; a setting of another place is said to be one.
+ */
+function unknownKeyMessage(key: string, settings: readonly string[]): string {
+  const lower = key.toLowerCase();
+  const here = settings.find((name) => name !== key && editDistance(lower, name.toLowerCase()) <= 2);
+  if (here !== undefined) return `unknown key (did you mean "${here}"? see docs/config.md)`;
   const setting = settingNamed(key);
-  const message = setting === undefined || setting === key ? UNKNOWN_KEY : `unknown key (did you mean "${setting}"? see docs/config.md)`;
-  return [childPath(parentPath, key), message];
+  if (setting === key) {
+    return settings.length === 0 ? 'not a setting of this place (see docs/config.md)'
+      : `not a setting of this place; the settings here are ${settings.join(', ')} (see docs/config.md)`;
+  }
+  return setting === undefined ? UNKNOWN_KEY : `unknown key (did you mean "${setting}"? see docs/config.md)`;
 }
 
 function errorsOf(schema: TSchema, data: unknown, prefix: string): string[] {

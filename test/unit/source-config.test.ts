@@ -316,6 +316,19 @@ describe('a bad config file is refused, naming the key', () => {
     ]);
   });
 
+  it('prefers a setting of the place itself, and says so of a setting that belongs elsewhere', () => {
+    // `secret` is a setting (of the X handshake), but under verify it is a slip for `secrets`, and the other way round.
+    expect(problemsOf('secret.json', oneSource({ verify: { scheme: 'github', secret: ['x'] } }))).toEqual([
+      'sources.src.verify.secrets: is required',
+      'sources.src.verify.secret: unknown key (did you mean "secrets"? see docs/config.md)',
+    ]);
+    expect(problemsOf('x.json', oneSource({ handshake: { type: 'x', secrets: ['x'] } })))
+      .toContain('sources.src.handshake.secrets: unknown key (did you mean "secret"? see docs/config.md)');
+    expect(problemsOf('placed.json', oneSource({ verify: { scheme: 'github', secrets: ['x'], anyJson: true } }))).toEqual([
+      'sources.src.verify.anyJson: not a setting of this place; the settings here are scheme, secrets, toleranceSeconds, publicUrl, header, algorithm, encoding, prefix (see docs/config.md)',
+    ]);
+  });
+
   it('names a misspelt setting with the setting meant, escaped for a terminal, and no key that looks like a secret, at any level', () => {
     expect(problemsOf('typo.json', oneSource({ verify: { scheme: 'github', secrets: ['x'], secrts: ['y'] } })))
       .toEqual(['sources.src.verify.secrts: unknown key (did you mean "secrets"? see docs/config.md)']);
