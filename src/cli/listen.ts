@@ -69,7 +69,9 @@ export async function runListen(argv: string[]): Promise<number> {
     if (latest === undefined) return 0;
     position = latest;
     save(position);
-    writeErr(`starting at the present (after seq ${position}); position kept in ${statePath}`);
+    const of = source === undefined ? 'the inbox' : `source ${escapeForTerminal(source)}`;
+    const present = position === 0 ? `${of} has no deliveries yet` : `after seq ${position}, the newest delivery of ${of}`;
+    writeErr(`starting at the present (${present}); position kept in ${statePath}`);
   } else {
     position = saved.lastSeq;
     writeErr(`resuming after seq ${position} (position kept in ${statePath})`);

@@ -177,6 +177,7 @@ describe('reception listen', { timeout: 60_000 }, () => {
 
   it('--source forwards only that source', async () => {
     const cli = listen(['--source', 'stripe']);
+    await cli.waitForStderr(/starting at the present \(source stripe has no deliveries yet\)/);
     await cli.waitForStderr(/connected to/);
     await sendNumbered(server.url, 'github', 1);
     await sendNumbered(server.url, 'stripe', 2);
