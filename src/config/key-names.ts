@@ -1,4 +1,4 @@
-import { editDistance } from '../text/edit-distance.js';
+import { nearestWithin } from '../text/edit-distance.js';
 import { escapeJsonForTerminal } from '../text/terminal-safe.js';
 import { ConfigFileSchema } from './source-config-schema.js';
 
@@ -20,17 +20,7 @@ const SETTINGS = [...propertyNames(ConfigFileSchema)];
 export const SECRET_SETTINGS: ReadonlySet<string> = new Set(['secrets', 'secret', 'verifyToken']);
 /** The setting whose name `key` is, in any case, or misspells by one letter (undefined: none). */
 export function settingNamed(key: string): string | undefined {
-  if (key.length > 40) return undefined;
-  let best: string | undefined;
-  let bestDistance = 2;
-  for (const name of SETTINGS) {
-    const distance = editDistance(key.toLowerCase(), name.toLowerCase());
-    if (distance < bestDistance) {
-      best = name;
-      bestDistance = distance;
-    }
-  }
-  return best;
+  return key.length > 40 ? undefined : nearestWithin(key, SETTINGS, 1);
 }
 
 /**

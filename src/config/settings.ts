@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { DEFAULT_REDACTED_HEADERS } from '../receive/headers.js';
 import type { Durability } from '../store/sqlite/sqlite-store.js';
-import { editDistance } from '../text/edit-distance.js';
+import { nearestWithin } from '../text/edit-distance.js';
 import { parseDuration } from './duration.js';
 
 /** Everything the process reads from its environment, validated. */
@@ -39,7 +39,7 @@ export interface Settings {
 
 export interface IgnoredVariable {
   name: string;
-  /** The variable one or two letters away, if any. */
+  /** The variable it probably misspells, if any (`nearestName`). */
   meant?: string;
 }
 
@@ -156,16 +156,8 @@ const PROJECT_PREFIXES = ['RECEPTION_TEST_', 'RECEPTION_BENCH_'];
  * `…_GRACE_MS`).
  */
 function nearestName(name: string, known: ReadonlySet<string>): string | undefined {
-  let meant: string | undefined;
-  let best = 3;
-  for (const candidate of known) {
-    const distance = editDistance(name, candidate);
-    if (distance < best) {
-      meant = candidate;
-      best = distance;
-    }
-  }
-  if (meant !== undefined) return meant;
+  const near = nearestWithin(name, known, 2);
+  if (near !== undefined) return near;
   const extended = [...known].filter((candidate) => candidate.startsWith(`${name}_`));
   return extended.length === 1 ? extended[0] : undefined;
 }

@@ -5,7 +5,7 @@ import { escapeJsonForTerminal } from '../text/terminal-safe.js';
 import { decodeSourceName } from '../receive/source-name.js';
 import { createVerifier } from '../verify/create-verifier.js';
 import { VerifyConfigError } from '../verify/verifier.js';
-import { editDistance } from '../text/edit-distance.js';
+import { nearestWithin } from '../text/edit-distance.js';
 import { childPath, mayName, settingNamed } from './key-names.js';
 import { readYaml } from './yaml-problems.js';
 import { ConfigFileSchema, SourceConfigSchema, type ConfigFile, type SourceConfig, type VerifyConfig } from './source-config-schema.js';
@@ -162,8 +162,7 @@ function unknownKeyProblem(prefix: string, parent: string, key: string, settings
  * any setting; a setting of another place is said to be one.
  */
 function unknownKeyMessage(key: string, settings: readonly string[]): string {
-  const lower = key.toLowerCase();
-  const here = settings.find((name) => name !== key && editDistance(lower, name.toLowerCase()) <= 2);
+  const here = nearestWithin(key, settings.filter((name) => name !== key), 2);
   if (here !== undefined) return `unknown key (did you mean "${here}"? see docs/config.md)`;
   const setting = settingNamed(key);
   if (setting === key) {

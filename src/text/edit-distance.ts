@@ -10,3 +10,21 @@ export function editDistance(a: string, b: string): number {
   }
   return previous[b.length] ?? 0;
 }
+
+/**
+ * The candidate nearest to `name` within `maxEdits` edits, letter case
+ * ignored (the first of several as near); undefined when none is that near.
+ */
+export function nearestWithin(name: string, candidates: Iterable<string>, maxEdits: number): string | undefined {
+  const lower = name.toLowerCase();
+  let nearest: string | undefined;
+  let best = maxEdits + 1;
+  for (const candidate of candidates) {
+    const distance = editDistance(lower, candidate.toLowerCase());
+    if (distance < best) {
+      nearest = candidate;
+      best = distance;
+    }
+  }
+  return nearest;
+}
