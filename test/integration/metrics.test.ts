@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { startApp, type RunningApp } from '../helpers/app.js';
+import { holdCommits } from '../helpers/held-commits.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { deliver, post } from './exchange.js';
 
@@ -59,16 +60,9 @@ describe('/metrics', () => {
   });
 
   it('reports the deliveries that wait for a commit as the write queue depth', async () => {
-    // A real store whose commits are held back until the test lets them go.
     const dir = tempDir();
     const real = new SqliteStore({ file: join(dir.path, 'held.sqlite'), durability: 'relaxed' });
-    let release = (): void => undefined;
-    const held = new Promise<void>((resolve) => { release = resolve; });
-    const holding = Object.create(real) as SqliteStore;
-    holding.append = async (batch) => {
-      await held;
-      return real.append(batch);
-    };
+    const { store: holding, release } = holdCommits(real);
     const app = await startApp({ store: holding });
     const depth = async (): Promise<number | undefined> =>
       valueOf(parseExposition(await (await fetch(`${app.url}/metrics`)).text()), 'reception_write_queue_depth');

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StoreUnavailableError, type AppendOutcome } from '../../src/store/inbox-store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { WriteQueue, type WriteQueueOptions } from '../../src/store/write-queue.js';
+import { holdCommits } from '../helpers/held-commits.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { newDeliveries, newDelivery } from './delivery-factory.js';
 
@@ -89,14 +90,7 @@ describe('WriteQueue on a real SqliteStore', () => {
     });
 
     it('counts the deliveries inside a running commit as waiting, until it ends', async () => {
-      // The real store, its commit held back until the test lets it go.
-      let release = (): void => undefined;
-      const held = new Promise<void>((resolve) => { release = resolve; });
-      const slowStore = Object.create(store) as SqliteStore;
-      slowStore.append = async (batch) => {
-        await held;
-        return store.append(batch);
-      };
+      const { store: slowStore, release } = holdCommits(store);
       const queue = new WriteQueue(slowStore, { maxPending: 100, maxPendingBytes: 1 << 20, maxBatch: 512 });
       const done = Promise.all(newDeliveries(3).map((d) => queue.enqueue(d)));
       await new Promise((resolve) => setImmediate(resolve));
