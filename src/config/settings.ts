@@ -115,7 +115,7 @@ export function loadSettings(env: Env = process.env): Settings {
     problems.push(`RECEPTION_LOG_LEVEL: expected one of ${LOG_LEVELS.join(', ')}, got "${logLevel}".`);
   }
 
-  const settings: Settings = {
+  const settings: Omit<Settings, 'ignoredVariables'> = {
     port: integer('RECEPTION_PORT', 8080, 0, 65535),
     host: read('RECEPTION_HOST') ?? '127.0.0.1',
     dataDir: resolve(read('RECEPTION_DATA') ?? './data'),
@@ -138,11 +138,10 @@ export function loadSettings(env: Env = process.env): Settings {
     // CONTRACT 3: a heartbeat at least every 15 s; 10 s by default leaves room for timer and event-loop lag.
     streamHeartbeatMs: integer('RECEPTION_STREAM_HEARTBEAT_MS', 10_000, 100, 15_000),
     streamMaxBufferedBytes: integer('RECEPTION_STREAM_BUFFER_BYTES', 8 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
-    ignoredVariables: [],
   };
-  settings.ignoredVariables = ignoredVariables(env, known);
   if (problems.length > 0) throw new SettingsError(problems);
-  return settings;
+  // Every setting above has read its variable: what is left in `env` is read by nothing.
+  return { ...settings, ignoredVariables: ignoredVariables(env, known) };
 }
 
 /** `RECEPTION_*` variables that the command line reads (the server does not). */
