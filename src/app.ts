@@ -26,6 +26,10 @@ import { LocalCommitFeed, type PublishingFeed } from './stream/commit-feed.js';
 import { StreamHub } from './stream/stream-hub.js';
 import type { InboxStore } from './store/inbox-store.js';
 import { WriteQueue } from './store/write-queue.js';
+import type { Destination } from './forward/destination.js';
+import { Forwarder } from './forward/forwarder.js';
+import { forwardRoutes } from './http/forward-routes.js';
+import { ForwardMetrics } from './observe/forward-metrics.js';
 
 export interface AppDeps {
   store: InboxStore;
@@ -51,6 +55,8 @@ export interface AppDeps {
   rules?: SourceRules;
   /** Wakes live readers; defaults to one that sees this process's commits only. */
   feed?: PublishingFeed;
+  /** The config file's destinations (CONTRACT 6); none when absent. */
+  destinations?: ReadonlyMap<string, Destination>;
 }
 
 export interface App {
@@ -59,6 +65,7 @@ export interface App {
   queue: WriteQueue;
   feed: PublishingFeed;
   streams: StreamHub;
+  forwarder: Forwarder;
   /** Puts new per-source rules in force (a config reload); requests already running keep theirs. */
   setRules(rules: SourceRules): void;
   /** Marks the app as shutting down: answers from now on close their connection. */
@@ -99,6 +106,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   let closing = false;
   const incoming = new BodyBudget(deps.incomingMaxBytes);
   const receive = createWebhookHandler({ receiver, logger, metrics, incoming, isClosing: () => closing });
+  const forwarder = new Forwarder({
+    outbox: store.outbox, feed, logger, metrics: new ForwardMetrics(metrics.registry), redactHeaders: new Set(deps.redactHeaders),
+  });
+  forwarder.apply(deps.destinations ?? new Map());
 
   /** One log line and the latency metric per request (the webhook route writes its own). */
   const logRequest = (request: FastifyRequest, reply: FastifyReply): void => {
@@ -185,6 +196,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await fastify.register(healthRoutes, { store, queue, incoming, metrics });
   await fastify.register(inboxRoutes, { store, token: deps.token });
   await fastify.register(streamRoute, { hub: streams, token: deps.token });
+  await fastify.register(forwardRoutes, { store, token: deps.token, forwarder });
   await fastify.register(sessionRoutes, { token: deps.token });
   await fastify.register(webPage);
   await fastify.ready();
@@ -196,5 +208,5 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const setRules = (next: SourceRules): void => {
     rules = next;
   };
-  return { fastify, server, queue, feed, streams, setRules, beginClosing };
+  return { fastify, server, queue, feed, streams, forwarder, setRules, beginClosing };
 }

@@ -5,6 +5,7 @@ import { resolveToken, TOKEN_FILE } from './auth/token.js';
 import type { Settings } from './config/settings.js';
 import { loadConfigFile } from './config/source-config.js';
 import { SourceRules } from './receive/source-rules.js';
+import { resolveDestinations, type Destination } from './forward/destination.js';
 import { createLogger, LogDestination } from './observe/logger.js';
 import { Metrics } from './observe/metrics.js';
 import { RetentionPruner } from './retention/pruner.js';
@@ -45,24 +46,26 @@ export async function startServer(settings: Settings): Promise<void> {
   }
   const metrics = new Metrics();
   const defaults = { maxBodyBytes: settings.maxBodyBytes, anyJson: false };
-  const loadRules = (): SourceRules => SourceRules.fromConfig(
-    settings.configFile === undefined ? undefined : loadConfigFile(settings.configFile), defaults,
-  );
-  const rules = loadRules();
+  const loadConfig = (): { rules: SourceRules; destinations: Map<string, Destination> } => {
+    const config = settings.configFile === undefined ? undefined : loadConfigFile(settings.configFile);
+    return { rules: SourceRules.fromConfig(config, defaults), destinations: resolveDestinations(config?.destinations) };
+  };
+  const { rules, destinations } = loadConfig();
   if (settings.configFile !== undefined) {
-    logger.info({ file: settings.configFile, sources: rules.configuredSources.length, strict: rules.strict }, 'config loaded');
+    logger.info({ file: settings.configFile, sources: rules.configuredSources.length, destinations: destinations.size, strict: rules.strict }, 'config loaded');
   }
-  const app = await buildApp({ ...settings, store, token, logger, metrics, rules, ...(feed === undefined ? {} : { feed }) });
+  const app = await buildApp({ ...settings, store, token, logger, metrics, rules, destinations, ...(feed === undefined ? {} : { feed }) });
   process.on('SIGHUP', () => {
     if (settings.configFile === undefined) {
       logger.info('SIGHUP: there is no config file (RECEPTION_CONFIG) to reload');
       return;
     }
     try {
-      const rules = loadRules();
+      const { rules, destinations } = loadConfig();
       app.setRules(rules);
+      app.forwarder.apply(destinations);
       metrics.configReloads.inc({ result: 'ok' });
-      logger.info({ file: settings.configFile, sources: rules.configuredSources.length, strict: rules.strict }, 'config reloaded');
+      logger.info({ file: settings.configFile, sources: rules.configuredSources.length, destinations: destinations.size, strict: rules.strict }, 'config reloaded');
     } catch (error) {
       metrics.configReloads.inc({ result: 'refused' });
       logger.error({ file: settings.configFile, problem: error instanceof Error ? error.message : String(error) },
@@ -79,6 +82,8 @@ export async function startServer(settings: Settings): Promise<void> {
     shuttingDown = true;
     logger.info({ signal, graceMs: settings.shutdownGraceMs }, 'shutting down: answering requests in flight');
     app.beginClosing();
+    // Attempts in flight get the same grace as requests in flight; then they are aborted and recorded, to be retried.
+    const forwardingStopped = app.forwarder.stop(settings.shutdownGraceMs);
     const closed = new Promise<void>((resolve) => app.server.close(() => resolve()));
     app.server.closeIdleConnections();
     const grace = setTimeout(() => {
@@ -92,6 +97,7 @@ export async function startServer(settings: Settings): Promise<void> {
     // queue drains; these bounds are for a store that stopped answering
     // altogether, so that the process still ends.
     const drained = await within(app.queue.drain(), STORE_GIVE_UP_MS);
+    await within(forwardingStopped, STORE_GIVE_UP_MS);
     await feed?.stop();
     const closedStore = await within(store.close(), STORE_CLOSE_MS);
     if (!drained || !closedStore) {

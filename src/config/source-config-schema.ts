@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { VERIFY_SCHEMES } from '../verify/create-verifier.js';
+import { DestinationConfigSchema, ForwardRouteSchema } from './destination-config-schema.js';
 
 /** The single source of the config file's shape and of its TypeScript types (CONTRACT 4). */
 
@@ -44,11 +45,13 @@ export const SourceConfigSchema = Type.Object({
     perSeconds: Type.Number({ minimum: 0.001, maximum: 31_536_000 }),
   }, { additionalProperties: false })),
   onFailure: Type.Optional(Type.Enum(['reject', 'keep'])),
+  forward: Type.Optional(Type.Array(ForwardRouteSchema)),
 }, { additionalProperties: false });
 export type SourceConfig = Static<typeof SourceConfigSchema>;
 
 export const ConfigFileSchema = Type.Object({
   strict: Type.Optional(Type.Boolean()),
   sources: Type.Optional(Type.Record(Type.String(), SourceConfigSchema)),
+  destinations: Type.Optional(Type.Record(Type.String(), DestinationConfigSchema)),
 }, { additionalProperties: false });
 export type ConfigFile = Static<typeof ConfigFileSchema>;

@@ -9,6 +9,7 @@ import { nearestWithin } from '../text/edit-distance.js';
 import { childPath, mayName, settingNamed } from './key-names.js';
 import { readYaml } from './yaml-problems.js';
 import { ConfigFileSchema, SourceConfigSchema, type ConfigFile, type SourceConfig, type VerifyConfig } from './source-config-schema.js';
+import { destinationProblems, routeProblems } from './destination-config.js';
 
 export class ConfigFileError extends Error {
   constructor(readonly file: string, readonly problems: string[], summary = `${file} is not a valid Reception config`) {
@@ -51,10 +52,11 @@ function parseConfigText(file: string, text: string): unknown {
 /** Every problem with a parsed config, each naming its key path (e.g. `sources.stripe.verify.scheme`). */
 export function validateConfig(data: unknown): string[] {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
-    return ['(top level): expected an object with "sources" (and optionally "strict")'];
+    return ['(top level): expected an object with "sources" (and optionally "strict" and "destinations")'];
   }
-  const { sources, ...top } = data as { sources?: unknown };
-  const problems = errorsOf(ConfigFileSchema, { ...top, sources: {} }, '');
+  const { sources, destinations, ...top } = data as { sources?: unknown; destinations?: unknown };
+  const problems = errorsOf(ConfigFileSchema, { ...top, sources: {}, destinations: {} }, '');
+  const destinationNames = destinationProblems(destinations, problems, errorsOf);
   if (sources === undefined) return problems;
   if (typeof sources !== 'object' || sources === null || Array.isArray(sources)) {
     return [...problems, 'sources: expected an object that maps source names to their rules'];
@@ -71,7 +73,7 @@ export function validateConfig(data: unknown): string[] {
     }
     const shapeProblems = errorsOf(SourceConfigSchema, source, at);
     if (shapeProblems.length > 0) problems.push(...shapeProblems);
-    else problems.push(...ruleProblems(at, source as SourceConfig));
+    else problems.push(...ruleProblems(at, source as SourceConfig), ...routeProblems(at, source as SourceConfig, destinationNames));
   }
   return problems;
 }
@@ -172,7 +174,7 @@ function unknownKeyMessage(key: string, settings: readonly string[]): string {
   return setting === undefined ? UNKNOWN_KEY : `unknown key (did you mean "${setting}"? see docs/config.md)`;
 }
 
-function errorsOf(schema: TSchema, data: unknown, prefix: string): string[] {
+export function errorsOf(schema: TSchema, data: unknown, prefix: string): string[] {
   /** Lines by the path they are about, one per path (several unnamed unknown keys of one parent: one per length). */
   const lines = new Map<string, string>();
   const set = (path: string, message: string, key = path): void => { lines.set(key, `${path}: ${message}`); };
@@ -229,6 +231,8 @@ function settingsAt(schema: TSchema, schemaPath: string): string[] {
 const QUOTABLE_KEYS = new Set([
   'strict', 'scheme', 'type', 'algorithm', 'encoding', 'prefix', 'header', 'toleranceSeconds',
   'onFailure', 'anyJson', 'maxBodyBytes', 'rateLimit', 'requests', 'perSeconds', 'dedup',
+  'pull', 'timeoutMs', 'concurrency', 'ordered', 'allowPrivateNetwork', 'retry', 'attempts', 'initialMs', 'maxMs',
+  'maxAgeSeconds', 'to',
 ]);
 
 /**

@@ -36,14 +36,15 @@ export function deliveryJson(d: StoredDelivery): DeliveryJson {
     headers: d.headers,
     body: bodyOf(d),
     verification: { status, ...(scheme === undefined ? {} : { scheme }), ...(reason === undefined ? {} : { reason }) },
+    forwards: d.forwards ?? [],
   };
 }
 
 /** A delivery as JSON text, its fields in the order of `DeliverySchema`; a `JsonText` body is written as it is. */
 export function deliveryText(delivery: DeliveryJson): string {
-  const { body, verification, ...fields } = delivery;
+  const { body, verification, forwards, ...fields } = delivery;
   const bodyText = body instanceof JsonText ? body.text : JSON.stringify(body) ?? 'null';
-  return `${JSON.stringify(fields).slice(0, -1)},"body":${bodyText},"verification":${JSON.stringify(verification)}}`;
+  return `${JSON.stringify(fields).slice(0, -1)},"body":${bodyText},"verification":${JSON.stringify(verification)},"forwards":${JSON.stringify(forwards)}}`;
 }
 
 /** A page of the list as JSON text (see `deliveryText`). */

@@ -36,6 +36,10 @@ export const DeliverySchema = Type.Object({
   headers: Type.Array(Type.Tuple([Type.String(), Type.String()])),
   body: Type.Unknown({ description: 'The parsed body: a JSON value, or form data as an object of strings and arrays' }),
   verification: VerificationSchema,
+  forwards: Type.Array(Type.Object({
+    destination: Type.String(),
+    status: Type.Enum(['pending', 'delivering', 'succeeded', 'failed', 'cancelled']),
+  }), { description: 'Where the delivery is forwarded (CONTRACT 6), and how far each got; empty when nowhere' }),
 });
 export type DeliveryJson = Static<typeof DeliverySchema>;
 

@@ -13,7 +13,10 @@ import { BodyAbortedError } from './read-body.js';
 import { clientAddress, type TrustedProxies } from './remote-address.js';
 import { decodeSourceName } from './source-name.js';
 import { FAILURE_TEXT, type VerifyFailure } from '../verify/verifier.js';
-import type { SourceRules } from './source-rules.js';
+import type { SourceRule, SourceRules } from './source-rules.js';
+import { destinationsFor, filterHeaders, filterQuery } from '../forward/routes.js';
+import type { NewForward } from '../store/outbox.js';
+import { eventTypeOf } from './event-type.js';
 
 /** A request to `/api/webhook/{source}`, as any HTTP adapter hands it over. */
 export interface InboundRequest {
@@ -163,6 +166,9 @@ export class Receiver {
         verification,
         dedupKey,
       };
+      if (verification.status !== 'failed' && rule.routes.length > 0) {
+        delivery.forwards = this.forwardsOf(rule, request, raw, form, verification);
+      }
       const outcome = await this.options.queue.enqueue(delivery);
       if (verification.status === 'failed') {
         const answer = this.problem('signature_invalid', `${signatureDetail(verification)} The delivery was kept, as failed.`);
@@ -191,6 +197,20 @@ export class Receiver {
       if (!bodyRead) answer.closeConnection = true;
       return answer;
     }
+  }
+
+  /** The forwards a delivery gets: one per destination whose route matches (CONTRACT 6). */
+  private forwardsOf(rule: SourceRule, request: InboundRequest, raw: Buffer, form: FormBody | undefined, verification: Verification): NewForward[] {
+    const destinations = destinationsFor(rule.routes, () => {
+      const body = form ?? jsonBodyValue(raw);
+      return {
+        body,
+        headers: filterHeaders(request.headers, this.options.redactHeaders),
+        query: filterQuery(request.query),
+        eventType: eventTypeOf(verification.scheme, request.headers, body),
+      };
+    });
+    return destinations.map((destination) => ({ id: newDeliveryId(), destination }));
   }
 
   private handshakeAnswer(reply: HandshakeReply, source: string, verification?: Verification): Answer {

@@ -1,6 +1,7 @@
 import type { ConfigFile, HandshakeConfig, SourceConfig } from '../config/source-config-schema.js';
 import { createVerifier } from '../verify/create-verifier.js';
 import type { Verifier } from '../verify/verifier.js';
+import { compileRoutes, type Route } from '../forward/routes.js';
 import { RateLimiter } from './rate-limiter.js';
 
 /** What a source may change about receiving. */
@@ -25,6 +26,8 @@ export interface SourceRule {
    */
   handshakeSecrets?: readonly string[];
   rateLimiter?: RateLimiter;
+  /** Where its deliveries are forwarded (CONTRACT 6); empty: nowhere. */
+  routes: readonly Route[];
 }
 
 /** The rules in force: the config file resolved, swapped whole on reload. */
@@ -34,7 +37,7 @@ export class SourceRules {
 
   /** Throws `SourceRuleError` naming the source when a rule cannot be built. */
   constructor(readonly strict: boolean, defaults: SourcePolicy, sources: Record<string, SourceConfig> = {}) {
-    this.unconfigured = { policy: defaults, onFailure: 'reject' };
+    this.unconfigured = { policy: defaults, onFailure: 'reject', routes: [] };
     for (const [name, config] of Object.entries(sources)) {
       try {
         this.rules.set(name, resolveRule(config, defaults));
@@ -65,6 +68,7 @@ function resolveRule(config: SourceConfig, defaults: SourcePolicy): SourceRule {
       anyJson: config.anyJson ?? defaults.anyJson,
     },
     onFailure: config.onFailure ?? 'reject',
+    routes: compileRoutes(config.forward),
   };
   if (config.verify !== undefined) rule.verifier = createVerifier(config.verify);
   if (config.dedup !== undefined) rule.dedupHeader = config.dedup.header.toLowerCase();

@@ -1,4 +1,5 @@
 import type { HeaderList } from '../receive/headers.js';
+import type { ForwardSummary, NewForward, Outbox } from './outbox.js';
 
 /**
  * Glossary
@@ -35,11 +36,15 @@ export interface NewDelivery {
   verification: Verification;
   /** When set, a second delivery of the same source with the same key is a duplicate. */
   dedupKey: string | null;
+  /** The forwards to create with it (CONTRACT 6); none for a duplicate. */
+  forwards?: readonly NewForward[];
 }
 
 /** A delivery as it sits in the inbox. */
-export interface StoredDelivery extends NewDelivery {
+export interface StoredDelivery extends Omit<NewDelivery, 'forwards'> {
   seq: number;
+  /** Its forwards and where each stands; read with the delivery (absent: none). */
+  forwards?: ForwardSummary[];
 }
 
 /** What `append` says about each delivery of a batch, in the batch's order. */
@@ -79,6 +84,8 @@ export interface SourceSummary {
  */
 export interface InboxStore {
   readonly kind: string;
+  /** The forwards of the deliveries (CONTRACT 6), in the same database. */
+  readonly outbox: Outbox;
   /**
    * Commits a batch in one transaction and resolves only after the commit.
    * Rejects as a whole when the batch could not be committed.
@@ -94,7 +101,11 @@ export interface InboxStore {
   /** True when a delivery was deleted. */
   delete(id: string): Promise<boolean>;
   sources(): Promise<SourceSummary[]>;
-  /** Deletes at most `limit` deliveries received before `before` (ms); returns how many. */
+  /**
+   * Deletes at most `limit` deliveries received before `before` (ms); returns
+   * how many. A delivery whose forwards are not all settled (`pending`,
+   * `delivering`) or that has a `failed` one is kept.
+   */
   pruneOlderThan(before: number, limit: number): Promise<number>;
   /** Resolves when the store can take writes; rejects with the reason otherwise. */
   checkWritable(): Promise<void>;

@@ -59,6 +59,7 @@ export async function startApp(overrides: Partial<AppDeps> & { durability?: Dura
       app.server.closeAllConnections();
       await new Promise<void>((resolve) => app.server.close(() => resolve()));
       await app.queue.drain();
+      await app.forwarder.stop(0);
       await store.close();
       dir.remove();
     },

@@ -168,6 +168,7 @@ export interface DeliveryView {
   headers: Array<[string, string]>;
   body: unknown;
   verification: { status: string; scheme?: string };
+  forwards: Array<{ destination: string; status: string }>;
 }
 
 export interface DeliveryPage {

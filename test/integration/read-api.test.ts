@@ -137,11 +137,12 @@ describe('read API', () => {
       const receipt = sent[0];
       const delivery = await readDelivery(server, receipt?.id ?? '');
       expect(Object.keys(delivery).sort()).toEqual([
-        'body', 'contentType', 'headers', 'id', 'method', 'query', 'receivedAt', 'remoteAddress', 'seq', 'size', 'source', 'verification',
+        'body', 'contentType', 'forwards', 'headers', 'id', 'method', 'query', 'receivedAt', 'remoteAddress', 'seq', 'size', 'source', 'verification',
       ]);
       expect(delivery.id).toBe(receipt?.id);
       expect(delivery.receivedAt).toBe(receipt?.receivedAt);
       expect(delivery.receivedAt).toMatch(RFC3339_UTC_MS);
+      expect(delivery.forwards).toEqual([]);
     });
 
     it.each([

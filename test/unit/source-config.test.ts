@@ -82,7 +82,7 @@ describe('a valid config file', () => {
     expect(rules.forSource('events')?.rateLimiter).toBeDefined();
     expect(rules.forSource('graph')?.verifier).toBeUndefined();
     // An unnamed source gets the defaults, as without a file.
-    expect(rules.forSource('anything')).toEqual({ policy: DEFAULTS, onFailure: 'reject' });
+    expect(rules.forSource('anything')).toEqual({ policy: DEFAULTS, onFailure: 'reject', routes: [] });
   });
 
   it('takes YAML written by hand, comments and all; an empty file means no rules', () => {
@@ -342,10 +342,10 @@ describe('a bad config file is refused, naming the key', () => {
       ...problemsOf('flow.yaml', `sources:\n  stripe: { verify: { scheme: stripe, secrets: [whsec_a] }, ${secret} }\n`),
     ];
     expect(problems).toEqual([
-      '(top level): an unknown key of 20 characters (not shown: it may be a secret; the settings here are strict, sources)',
-      'sources.src: an unknown key of 20 characters (not shown: it may be a secret; the settings here are verify, handshake, dedup, anyJson, maxBodyBytes, rateLimit, onFailure)',
+      '(top level): an unknown key of 20 characters (not shown: it may be a secret; the settings here are strict, sources, destinations)',
+      'sources.src: an unknown key of 20 characters (not shown: it may be a secret; the settings here are verify, handshake, dedup, anyJson, maxBodyBytes, rateLimit, onFailure, forward)',
       'sources.src.dedup: an unknown key of 20 characters (not shown: it may be a secret; the settings here are header)',
-      'sources.stripe: an unknown key of 20 characters (not shown: it may be a secret; the settings here are verify, handshake, dedup, anyJson, maxBodyBytes, rateLimit, onFailure)',
+      'sources.stripe: an unknown key of 20 characters (not shown: it may be a secret; the settings here are verify, handshake, dedup, anyJson, maxBodyBytes, rateLimit, onFailure, forward)',
     ]);
     expect(problems.join('\n')).not.toContain('REALSECRET');
   });

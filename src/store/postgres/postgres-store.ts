@@ -10,6 +10,7 @@ import {
 } from '../inbox-store.js';
 import { DELIVERY_COLUMNS, deliveryFromRow, describeStoreError, type DeliveryRow } from '../delivery-row.js';
 import { migrate } from './migrate.js';
+import { PostgresOutbox } from './postgres-outbox.js';
 
 export interface PostgresStoreOptions {
   connectionString: string;
@@ -35,6 +36,12 @@ const INSERT = `INSERT INTO deliveries (id, source, received_at, method, query, 
   ON CONFLICT (source, dedup_key) WHERE dedup_key IS NOT NULL DO NOTHING
   RETURNING id, seq`;
 
+const INSERT_FORWARDS = `INSERT INTO forwards (id, delivery_seq, delivery_id, source, destination, status,
+    budget_started_at, next_attempt_at, created_at, updated_at)
+  SELECT f.id, f.seq, f.delivery_id, f.source, f.destination, 'pending', f.at, f.at, f.at, f.at
+  FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::bigint[])
+    AS f (id, seq, delivery_id, source, destination, at)`;
+
 const COUNT_SOURCES = `INSERT INTO sources (source, count, last_received_at)
   SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[])
   ON CONFLICT (source) DO UPDATE SET
@@ -47,6 +54,7 @@ export class PostgresStore implements InboxStore {
   readonly schema: string;
   /** The NOTIFY channel that tells other instances about commits. */
   readonly channel: string;
+  readonly outbox: PostgresOutbox;
 
   private constructor(options: PostgresStoreOptions) {
     this.schema = options.schema ?? 'public';
@@ -71,6 +79,10 @@ export class PostgresStore implements InboxStore {
     // An idle connection that dies (PostgreSQL restarted) must not crash the process;
     // the pool opens a new one for the next query.
     this.pool.on('error', () => undefined);
+    this.outbox = new PostgresOutbox({
+      execute: (text, values) => this.execute(text, values),
+      transaction: (work) => this.transaction(work),
+    });
   }
 
   /**
@@ -134,6 +146,14 @@ export class PostgresStore implements InboxStore {
         if (row === undefined) throw new Error('insert skipped without a matching dedup key');
         outcomes.push({ id: row.id, seq: Number(row.seq), receivedAt: Number(row.received_at), duplicate: true });
       }
+      const forwards = batch.flatMap((d) => {
+        const seq = seqById.get(d.id);
+        return seq === undefined ? [] : (d.forwards ?? []).map((f) => ({ ...f, seq, d }));
+      });
+      if (forwards.length > 0) {
+        await client.query(INSERT_FORWARDS, [forwards.map((f) => f.id), forwards.map((f) => f.seq), forwards.map((f) => f.d.id),
+          forwards.map((f) => f.d.source), forwards.map((f) => f.destination), forwards.map((f) => f.d.receivedAt)]);
+      }
       if (counts.size > 0) {
         const entries = [...counts];
         await client.query(COUNT_SOURCES, [entries.map(([s]) => s), entries.map(([, c]) => c.count), entries.map(([, c]) => c.last)]);
@@ -164,7 +184,17 @@ export class PostgresStore implements InboxStore {
       : await this.execute<DeliveryRow>(
         `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE source = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3`, [query.source, before, limit],
       );
-    return result.rows.map(deliveryFromRow);
+    return this.withForwards(result.rows.map(deliveryFromRow));
+  }
+
+  /** The deliveries with their forwards' summaries, read in one query. */
+  private async withForwards(deliveries: StoredDelivery[]): Promise<StoredDelivery[]> {
+    const summaries = await this.outbox.summariesOf(deliveries.map((d) => d.seq));
+    for (const delivery of deliveries) {
+      const forwards = summaries.get(delivery.seq);
+      if (forwards !== undefined) delivery.forwards = forwards;
+    }
+    return deliveries;
   }
 
   /**
@@ -202,13 +232,13 @@ export class PostgresStore implements InboxStore {
       : await this.execute<DeliveryRow>(
         `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE source = $1 AND seq > $2 ORDER BY seq ASC LIMIT $3`, [source, afterSeq, limit],
       );
-    return result.rows.map(deliveryFromRow);
+    return this.withForwards(result.rows.map(deliveryFromRow));
   }
 
   async get(id: string): Promise<StoredDelivery | undefined> {
     const result = await this.execute<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE id = $1`, [id]);
     const row = result.rows[0];
-    return row === undefined ? undefined : deliveryFromRow(row);
+    return row === undefined ? undefined : (await this.withForwards([deliveryFromRow(row)]))[0];
   }
 
   async latestSeq(): Promise<number> {
@@ -230,7 +260,9 @@ export class PostgresStore implements InboxStore {
   async pruneOlderThan(before: number, limit: number): Promise<number> {
     const result = await this.execute(
       `DELETE FROM deliveries WHERE seq IN (
-        SELECT seq FROM deliveries WHERE received_at < $1 ORDER BY received_at LIMIT $2)`, [before, limit],
+        SELECT seq FROM deliveries d WHERE received_at < $1 AND NOT EXISTS (
+          SELECT 1 FROM forwards f WHERE f.delivery_seq = d.seq AND f.status IN ('pending', 'delivering', 'failed'))
+        ORDER BY received_at LIMIT $2)`, [before, limit],
     );
     return result.rowCount ?? 0;
   }
@@ -240,6 +272,31 @@ export class PostgresStore implements InboxStore {
     try {
       return await this.pool.query<R>(text, values);
     } catch (error) {
+      if (isUnavailable(error)) throw new StoreUnavailableError(`PostgreSQL could not answer: ${describeStoreError(error)}`, { cause: error });
+      throw error;
+    }
+  }
+
+  /** Several statements in one transaction on one connection; a lost connection becomes StoreUnavailableError (503). */
+  private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw new StoreUnavailableError(`PostgreSQL could not answer: ${describeStoreError(error)}`, { cause: error });
+    }
+    client.on('error', ignoreConnectionError);
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      client.off('error', ignoreConnectionError);
+      client.release();
+      return result;
+    } catch (error) {
+      if (!isReadTimeout(error)) await client.query('ROLLBACK').catch(() => undefined);
+      client.off('error', ignoreConnectionError);
+      client.release(true);
       if (isUnavailable(error)) throw new StoreUnavailableError(`PostgreSQL could not answer: ${describeStoreError(error)}`, { cause: error });
       throw error;
     }

@@ -12,6 +12,7 @@ import {
 } from '../inbox-store.js';
 import { DELIVERY_COLUMNS, deliveryFromRow, describeStoreError, type DeliveryRow } from '../delivery-row.js';
 import { migrate } from './migrate.js';
+import { SqliteOutbox } from './sqlite-outbox.js';
 
 /**
  * `full`: SQLite `synchronous=FULL`, the WAL is synced at every commit, so an
@@ -93,6 +94,7 @@ export class SqliteStore implements InboxStore {
   readonly kind = 'sqlite';
   readonly db: Database;
   readonly file: string;
+  readonly outbox: SqliteOutbox;
   private readonly statements;
   private readonly appendAll: (batch: readonly NewDelivery[]) => AppendOutcome[];
 
@@ -101,6 +103,8 @@ export class SqliteStore implements InboxStore {
     this.db = openDatabase(options);
     migrate(this.db);
     const db = this.db;
+    this.outbox = new SqliteOutbox(db);
+    const outbox = this.outbox;
     this.statements = {
       insert: db.prepare(`INSERT INTO deliveries (id, source, received_at, method, query, content_type,
           remote_address, headers, raw, verification_status, verification_scheme, verification_reason, dedup_key)
@@ -135,7 +139,9 @@ export class SqliteStore implements InboxStore {
       ),
       prune: db.prepare(
         `DELETE FROM deliveries WHERE seq IN (
-          SELECT seq FROM deliveries WHERE received_at < ? ORDER BY received_at LIMIT ?)`,
+          SELECT seq FROM deliveries d WHERE received_at < ? AND NOT EXISTS (
+            SELECT 1 FROM forwards f WHERE f.delivery_seq = d.seq AND f.status IN ('pending', 'delivering', 'failed'))
+          ORDER BY received_at LIMIT ?)`,
       ),
     };
     const { insert, byDedupKey, countSource } = this.statements;
@@ -148,6 +154,9 @@ export class SqliteStore implements InboxStore {
           d.verification.reason ?? null, d.dedupKey,
         );
         if (result.changes === 1) {
+          if (d.forwards !== undefined && d.forwards.length > 0) {
+            outbox.insertForwards(result.lastInsertRowid, d.id, d.source, d.forwards, d.receivedAt);
+          }
           const count = counts.get(d.source);
           if (count === undefined) counts.set(d.source, { count: 1, last: d.receivedAt });
           else {
@@ -187,19 +196,29 @@ export class SqliteStore implements InboxStore {
       bytes += row.raw.length;
       if (query.maxBytes !== undefined && bytes >= query.maxBytes) break;
     }
-    return listed;
+    return this.withForwards(listed);
   }
 
   async readAfter(afterSeq: number, limit: number, source?: string): Promise<StoredDelivery[]> {
     const rows = source === undefined
       ? this.statements.afterAll.all(afterSeq, limit)
       : this.statements.afterSource.all(source, afterSeq, limit);
-    return rows.map(deliveryFromRow);
+    return this.withForwards(rows.map(deliveryFromRow));
   }
 
   async get(id: string): Promise<StoredDelivery | undefined> {
     const row = this.statements.get.get(id);
-    return row === undefined ? undefined : deliveryFromRow(row);
+    return row === undefined ? undefined : this.withForwards([deliveryFromRow(row)])[0];
+  }
+
+  /** The deliveries with their forwards' summaries, read in one query. */
+  private withForwards(deliveries: StoredDelivery[]): StoredDelivery[] {
+    const summaries = this.outbox.summariesOf(deliveries.map((d) => d.seq));
+    for (const delivery of deliveries) {
+      const forwards = summaries.get(delivery.seq);
+      if (forwards !== undefined) delivery.forwards = forwards;
+    }
+    return deliveries;
   }
 
   async latestSeq(): Promise<number> {

@@ -1,0 +1,104 @@
+import type { TSchema } from 'typebox';
+import { escapeJsonForTerminal } from '../text/terminal-safe.js';
+import { filterProblems } from '../forward/filter.js';
+import { nearestWithin } from '../text/edit-distance.js';
+import { DESTINATION_NAME, DestinationConfigSchema, type DestinationConfig } from './destination-config-schema.js';
+import type { SourceConfig } from './source-config-schema.js';
+
+type ErrorsOf = (schema: TSchema, data: unknown, prefix: string) => string[];
+
+/** Settings that only a destination that is pushed to takes. */
+const PUSH_ONLY = ['timeoutMs', 'concurrency', 'rateLimit', 'headers', 'sign', 'allowPrivateNetwork'] as const;
+
+/** Headers that a destination's `headers` may not set: Reception writes them itself, or they belong to the connection. */
+const RESERVED_HEADERS = new Set([
+  'host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer',
+  'proxy-connection', 'expect', 'webhook-id', 'webhook-timestamp', 'webhook-signature', 'x-reception-source', 'x-reception-attempt',
+]);
+
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/**
+ * Checks `destinations` (each on its own, so that every bad one is named),
+ * pushing the problems found; answers the names that routes may use.
+ */
+export function destinationProblems(destinations: unknown, problems: string[], errorsOf: ErrorsOf): Set<string> {
+  const names = new Set<string>();
+  if (destinations === undefined) return names;
+  if (typeof destinations !== 'object' || destinations === null || Array.isArray(destinations)) {
+    problems.push('destinations: expected an object that maps destination names to their settings');
+    return names;
+  }
+  for (const [name, destination] of Object.entries(destinations)) {
+    names.add(name);
+    const at = /^[\w.-]+$/.test(name) ? `destinations.${name}` : `destinations[${escapeJsonForTerminal(JSON.stringify(name))}]`;
+    if (!DESTINATION_NAME.test(name)) {
+      problems.push(`${at}: a destination's name is 1 to 64 letters, digits, ".", "_" or "-", beginning with a letter or digit`);
+    }
+    const shape = errorsOf(DestinationConfigSchema, destination, at);
+    if (shape.length > 0) problems.push(...shape);
+    else problems.push(...settingProblems(at, destination as DestinationConfig));
+  }
+  return names;
+}
+
+function settingProblems(at: string, d: DestinationConfig): string[] {
+  const problems: string[] = [];
+  if (d.pull === true) {
+    if (d.url !== undefined) problems.push(`${at}.url: a pull destination has no url (consumers claim its forwards)`);
+    for (const key of PUSH_ONLY) {
+      if (d[key] !== undefined) problems.push(`${at}.${key}: only a destination with a url takes "${key}"`);
+    }
+  } else if (d.url === undefined) {
+    problems.push(`${at}: needs a url to POST to, or "pull: true" for consumers that claim`);
+  } else {
+    const url = parseUrl(d.url);
+    if (url === undefined) problems.push(`${at}.url: not a valid http or https URL`);
+    else if (url.hash !== '') problems.push(`${at}.url: a URL with a #fragment cannot be requested`);
+  }
+  for (const [name, value] of Object.entries(d.headers ?? {})) {
+    const shown = escapeJsonForTerminal(JSON.stringify(name));
+    if (!TOKEN.test(name)) problems.push(`${at}.headers[${shown}]: not a valid header name`);
+    else if (RESERVED_HEADERS.has(name.toLowerCase())) problems.push(`${at}.headers.${name}: set by Reception itself, it cannot be configured`);
+    // eslint-disable-next-line no-control-regex -- the characters a header value cannot hold
+    if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(value) || /[^\u0000-\u00ff]/.test(value)) {
+      problems.push(`${at}.headers.${TOKEN.test(name) ? name : shown}: a header value holds visible Latin-1 characters, spaces and tabs only`);
+    }
+  }
+  d.sign?.secrets.forEach((secret, index) => {
+    const key = secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret;
+    if (!/^[A-Za-z0-9+/]+={0,2}$/.test(key) || Buffer.from(key, 'base64').length < 16) {
+      problems.push(`${at}.sign.secrets[${index}]: a Standard Webhooks secret is "whsec_" and at least 16 bytes in base64 (not shown: it is a secret)`);
+    }
+  });
+  const retry = d.retry;
+  if (retry?.initialMs !== undefined && retry.maxMs !== undefined && retry.initialMs > retry.maxMs) {
+    problems.push(`${at}.retry.initialMs: larger than retry.maxMs (${retry.maxMs})`);
+  }
+  return problems;
+}
+
+/** A source's `forward` routes: each names a destination of the file, with a valid filter. */
+export function routeProblems(at: string, source: SourceConfig, destinations: ReadonlySet<string>): string[] {
+  const problems: string[] = [];
+  (source.forward ?? []).forEach((route, index) => {
+    const here = `${at}.forward[${index}]`;
+    if (!destinations.has(route.to)) {
+      const near = nearestWithin(route.to, [...destinations], 2);
+      const shown = escapeJsonForTerminal(JSON.stringify(route.to));
+      problems.push(`${here}.to: there is no destination ${shown}${near === undefined ? '' : ` (did you mean "${near}"?)`}; `
+        + `destinations are named under "destinations"${destinations.size === 0 ? ', and the file has none' : `: ${[...destinations].join(', ')}`}`);
+    }
+    if (route.filter !== undefined) problems.push(...filterProblems(route.filter, `${here}.filter`));
+  });
+  return problems;
+}
+
+function parseUrl(text: string): URL | undefined {
+  try {
+    const url = new URL(text);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url : undefined;
+  } catch {
+    return undefined;
+  }
+}

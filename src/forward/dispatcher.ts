@@ -1,0 +1,221 @@
+import type { Logger } from '../observe/logger.js';
+import type { ForwardMetrics } from '../observe/forward-metrics.js';
+import { budgetSpent } from '../store/forward-row.js';
+import type { AttemptOutcome, ClaimedForward, Outbox } from '../store/outbox.js';
+import { backoffMs } from './backoff.js';
+import { budgetOf, type Destination } from './destination.js';
+import type { Publisher, PublishResult } from './publisher.js';
+import { TokenBucket } from './token-bucket.js';
+
+export interface DispatcherDeps {
+  outbox: Outbox;
+  publisher: Publisher;
+  metrics: ForwardMetrics;
+  logger: Logger;
+}
+
+/** Longest sleep between claims when nothing wakes the dispatcher: lease take-overs and other instances' forwards are found within it. */
+export const POLL_MS = 1000;
+/** Sleep when forwards are due but none could be claimed (an ordered head in flight, another instance's locks). */
+const BLOCKED_MS = 50;
+/** What a lease adds to the attempt's timeout: time to wait for a rate token, and to record the outcome. */
+const LEASE_MARGIN_MS = 30_000;
+/** Forwards claimed per transaction, at most. */
+const MAX_CLAIM = 100;
+
+/**
+ * Sends one push destination's forwards: claims due ones from the outbox
+ * (leased, so that several instances share the work), keeps up to
+ * `concurrency` attempts in flight, and records their outcomes in group
+ * commits. It runs beside receiving on the same event loop: it waits only
+ * on its own destination and its own store calls.
+ */
+export class PushDispatcher {
+  private inflight = 0;
+  private stopped = false;
+  private woken = false;
+  private wakeUp: (() => void) | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private outcomes: AttemptOutcome[] = [];
+  private settling: Promise<void> | undefined;
+  private readonly abort = new AbortController();
+  private readonly bucket: TokenBucket | undefined;
+  private running: Promise<void> | undefined;
+  private idle: Array<() => void> = [];
+
+  constructor(readonly destination: Destination, private readonly deps: DispatcherDeps) {
+    const rate = destination.rateLimit;
+    this.bucket = rate === undefined ? undefined : new TokenBucket(rate.requests, rate.perSeconds);
+  }
+
+  start(): void {
+    this.running ??= this.loop().catch((error: unknown) => {
+      this.deps.logger.error({ destination: this.destination.name, err: error }, 'forwarding stopped on an unexpected error');
+    });
+  }
+
+  /** New forwards may be due (a commit, a resume, a retry): claim now rather than at the next poll. */
+  wake(): void {
+    this.woken = true;
+    const wake = this.wakeUp;
+    this.wakeUp = undefined;
+    wake?.();
+  }
+
+  /**
+   * Stops claiming; lets the attempts in flight finish for up to `graceMs`,
+   * then aborts the rest (each is recorded as a failed attempt, to be
+   * retried), records every outcome and closes the connections.
+   */
+  async stop(graceMs: number): Promise<void> {
+    this.stopped = true;
+    this.wake();
+    await this.running;
+    if (this.inflight > 0) {
+      const grace = setTimeout(() => this.abort.abort(), graceMs);
+      await new Promise<void>((resolve) => this.idle.push(resolve));
+      clearTimeout(grace);
+    }
+    await this.flush();
+    await this.deps.publisher.close();
+  }
+
+  private async loop(): Promise<void> {
+    const { outbox, logger } = this.deps;
+    const { destination } = this;
+    while (!this.stopped) {
+      this.woken = false;
+      let room = destination.concurrency - this.inflight;
+      if (this.bucket !== undefined) room = Math.min(room, this.bucket.available());
+      let claimed: ClaimedForward[] = [];
+      if (room > 0) {
+        try {
+          claimed = await outbox.claim({
+            destination: destination.name,
+            max: Math.min(room, MAX_CLAIM),
+            leaseMs: destination.timeoutMs + LEASE_MARGIN_MS,
+            now: Date.now(),
+            ordered: destination.ordered,
+            budget: budgetOf(destination),
+          });
+        } catch (error) {
+          logger.warn({ destination: destination.name, problem: describe(error) }, 'forwarding: the outbox cannot be read; trying again in a second');
+          await this.sleep(POLL_MS);
+          continue;
+        }
+      }
+      if (this.stopped) {
+        // Claimed after the stop began: hand them back at once as not attempted.
+        this.handBack(claimed);
+        break;
+      }
+      this.bucket?.take(claimed.length);
+      for (const forward of claimed) this.send(forward);
+      if (claimed.length > 0 && this.inflight < destination.concurrency && claimed.length === Math.min(room, MAX_CLAIM)) continue;
+      await this.sleep(await this.waitMs(room, claimed.length));
+    }
+  }
+
+  /** How long to sleep when there is nothing more to claim now. */
+  private async waitMs(room: number, claimed: number): Promise<number> {
+    if (this.inflight >= this.destination.concurrency) return POLL_MS;
+    if (this.bucket !== undefined && room <= 0) return Math.max(1, this.bucket.msUntilNext());
+    if (claimed > 0) return BLOCKED_MS;
+    try {
+      const due = await this.deps.outbox.nextDueAt(this.destination.name, this.destination.ordered);
+      if (due === undefined) return POLL_MS;
+      return Math.min(POLL_MS, Math.max(BLOCKED_MS, due - Date.now()));
+    } catch {
+      return POLL_MS;
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (this.woken || this.stopped) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      this.wakeUp = resolve;
+      this.timer = setTimeout(() => this.wake(), ms);
+    }).then(() => clearTimeout(this.timer));
+  }
+
+  private send(claimed: ClaimedForward): void {
+    this.inflight++;
+    const startedAt = Date.now();
+    this.deps.publisher.publish(claimed, this.abort.signal)
+      .catch((error: unknown): PublishResult => ({ ok: false, status: null, error: describe(error) }))
+      .then((result) => this.record(claimed, startedAt, result))
+      .finally(() => {
+        this.inflight--;
+        if (this.inflight === 0) for (const resolve of this.idle.splice(0)) resolve();
+        this.wake();
+      });
+  }
+
+  private record(claimed: ClaimedForward, startedAt: number, result: PublishResult): void {
+    const { destination } = this;
+    const { forward, delivery } = claimed;
+    const now = Date.now();
+    const durationMs = Math.max(0, now - startedAt);
+    let next: AttemptOutcome['next'];
+    if (result.ok) next = { state: 'succeeded' };
+    else if (budgetSpent(forward, budgetOf(destination), now)) next = { state: 'failed' };
+    else {
+      const wait = result.retryAfterMs === undefined
+        ? backoffMs(forward.budgetUsed, destination.retry.initialMs, destination.retry.maxMs)
+        : Math.min(result.retryAfterMs, destination.retry.maxMs);
+      next = { state: 'pending', at: now + wait };
+    }
+    const outcome = next.state === 'pending' ? 'retry' : next.state;
+    this.deps.metrics.recordAttempt(destination.name, outcome, durationMs / 1000);
+    const line = {
+      destination: destination.name, forwardId: forward.id, deliveryId: delivery.id, source: delivery.source,
+      attempt: forward.attemptCount, status: result.status, ms: durationMs, outcome,
+      ...(result.error === null ? {} : { error: result.error }),
+      ...(next.state === 'pending' ? { nextAttemptAt: new Date(next.at).toISOString() } : {}),
+    };
+    if (result.ok) this.deps.logger.info(line, 'forward attempt');
+    else this.deps.logger.warn(line, next.state === 'failed' ? 'forward failed: its retries are spent' : 'forward attempt failed');
+    this.outcomes.push({
+      forwardId: forward.id, destination: destination.name, n: forward.attemptCount, startedAt, durationMs,
+      status: result.status, error: result.error, next,
+    });
+    this.scheduleFlush();
+  }
+
+  /** Claimed but never sent (the stop began): pending again at once, the attempt recorded as not made. */
+  private handBack(claimed: readonly ClaimedForward[]): void {
+    const now = Date.now();
+    for (const { forward } of claimed) {
+      this.outcomes.push({
+        forwardId: forward.id, destination: this.destination.name, n: forward.attemptCount, startedAt: now, durationMs: 0,
+        status: null, error: 'not sent: Reception is shutting down', next: { state: 'pending', at: now },
+      });
+    }
+  }
+
+  private scheduleFlush(): void {
+    if (this.settling !== undefined) return;
+    this.settling = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flush()).finally(() => {
+      this.settling = undefined;
+      if (this.outcomes.length > 0) this.scheduleFlush();
+    });
+  }
+
+  /** Records the outcomes gathered so far in one transaction; a store that fails leaves them to the leases. */
+  private async flush(): Promise<void> {
+    const batch = this.outcomes;
+    this.outcomes = [];
+    if (batch.length === 0) return;
+    try {
+      await this.deps.outbox.settle(batch);
+    } catch (error) {
+      this.deps.logger.error({ destination: this.destination.name, outcomes: batch.length, problem: describe(error) },
+        'forwarding: outcomes could not be recorded; their leases will run out and they will be attempted again');
+    }
+    this.wake();
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,115 @@
+import {
+  $and, $eq, $exists, $gt, $gte, $in, $lt, $lte, $ne, $nin, $not, $or,
+  createEqualsOperation, createQueryTester, type Query,
+} from 'sift';
+import type { OperationCreator } from 'sift/lib/core.js';
+import { nearestWithin } from '../text/edit-distance.js';
+
+/**
+ * Route filters (CONTRACT 6): MongoDB-style queries, matched by sift with
+ * the contract's operators only. sift brings more ($regex, $where, $elemMatch...):
+ * those are refused when the config is read, and not given to sift at all.
+ */
+
+/** What a filter is matched against. */
+export interface FilterSubject {
+  body: unknown;
+  /** Names in lower case; a header sent several times is an array of its values. */
+  headers: Record<string, string | string[]>;
+  /** The query string parsed; a repeated key is an array. */
+  query: Record<string, string | string[]>;
+  eventType: string | null;
+}
+
+export type Filter = (subject: FilterSubject) => boolean;
+
+type Operation = OperationCreator<unknown>;
+
+const textOperation = (test: (value: string, param: string) => boolean): Operation =>
+  (params: unknown, ownerQuery: unknown, options) => createEqualsOperation(
+    (value: unknown) => typeof value === 'string' && typeof params === 'string' && test(value, params), ownerQuery, options,
+  );
+
+/** `$contains`: a string that contains the text, or an array that holds the value (sift's equality walks arrays). */
+const $contains: Operation = (params: unknown, ownerQuery: unknown, options) => createEqualsOperation(
+  (value: unknown) => (typeof value === 'string' && typeof params === 'string' ? value.includes(params) : value === params),
+  ownerQuery, options,
+);
+
+const OPERATIONS = {
+  $eq, $ne, $in, $nin, $gt, $gte, $lt, $lte, $exists, $and, $or, $not,
+  $startsWith: textOperation((value, param) => value.startsWith(param)),
+  $endsWith: textOperation((value, param) => value.endsWith(param)),
+  $contains,
+} as const;
+
+export const FILTER_OPERATORS = Object.keys(OPERATIONS);
+export const FILTER_FIELDS = ['body', 'headers', 'query', 'eventType'] as const;
+
+/** Every problem with a filter, each naming its path below `at` (empty: it is valid). */
+export function filterProblems(filter: unknown, at: string): string[] {
+  const problems: string[] = [];
+  if (!isPlainObject(filter)) return [`${at}: expected an object such as { body: { type: "invoice.paid" } }`];
+  for (const key of Object.keys(filter)) {
+    if (key.startsWith('$')) continue;
+    const field = key.split('.')[0] ?? key;
+    if (!(FILTER_FIELDS as readonly string[]).includes(field)) {
+      const near = nearestWithin(field, FILTER_FIELDS, 2);
+      problems.push(`${at}.${key}: a filter matches ${FILTER_FIELDS.join(', ')}${near === undefined ? '' : ` (did you mean "${near}"?)`}`);
+    }
+  }
+  walk(filter, at, problems);
+  if (problems.length === 0) {
+    try {
+      compileFilter(filter);
+    } catch (error) {
+      problems.push(`${at}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  return problems;
+}
+
+function walk(value: unknown, at: string, problems: string[]): void {
+  if (Array.isArray(value)) {
+    value.forEach((item, index) => walk(item, `${at}[${index}]`, problems));
+    return;
+  }
+  if (!isPlainObject(value)) return;
+  for (const [key, inner] of Object.entries(value)) {
+    const path = `${at}.${key}`;
+    if (key.startsWith('$')) {
+      if (!FILTER_OPERATORS.includes(key)) {
+        const near = nearestWithin(key, FILTER_OPERATORS, 3);
+        problems.push(`${path}: unknown operator${near === undefined ? '' : ` (did you mean "${near}"?)`}; the operators are ${FILTER_OPERATORS.join(' ')}`);
+        continue;
+      }
+      if ((key === '$and' || key === '$or') && (!Array.isArray(inner) || inner.length === 0 || !inner.every(isPlainObject))) {
+        problems.push(`${path}: expected a list of filters`);
+        continue;
+      }
+      if ((key === '$in' || key === '$nin') && !Array.isArray(inner)) {
+        problems.push(`${path}: expected a list of values`);
+        continue;
+      }
+      if (key === '$exists' && typeof inner !== 'boolean') {
+        problems.push(`${path}: expected true or false`);
+        continue;
+      }
+      if (['$startsWith', '$endsWith'].includes(key) && typeof inner !== 'string') {
+        problems.push(`${path}: expected a string`);
+        continue;
+      }
+    }
+    walk(inner, path, problems);
+  }
+}
+
+/** The filter as a test; throws on a filter that `filterProblems` would refuse. */
+export function compileFilter(filter: Record<string, unknown>): Filter {
+  const test = createQueryTester(filter as Query<FilterSubject>, { operations: OPERATIONS });
+  return (subject) => test(subject);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,95 @@
+import type { Logger } from '../observe/logger.js';
+import type { ForwardMetrics } from '../observe/forward-metrics.js';
+import type { Outbox } from '../store/outbox.js';
+import type { CommitFeed } from '../stream/commit-feed.js';
+import { sameDestination, type Destination } from './destination.js';
+import { PushDispatcher, POLL_MS } from './dispatcher.js';
+import { HttpPublisher } from './http-publisher.js';
+import { budgetOf } from './destination.js';
+
+export interface ForwarderDeps {
+  outbox: Outbox;
+  feed: CommitFeed;
+  logger: Logger;
+  metrics: ForwardMetrics;
+  redactHeaders: ReadonlySet<string>;
+}
+
+/**
+ * Owns forwarding for one instance: a dispatcher per push destination of the
+ * config in force, woken by every commit (this instance's, or another's
+ * through the commit feed), and a sweep that turns the expired leases of
+ * pull destinations into failed attempts.
+ */
+export class Forwarder {
+  private destinations = new Map<string, Destination>();
+  private readonly dispatchers = new Map<string, PushDispatcher>();
+  private readonly unsubscribe: () => void;
+  private sweep: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(private readonly deps: ForwarderDeps) {
+    deps.metrics.watch(deps.outbox);
+    this.unsubscribe = deps.feed.subscribe(() => this.wakeAll());
+  }
+
+  /** Puts a config's destinations in force: new ones start, removed ones stop, changed ones restart. */
+  apply(destinations: ReadonlyMap<string, Destination>): void {
+    if (this.stopped) return;
+    this.destinations = new Map(destinations);
+    for (const [name, dispatcher] of this.dispatchers) {
+      const next = destinations.get(name);
+      if (next === undefined || next.kind !== 'http' || !sameDestination(next, dispatcher.destination)) {
+        this.dispatchers.delete(name);
+        void dispatcher.stop(dispatcher.destination.timeoutMs);
+      }
+    }
+    for (const destination of destinations.values()) {
+      if (destination.kind !== 'http' || this.dispatchers.has(destination.name)) continue;
+      const dispatcher = new PushDispatcher(destination, {
+        outbox: this.deps.outbox,
+        publisher: new HttpPublisher(destination, { redactHeaders: this.deps.redactHeaders }),
+        metrics: this.deps.metrics,
+        logger: this.deps.logger,
+      });
+      this.dispatchers.set(destination.name, dispatcher);
+      dispatcher.start();
+    }
+    this.sweep ??= setInterval(() => void this.sweepPull(), POLL_MS * 5).unref();
+  }
+
+  /** The destination of that name in the config in force. */
+  get(name: string): Destination | undefined {
+    return this.destinations.get(name);
+  }
+
+  list(): Destination[] {
+    return [...this.destinations.values()];
+  }
+
+  wake(name: string): void {
+    this.dispatchers.get(name)?.wake();
+  }
+
+  wakeAll(): void {
+    for (const dispatcher of this.dispatchers.values()) dispatcher.wake();
+  }
+
+  /** Stops every dispatcher: attempts in flight get `graceMs` to finish, then are aborted and recorded. */
+  async stop(graceMs: number): Promise<void> {
+    this.stopped = true;
+    this.unsubscribe();
+    clearInterval(this.sweep);
+    await Promise.all([...this.dispatchers.values()].map((dispatcher) => dispatcher.stop(graceMs)));
+    this.dispatchers.clear();
+  }
+
+  private async sweepPull(): Promise<void> {
+    for (const destination of this.destinations.values()) {
+      if (destination.kind !== 'pull') continue;
+      await this.deps.outbox.claim({
+        destination: destination.name, max: 0, leaseMs: 0, now: Date.now(), ordered: destination.ordered, budget: budgetOf(destination),
+      }).catch(() => undefined);
+    }
+  }
+}

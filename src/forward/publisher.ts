@@ -1,0 +1,22 @@
+import type { ClaimedForward } from '../store/outbox.js';
+
+/** What one attempt came to. */
+export interface PublishResult {
+  ok: boolean;
+  /** The destination's HTTP status; null when there was none. */
+  status: number | null;
+  /** Why it failed, for the forward's `lastError` and the log (never a secret or a header value). */
+  error: string | null;
+  /** The destination asked for this wait before the next attempt (`Retry-After`), in ms. */
+  retryAfterMs?: number;
+}
+
+/**
+ * Hands one claimed forward to a destination: an HTTP endpoint today, a
+ * broker later. One per destination; it owns that destination's connections.
+ */
+export interface Publisher {
+  publish(claimed: ClaimedForward, signal: AbortSignal): Promise<PublishResult>;
+  /** Closes the connections once what is in flight settled (or was aborted). */
+  close(): Promise<void>;
+}

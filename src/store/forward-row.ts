@@ -1,0 +1,68 @@
+import type { Attempt, Forward, ForwardStatus } from './outbox.js';
+
+/** A `forwards` row as both SQL backends return it; PostgreSQL hands BIGINT back as strings. */
+export interface ForwardRow {
+  position: number | string;
+  id: string;
+  delivery_seq: number | string;
+  delivery_id: string;
+  source: string;
+  destination: string;
+  status: ForwardStatus;
+  attempt_count: number;
+  budget_used: number;
+  budget_started_at: number | string;
+  next_attempt_at: number | string | null;
+  lease_until: number | string | null;
+  created_at: number | string;
+  updated_at: number | string;
+  last_status: number | null;
+  last_error: string | null;
+}
+
+export const FORWARD_COLUMNS = `position, id, delivery_seq, delivery_id, source, destination, status, attempt_count,
+  budget_used, budget_started_at, next_attempt_at, lease_until, created_at, updated_at, last_status, last_error`;
+
+export interface AttemptRow {
+  forward_id: string;
+  n: number;
+  started_at: number | string;
+  duration_ms: number;
+  status: number | null;
+  error: string | null;
+}
+
+const orNull = (value: number | string | null): number | null => (value === null ? null : Number(value));
+
+export function forwardFromRow(row: ForwardRow): Forward {
+  return {
+    id: row.id,
+    position: Number(row.position),
+    deliveryId: row.delivery_id,
+    deliverySeq: Number(row.delivery_seq),
+    source: row.source,
+    destination: row.destination,
+    status: row.status,
+    attemptCount: row.attempt_count,
+    budgetUsed: row.budget_used,
+    budgetStartedAt: Number(row.budget_started_at),
+    nextAttemptAt: orNull(row.next_attempt_at),
+    leaseUntil: orNull(row.lease_until),
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+    lastStatus: row.last_status,
+    lastError: row.last_error,
+  };
+}
+
+export function attemptFromRow(row: AttemptRow): Attempt {
+  return { n: row.n, startedAt: Number(row.started_at), durationMs: row.duration_ms, status: row.status, error: row.error };
+}
+
+/** The error recorded for an attempt whose lease ran out before its outcome was. */
+export const LEASE_EXPIRED = 'lease expired: no outcome was recorded in time (the instance stopped, or a pull consumer did not ack)';
+
+/** Whether a forward that just spent an attempt has spent its budget: then it is `failed`. */
+export function budgetSpent(forward: Pick<Forward, 'budgetUsed' | 'budgetStartedAt'>, budget: { attempts: number; maxAgeMs: number }, now: number): boolean {
+  return forward.budgetUsed >= budget.attempts || now - forward.budgetStartedAt >= budget.maxAgeMs;
+}

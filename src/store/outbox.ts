@@ -1,0 +1,157 @@
+import type { StoredDelivery } from './inbox-store.js';
+
+/**
+ * Glossary (CONTRACT 6)
+ * - destination: a place the config file names, where deliveries are handed on.
+ * - forward: one delivery on its way to one destination; a row of the outbox,
+ *   created in the transaction that stores its delivery.
+ * - attempt: one try at handing a forward over (an HTTP request, a pull
+ *   consumer's claim); numbered from 1 per forward, never reset.
+ * - budget: the attempts and the age a forward may still spend before it is
+ *   `failed` (the dead letter); a retry gives it a fresh one.
+ * - lease: the time a claimed forward belongs to one instance or consumer;
+ *   when it runs out, the attempt counts as failed and anyone may claim it.
+ * - position: a forward's place in the outbox, in creation order; the list's cursor.
+ */
+
+export const FORWARD_STATUSES = ['pending', 'delivering', 'succeeded', 'failed', 'cancelled'] as const;
+
+export type ForwardStatus = typeof FORWARD_STATUSES[number];
+
+/** A forward to create with its delivery (the receiver decides which, from the routes). */
+export interface NewForward {
+  id: string;
+  destination: string;
+}
+
+export interface Forward {
+  id: string;
+  position: number;
+  deliveryId: string;
+  deliverySeq: number;
+  source: string;
+  destination: string;
+  status: ForwardStatus;
+  /** Attempts made so far, over every retry; the next one is number `attemptCount + 1`. */
+  attemptCount: number;
+  /** Attempts spent of the current budget (reset by a retry). */
+  budgetUsed: number;
+  /** When the current budget started (ms): the forward's creation, or its last retry. */
+  budgetStartedAt: number;
+  /** When it may next be attempted (ms); null once settled. */
+  nextAttemptAt: number | null;
+  /** While `delivering`: when the lease runs out (ms). */
+  leaseUntil: number | null;
+  createdAt: number;
+  updatedAt: number;
+  lastStatus: number | null;
+  lastError: string | null;
+}
+
+export interface Attempt {
+  n: number;
+  startedAt: number;
+  durationMs: number;
+  /** The HTTP status the destination answered; null when there was none (timeout, refused, a pull consumer). */
+  status: number | null;
+  error: string | null;
+}
+
+/** What a destination allows a forward to spend before it is `failed`. */
+export interface RetryBudget {
+  attempts: number;
+  maxAgeMs: number;
+}
+
+export interface ClaimRequest {
+  destination: string;
+  max: number;
+  /** How long the claimed forwards belong to the claimer, in ms. */
+  leaseMs: number;
+  now: number;
+  /** One forward per source at a time, in seq order (`ordered: true`). */
+  ordered: boolean;
+  /** Decides what an expired lease turns into (its attempt counts as failed). */
+  budget: RetryBudget;
+}
+
+/** A claimed forward (now `delivering`, its attempt number taken) with its delivery. */
+export interface ClaimedForward {
+  forward: Forward;
+  delivery: StoredDelivery;
+}
+
+/** What happened to one attempt, and what the forward becomes. */
+export interface AttemptOutcome {
+  forwardId: string;
+  destination: string;
+  /** The attempt's number, as claimed: an outcome for an attempt that is no longer current changes nothing. */
+  n: number;
+  startedAt: number;
+  durationMs: number;
+  status: number | null;
+  error: string | null;
+  next: { state: 'succeeded' } | { state: 'failed' } | { state: 'pending'; at: number };
+}
+
+export interface ForwardQuery {
+  destination?: string;
+  status?: ForwardStatus;
+  source?: string;
+  /** Only forwards with a smaller position (the list is newest first). */
+  beforePosition?: number;
+  limit: number;
+}
+
+/** Which failed forwards `retry` takes: by id, or by what they share. */
+export type RetrySelection =
+  | { ids: readonly string[] }
+  | { destination?: string; source?: string; since?: number; until?: number };
+
+export interface DestinationState {
+  name: string;
+  paused: boolean;
+  /** Forwards not yet settled (`pending` and `delivering`). */
+  pending: number;
+  failed: number;
+  oldestPendingAt: number | null;
+  lastSuccessAt: number | null;
+  lastFailureAt: number | null;
+  lastError: string | null;
+}
+
+/** A delivery's forwards as its JSON shows them. */
+export interface ForwardSummary {
+  destination: string;
+  status: ForwardStatus;
+}
+
+/** The outbox, as every backend implements it; `test/store/outbox-contract.ts` holds them to it. */
+export interface Outbox {
+  /**
+   * Turns expired leases of the destination into failed attempts, then
+   * leases up to `max` due forwards to the caller, oldest due first (none
+   * while the destination is paused).
+   */
+  claim(request: ClaimRequest): Promise<ClaimedForward[]>;
+  /** Records attempts; answers how many were still current (the others changed nothing). */
+  settle(outcomes: readonly AttemptOutcome[]): Promise<number>;
+  /** A pull consumer's ack: `succeeded` (unless cancelled). False when there is no such forward. */
+  ack(id: string, now: number): Promise<boolean>;
+  /** A pull consumer's nack: its attempt failed; pending again at `at`, or failed when the budget is spent. */
+  nack(id: string, now: number, at: number, budget: RetryBudget): Promise<boolean>;
+  get(id: string): Promise<Forward | undefined>;
+  forwardsOf(deliveryId: string): Promise<Array<Forward & { attempts: Attempt[] }>>;
+  list(query: ForwardQuery): Promise<Forward[]>;
+  /** Failed forwards become pending with a fresh budget; answers how many. */
+  retry(selection: RetrySelection, now: number): Promise<number>;
+  /** False when there is no such forward; a settled one stays as it is. */
+  cancel(id: string, now: number): Promise<boolean>;
+  /** A new forward of a stored delivery (send it again); undefined when there is no such delivery. */
+  create(deliveryId: string, forward: NewForward, now: number): Promise<Forward | undefined>;
+  /** Every destination that has forwards or was paused, with its counts. */
+  destinations(): Promise<DestinationState[]>;
+  setPaused(destination: string, paused: boolean): Promise<void>;
+  /** When the destination's next forward falls due or its earliest lease runs out (ms); undefined when nothing waits. */
+  nextDueAt(destination: string, ordered?: boolean): Promise<number | undefined>;
+}

@@ -1,0 +1,266 @@
+import type pg from 'pg';
+import { DELIVERY_COLUMNS, deliveryFromRow, type DeliveryRow } from '../delivery-row.js';
+import {
+  attemptFromRow, budgetSpent, FORWARD_COLUMNS, forwardFromRow, LEASE_EXPIRED, type AttemptRow, type ForwardRow,
+} from '../forward-row.js';
+import type {
+  Attempt, AttemptOutcome, ClaimedForward, ClaimRequest, DestinationState, Forward, ForwardQuery, ForwardSummary,
+  NewForward, Outbox, RetryBudget, RetrySelection,
+} from '../outbox.js';
+
+/** How the store runs statements: one on a pooled connection, or several in one transaction. */
+export interface PostgresRunner {
+  execute<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+  transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T>;
+}
+
+const UNSETTLED = "('pending', 'delivering')";
+
+const INSERT_ATTEMPT = `INSERT INTO forward_attempts (forward_id, n, started_at, duration_ms, status, error)
+  VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`;
+const SETTLE = `UPDATE forwards SET status = $1, next_attempt_at = $2, lease_until = NULL, attempt_started_at = NULL,
+    last_status = $3, last_error = $4, updated_at = $5
+  WHERE id = $6 AND status = 'delivering' AND attempt_count = $7`;
+const SUCCEEDED_AT = `INSERT INTO destinations (name, last_success_at) VALUES ($1, $2)
+  ON CONFLICT (name) DO UPDATE SET last_success_at = greatest(destinations.last_success_at, excluded.last_success_at)`;
+const FAILED_AT = `INSERT INTO destinations (name, last_failure_at, last_error) VALUES ($1, $2, $3)
+  ON CONFLICT (name) DO UPDATE SET last_failure_at = excluded.last_failure_at, last_error = excluded.last_error
+  WHERE coalesce(destinations.last_failure_at, 0) <= excluded.last_failure_at`;
+
+type LeasedRow = ForwardRow & { attempt_started_at: string | null };
+
+/**
+ * The outbox on PostgreSQL (see `Outbox`). Several instances claim from it at
+ * once: `FOR UPDATE SKIP LOCKED` gives each forward to one of them, and the
+ * lease fences a late outcome (an outcome counts only for the attempt that
+ * is still current).
+ */
+export class PostgresOutbox implements Outbox {
+  constructor(private readonly db: PostgresRunner) {}
+
+  async claim(request: ClaimRequest): Promise<ClaimedForward[]> {
+    const { destination, now } = request;
+    return this.db.transaction(async (client) => {
+      const expired = await client.query<LeasedRow>(
+        `SELECT ${FORWARD_COLUMNS}, attempt_started_at FROM forwards
+         WHERE status = 'delivering' AND destination = $1 AND next_attempt_at <= $2 FOR UPDATE SKIP LOCKED`, [destination, now]);
+      for (const row of expired.rows) {
+        const forward = forwardFromRow(row);
+        const startedAt = row.attempt_started_at === null ? now : Number(row.attempt_started_at);
+        await client.query(INSERT_ATTEMPT, [forward.id, forward.attemptCount, startedAt, Math.max(0, now - startedAt), null, LEASE_EXPIRED]);
+        const failed = budgetSpent(forward, request.budget, now);
+        await client.query(SETTLE, [failed ? 'failed' : 'pending', failed ? null : now, null, LEASE_EXPIRED, now, forward.id, forward.attemptCount]);
+      }
+      if (expired.rows.length > 0) await client.query(FAILED_AT, [destination, now, LEASE_EXPIRED]);
+      if (request.max <= 0) return [];
+      const paused = await client.query<{ paused: boolean }>('SELECT paused FROM destinations WHERE name = $1', [destination]);
+      if (paused.rows[0]?.paused === true) return [];
+      const due = request.ordered
+        ? await client.query<{ position: string }>(
+          `SELECT position FROM forwards WHERE position IN (
+             SELECT DISTINCT ON (source) position FROM forwards
+             WHERE destination = $1 AND status IN ${UNSETTLED} ORDER BY source, delivery_seq, position)
+           AND status = 'pending' AND next_attempt_at <= $2
+           ORDER BY next_attempt_at, position LIMIT $3 FOR UPDATE SKIP LOCKED`, [destination, now, request.max])
+        : await client.query<{ position: string }>(
+          `SELECT position FROM forwards WHERE status = 'pending' AND destination = $1 AND next_attempt_at <= $2
+           ORDER BY next_attempt_at, position LIMIT $3 FOR UPDATE SKIP LOCKED`, [destination, now, request.max]);
+      if (due.rows.length === 0) return [];
+      const leaseUntil = now + request.leaseMs;
+      const taken = await client.query<ForwardRow>(
+        `UPDATE forwards SET status = 'delivering', attempt_count = attempt_count + 1, budget_used = budget_used + 1,
+           attempt_started_at = $1, lease_until = $2, next_attempt_at = $2, updated_at = $1
+         WHERE position = ANY($3::bigint[]) AND status = 'pending' RETURNING ${FORWARD_COLUMNS}`,
+        [now, leaseUntil, due.rows.map((row) => row.position)]);
+      const forwards = taken.rows.map(forwardFromRow).sort((a, b) => a.position - b.position);
+      const rows = await client.query<DeliveryRow>(
+        `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE seq = ANY($1::bigint[])`, [forwards.map((f) => f.deliverySeq)]);
+      const deliveries = new Map(rows.rows.map((row) => [Number(row.seq), deliveryFromRow(row)]));
+      const claimed: ClaimedForward[] = [];
+      for (const forward of forwards) {
+        const delivery = deliveries.get(forward.deliverySeq);
+        if (delivery !== undefined) claimed.push({ forward, delivery });
+      }
+      return claimed;
+    });
+  }
+
+  async settle(outcomes: readonly AttemptOutcome[]): Promise<number> {
+    if (outcomes.length === 0) return 0;
+    return this.db.transaction(async (client) => {
+      let current = 0;
+      const succeeded = new Map<string, number>();
+      const failed = new Map<string, { at: number; error: string | null }>();
+      for (const o of outcomes) {
+        await client.query(INSERT_ATTEMPT, [o.forwardId, o.n, o.startedAt, o.durationMs, o.status, o.error]);
+        const at = o.startedAt + o.durationMs;
+        const nextAt = o.next.state === 'pending' ? o.next.at : null;
+        const changed = (await client.query(SETTLE, [o.next.state, nextAt, o.status, o.error, at, o.forwardId, o.n])).rowCount ?? 0;
+        current += changed;
+        if (changed === 0) continue;
+        if (o.next.state === 'succeeded') succeeded.set(o.destination, Math.max(at, succeeded.get(o.destination) ?? 0));
+        else if ((failed.get(o.destination)?.at ?? 0) <= at) failed.set(o.destination, { at, error: o.error });
+      }
+      for (const [name, at] of succeeded) await client.query(SUCCEEDED_AT, [name, at]);
+      for (const [name, { at, error }] of failed) await client.query(FAILED_AT, [name, at, error]);
+      return current;
+    });
+  }
+
+  private async finish(id: string, now: number, nack?: { at: number; budget: RetryBudget }): Promise<boolean> {
+    return this.db.transaction(async (client) => {
+      const found = await client.query<LeasedRow>(`SELECT ${FORWARD_COLUMNS}, attempt_started_at FROM forwards WHERE id = $1 FOR UPDATE`, [id]);
+      const row = found.rows[0];
+      if (row === undefined) return false;
+      const forward = forwardFromRow(row);
+      if (forward.status !== 'delivering' && (nack !== undefined || forward.status === 'succeeded' || forward.status === 'cancelled')) return true;
+      if (forward.status === 'delivering') {
+        const startedAt = row.attempt_started_at === null ? now : Number(row.attempt_started_at);
+        await client.query(INSERT_ATTEMPT, [id, forward.attemptCount, startedAt, Math.max(0, now - startedAt), null, nack === undefined ? null : 'nack']);
+      }
+      if (nack === undefined) {
+        await client.query(`UPDATE forwards SET status = 'succeeded', next_attempt_at = NULL, lease_until = NULL,
+          attempt_started_at = NULL, last_status = NULL, last_error = NULL, updated_at = $1 WHERE id = $2`, [now, id]);
+        await client.query(SUCCEEDED_AT, [forward.destination, now]);
+      } else {
+        const failed = budgetSpent(forward, nack.budget, now);
+        await client.query(SETTLE, [failed ? 'failed' : 'pending', failed ? null : nack.at, null, 'nack', now, id, forward.attemptCount]);
+        await client.query(FAILED_AT, [forward.destination, now, 'nack']);
+      }
+      return true;
+    });
+  }
+
+  ack(id: string, now: number): Promise<boolean> {
+    return this.finish(id, now);
+  }
+
+  nack(id: string, now: number, at: number, budget: RetryBudget): Promise<boolean> {
+    return this.finish(id, now, { at, budget });
+  }
+
+  async get(id: string): Promise<Forward | undefined> {
+    const row = (await this.db.execute<ForwardRow>(`SELECT ${FORWARD_COLUMNS} FROM forwards WHERE id = $1`, [id])).rows[0];
+    return row === undefined ? undefined : forwardFromRow(row);
+  }
+
+  async forwardsOf(deliveryId: string): Promise<Array<Forward & { attempts: Attempt[] }>> {
+    const forwards = (await this.db.execute<ForwardRow>(
+      `SELECT ${FORWARD_COLUMNS} FROM forwards WHERE delivery_seq = (SELECT seq FROM deliveries WHERE id = $1) ORDER BY position`,
+      [deliveryId])).rows.map(forwardFromRow);
+    if (forwards.length === 0) return [];
+    const attempts = new Map<string, Attempt[]>();
+    const rows = await this.db.execute<AttemptRow>(
+      `SELECT forward_id, n, started_at, duration_ms, status, error FROM forward_attempts
+       WHERE forward_id = ANY($1::text[]) ORDER BY forward_id, n`, [forwards.map((f) => f.id)]);
+    for (const row of rows.rows) {
+      const list = attempts.get(row.forward_id) ?? [];
+      list.push(attemptFromRow(row));
+      attempts.set(row.forward_id, list);
+    }
+    return forwards.map((forward) => ({ ...forward, attempts: attempts.get(forward.id) ?? [] }));
+  }
+
+  /** The forwards of each delivery (by seq), for their JSON. */
+  async summariesOf(seqs: readonly number[]): Promise<Map<number, ForwardSummary[]>> {
+    const bySeq = new Map<number, ForwardSummary[]>();
+    if (seqs.length === 0) return bySeq;
+    const rows = await this.db.execute<{ delivery_seq: string; destination: string; status: ForwardSummary['status'] }>(
+      'SELECT delivery_seq, destination, status FROM forwards WHERE delivery_seq = ANY($1::bigint[]) ORDER BY position', [seqs]);
+    for (const row of rows.rows) {
+      const seq = Number(row.delivery_seq);
+      const list = bySeq.get(seq) ?? [];
+      list.push({ destination: row.destination, status: row.status });
+      bySeq.set(seq, list);
+    }
+    return bySeq;
+  }
+
+  async list(query: ForwardQuery): Promise<Forward[]> {
+    const rows = await this.db.execute<ForwardRow>(
+      `SELECT ${FORWARD_COLUMNS} FROM forwards WHERE position < $1
+         AND ($2::text IS NULL OR destination = $2) AND ($3::text IS NULL OR status = $3) AND ($4::text IS NULL OR source = $4)
+       ORDER BY position DESC LIMIT $5`,
+      [query.beforePosition ?? Number.MAX_SAFE_INTEGER, query.destination ?? null, query.status ?? null, query.source ?? null, query.limit]);
+    return rows.rows.map(forwardFromRow);
+  }
+
+  async retry(selection: RetrySelection, now: number): Promise<number> {
+    const set = `UPDATE forwards SET status = 'pending', budget_used = 0, budget_started_at = $1, next_attempt_at = $1, updated_at = $1
+      WHERE status = 'failed'`;
+    const result = 'ids' in selection
+      ? await this.db.execute(`${set} AND id = ANY($2::text[])`, [now, selection.ids])
+      : await this.db.execute(`${set} AND ($2::text IS NULL OR destination = $2) AND ($3::text IS NULL OR source = $3)
+          AND ($4::bigint IS NULL OR created_at >= $4) AND ($5::bigint IS NULL OR created_at < $5)`,
+      [now, selection.destination ?? null, selection.source ?? null, selection.since ?? null, selection.until ?? null]);
+    return result.rowCount ?? 0;
+  }
+
+  async cancel(id: string, now: number): Promise<boolean> {
+    const result = await this.db.execute(
+      `UPDATE forwards SET status = 'cancelled', next_attempt_at = NULL, lease_until = NULL, attempt_started_at = NULL, updated_at = $1
+       WHERE id = $2 AND status IN ('pending', 'delivering', 'failed')`, [now, id]);
+    if ((result.rowCount ?? 0) > 0) return true;
+    return (await this.get(id)) !== undefined;
+  }
+
+  async create(deliveryId: string, forward: NewForward, now: number): Promise<Forward | undefined> {
+    const row = (await this.db.execute<ForwardRow>(
+      `INSERT INTO forwards (id, delivery_seq, delivery_id, source, destination, status, budget_started_at,
+         next_attempt_at, created_at, updated_at)
+       SELECT $1, seq, id, source, $2, 'pending', $3, $3, $3, $3 FROM deliveries WHERE id = $4
+       RETURNING ${FORWARD_COLUMNS}`, [forward.id, forward.destination, now, deliveryId])).rows[0];
+    return row === undefined ? undefined : forwardFromRow(row);
+  }
+
+  async destinations(): Promise<DestinationState[]> {
+    const states = new Map<string, DestinationState>();
+    const state = (name: string): DestinationState => {
+      let found = states.get(name);
+      if (found === undefined) {
+        found = { name, paused: false, pending: 0, failed: 0, oldestPendingAt: null, lastSuccessAt: null, lastFailureAt: null, lastError: null };
+        states.set(name, found);
+      }
+      return found;
+    };
+    const counts = await this.db.execute<{ destination: string; status: string; count: string; oldest: string | null }>(
+      `SELECT destination, status, count(*) AS count, min(created_at) AS oldest FROM forwards
+       WHERE status IN ('pending', 'delivering', 'failed') GROUP BY destination, status`);
+    for (const row of counts.rows) {
+      const s = state(row.destination);
+      if (row.status === 'failed') {
+        s.failed += Number(row.count);
+        continue;
+      }
+      s.pending += Number(row.count);
+      const oldest = row.oldest === null ? null : Number(row.oldest);
+      if (oldest !== null && (s.oldestPendingAt === null || oldest < s.oldestPendingAt)) s.oldestPendingAt = oldest;
+    }
+    const rows = await this.db.execute<{ name: string; paused: boolean; last_success_at: string | null; last_failure_at: string | null; last_error: string | null }>(
+      'SELECT name, paused, last_success_at, last_failure_at, last_error FROM destinations');
+    for (const row of rows.rows) {
+      const s = state(row.name);
+      s.paused = row.paused;
+      s.lastSuccessAt = row.last_success_at === null ? null : Number(row.last_success_at);
+      s.lastFailureAt = row.last_failure_at === null ? null : Number(row.last_failure_at);
+      s.lastError = row.last_error;
+    }
+    return [...states.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  async setPaused(destination: string, paused: boolean): Promise<void> {
+    await this.db.execute(
+      'INSERT INTO destinations (name, paused) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET paused = excluded.paused', [destination, paused]);
+  }
+
+  async nextDueAt(destination: string, ordered = false): Promise<number | undefined> {
+    const result = ordered
+      ? await this.db.execute<{ at: string | null }>(
+        `SELECT min(next_attempt_at) AS at FROM (SELECT DISTINCT ON (source) next_attempt_at FROM forwards
+         WHERE destination = $1 AND status IN ${UNSETTLED} ORDER BY source, delivery_seq, position) heads`, [destination])
+      : await this.db.execute<{ at: string | null }>(
+        `SELECT min(next_attempt_at) AS at FROM forwards WHERE status IN ${UNSETTLED} AND destination = $1`, [destination]);
+    const at = result.rows[0]?.at;
+    return at === null || at === undefined ? undefined : Number(at);
+  }
+}

@@ -1,0 +1,295 @@
+import type { Database } from './driver.js';
+import { DELIVERY_COLUMNS, deliveryFromRow, type DeliveryRow } from '../delivery-row.js';
+import {
+  attemptFromRow, budgetSpent, FORWARD_COLUMNS, forwardFromRow, LEASE_EXPIRED, type AttemptRow, type ForwardRow,
+} from '../forward-row.js';
+import type {
+  Attempt, AttemptOutcome, ClaimedForward, ClaimRequest, DestinationState, Forward, ForwardQuery, ForwardSummary,
+  NewForward, Outbox, RetryBudget, RetrySelection,
+} from '../outbox.js';
+
+const UNSETTLED = "('pending', 'delivering')";
+
+/**
+ * The outbox on SQLite (see `Outbox`). Every write is one synchronous
+ * transaction on the inbox's connection, so that a claim cannot interleave
+ * with another: one process owns the file's writes at a time.
+ */
+export class SqliteOutbox implements Outbox {
+  private readonly q;
+
+  constructor(private readonly db: Database) {
+    const prepare = <P extends unknown[], R = unknown>(sql: string) => db.prepare<P, R>(sql);
+    this.q = {
+      insert: prepare<[string, number | bigint, string, string, string, number, number, number, number]>(
+        `INSERT INTO forwards (id, delivery_seq, delivery_id, source, destination, status, budget_started_at,
+           next_attempt_at, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?)`),
+      expired: prepare<[string, number], ForwardRow & { attempt_started_at: number | null }>(
+        `SELECT ${FORWARD_COLUMNS}, attempt_started_at FROM forwards
+         WHERE status = 'delivering' AND destination = ? AND next_attempt_at <= ?`),
+      due: prepare<[string, number, number], { position: number }>(
+        `SELECT position FROM forwards WHERE status = 'pending' AND destination = ? AND next_attempt_at <= ?
+         ORDER BY next_attempt_at, position LIMIT ?`),
+      // The head of each source: its oldest unsettled forward (SQLite takes the
+      // bare columns from the row that holds the min), claimable when pending and due.
+      dueHeads: prepare<[string, number, number], { position: number }>(
+        `SELECT position FROM (
+           SELECT position, status, next_attempt_at, min(delivery_seq) FROM forwards
+           WHERE destination = ? AND status IN ${UNSETTLED} GROUP BY source)
+         WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, position LIMIT ?`),
+      take: prepare<[number, number, number, number, string], ForwardRow>(
+        `UPDATE forwards SET status = 'delivering', attempt_count = attempt_count + 1, budget_used = budget_used + 1,
+           attempt_started_at = ?, lease_until = ?, next_attempt_at = ?, updated_at = ?
+         WHERE position IN (SELECT value FROM json_each(?)) AND status = 'pending'
+         RETURNING ${FORWARD_COLUMNS}`),
+      deliveriesBySeq: prepare<[string], DeliveryRow>(
+        `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE seq IN (SELECT value FROM json_each(?))`),
+      settle: prepare<[string, number | null, number | null, string | null, number, string, number]>(
+        `UPDATE forwards SET status = ?, next_attempt_at = ?, lease_until = NULL, attempt_started_at = NULL,
+           last_status = ?, last_error = ?, updated_at = ?
+         WHERE id = ? AND status = 'delivering' AND attempt_count = ?`),
+      attempt: prepare<[string, number, number, number, number | null, string | null]>(
+        `INSERT OR IGNORE INTO forward_attempts (forward_id, n, started_at, duration_ms, status, error)
+         VALUES (?, ?, ?, ?, ?, ?)`),
+      succeededAt: prepare<[string, number]>(
+        `INSERT INTO destinations (name, last_success_at) VALUES (?, ?)
+         ON CONFLICT (name) DO UPDATE SET last_success_at = max(coalesce(last_success_at, 0), excluded.last_success_at)`),
+      failedAt: prepare<[string, number, string | null]>(
+        `INSERT INTO destinations (name, last_failure_at, last_error) VALUES (?, ?, ?)
+         ON CONFLICT (name) DO UPDATE SET last_failure_at = excluded.last_failure_at, last_error = excluded.last_error
+         WHERE coalesce(last_failure_at, 0) <= excluded.last_failure_at`),
+      get: prepare<[string], ForwardRow & { attempt_started_at: number | null }>(
+        `SELECT ${FORWARD_COLUMNS}, attempt_started_at FROM forwards WHERE id = ?`),
+      ofDelivery: prepare<[string], ForwardRow>(
+        `SELECT ${FORWARD_COLUMNS} FROM forwards WHERE delivery_seq = (SELECT seq FROM deliveries WHERE id = ?) ORDER BY position`),
+      attemptsOf: prepare<[string], AttemptRow>(
+        `SELECT forward_id, n, started_at, duration_ms, status, error FROM forward_attempts
+         WHERE forward_id IN (SELECT value FROM json_each(?)) ORDER BY forward_id, n`),
+      summaries: prepare<[string], { delivery_seq: number; destination: string; status: ForwardSummary['status'] }>(
+        `SELECT delivery_seq, destination, status FROM forwards
+         WHERE delivery_seq IN (SELECT value FROM json_each(?)) ORDER BY position`),
+      list: prepare<[number, string | null, string | null, string | null, number], ForwardRow>(
+        `SELECT ${FORWARD_COLUMNS} FROM forwards WHERE position < ?
+           AND (?2 IS NULL OR destination = ?2) AND (?3 IS NULL OR status = ?3) AND (?4 IS NULL OR source = ?4)
+         ORDER BY position DESC LIMIT ?5`),
+      retryIds: prepare<[number, string]>(
+        `UPDATE forwards SET status = 'pending', budget_used = 0, budget_started_at = ?1, next_attempt_at = ?1, updated_at = ?1
+         WHERE status = 'failed' AND id IN (SELECT value FROM json_each(?2))`),
+      retryWhere: prepare<[number, string | null, string | null, number | null, number | null]>(
+        `UPDATE forwards SET status = 'pending', budget_used = 0, budget_started_at = ?1, next_attempt_at = ?1, updated_at = ?1
+         WHERE status = 'failed' AND (?2 IS NULL OR destination = ?2) AND (?3 IS NULL OR source = ?3)
+           AND (?4 IS NULL OR created_at >= ?4) AND (?5 IS NULL OR created_at < ?5)`),
+      cancel: prepare<[number, string]>(
+        `UPDATE forwards SET status = 'cancelled', next_attempt_at = NULL, lease_until = NULL, attempt_started_at = NULL, updated_at = ?
+         WHERE id = ? AND status IN ('pending', 'delivering', 'failed')`),
+      create: prepare<[string, string, number, number, number, number, string], ForwardRow>(
+        `INSERT INTO forwards (id, delivery_seq, delivery_id, source, destination, status, budget_started_at,
+           next_attempt_at, created_at, updated_at)
+         SELECT ?, seq, id, source, ?, 'pending', ?, ?, ?, ? FROM deliveries WHERE id = ?
+         RETURNING ${FORWARD_COLUMNS}`),
+      counts: prepare<[], { destination: string; status: string; count: number; first: number }>(
+        `SELECT destination, status, count(*) AS count, min(position) AS first FROM forwards
+         WHERE status IN ('pending', 'delivering', 'failed') GROUP BY destination, status`),
+      createdAt: prepare<[number], { created_at: number }>('SELECT created_at FROM forwards WHERE position = ?'),
+      destinationRows: prepare<[], { name: string; paused: number; last_success_at: number | null; last_failure_at: number | null; last_error: string | null }>(
+        'SELECT name, paused, last_success_at, last_failure_at, last_error FROM destinations'),
+      paused: prepare<[string], { paused: number }>('SELECT paused FROM destinations WHERE name = ?'),
+      pause: prepare<[string, number]>(
+        'INSERT INTO destinations (name, paused) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET paused = excluded.paused'),
+      nextDue: prepare<[string], { at: number | null }>(
+        `SELECT min(next_attempt_at) AS at FROM forwards WHERE status IN ${UNSETTLED} AND destination = ?`),
+      nextDueHead: prepare<[string], { at: number | null }>(
+        `SELECT min(next_attempt_at) AS at FROM (
+           SELECT next_attempt_at, min(delivery_seq) FROM forwards
+           WHERE destination = ? AND status IN ${UNSETTLED} GROUP BY source)`),
+    };
+    this.claimTransaction = db.transaction((request: ClaimRequest) => this.claimAll(request));
+    this.settleTransaction = db.transaction((outcomes: readonly AttemptOutcome[]) => this.settleAll(outcomes));
+    this.ackTransaction = db.transaction((id: string, now: number, nack?: { at: number; budget: RetryBudget }) => this.finish(id, now, nack));
+  }
+
+  /** Inside the append transaction: the forwards of a delivery just inserted. */
+  insertForwards(deliverySeq: number | bigint, deliveryId: string, source: string, forwards: readonly NewForward[], now: number): void {
+    for (const forward of forwards) {
+      this.q.insert.run(forward.id, deliverySeq, deliveryId, source, forward.destination, now, now, now, now);
+    }
+  }
+
+  private claimAll(request: ClaimRequest): ClaimedForward[] {
+    const { destination, now } = request;
+    for (const row of this.q.expired.all(destination, now)) {
+      const forward = forwardFromRow(row);
+      const startedAt = row.attempt_started_at ?? now;
+      this.q.attempt.run(forward.id, forward.attemptCount, startedAt, Math.max(0, now - startedAt), null, LEASE_EXPIRED);
+      const failed = budgetSpent(forward, request.budget, now);
+      this.q.settle.run(failed ? 'failed' : 'pending', failed ? null : now, null, LEASE_EXPIRED, now, forward.id, forward.attemptCount);
+      this.q.failedAt.run(destination, now, LEASE_EXPIRED);
+    }
+    if (request.max <= 0 || this.q.paused.get(destination)?.paused === 1) return [];
+    const due = (request.ordered ? this.q.dueHeads : this.q.due).all(destination, now, request.max);
+    if (due.length === 0) return [];
+    const leaseUntil = now + request.leaseMs;
+    const taken = this.q.take.all(now, leaseUntil, leaseUntil, now, JSON.stringify(due.map((row) => row.position))).map(forwardFromRow);
+    const deliveries = new Map(this.q.deliveriesBySeq.all(JSON.stringify(taken.map((f) => f.deliverySeq)))
+      .map((row) => [Number(row.seq), deliveryFromRow(row)]));
+    const claimed: ClaimedForward[] = [];
+    for (const forward of taken.sort((a, b) => a.position - b.position)) {
+      const delivery = deliveries.get(forward.deliverySeq);
+      if (delivery !== undefined) claimed.push({ forward, delivery });
+    }
+    return claimed;
+  }
+
+  private readonly claimTransaction;
+
+  async claim(request: ClaimRequest): Promise<ClaimedForward[]> {
+    return this.claimTransaction.immediate(request);
+  }
+
+  private readonly settleTransaction;
+
+  private settleAll(outcomes: readonly AttemptOutcome[]): number {
+    let current = 0;
+    const succeeded = new Map<string, number>();
+    const failed = new Map<string, { at: number; error: string | null }>();
+    for (const o of outcomes) {
+      this.q.attempt.run(o.forwardId, o.n, o.startedAt, o.durationMs, o.status, o.error);
+      const { next } = o;
+      const status = next.state;
+      const nextAt = next.state === 'pending' ? next.at : null;
+      const changed = this.q.settle.run(status, nextAt, o.status, o.error, o.startedAt + o.durationMs, o.forwardId, o.n).changes;
+      current += changed;
+      if (changed === 0) continue;
+      const at = o.startedAt + o.durationMs;
+      if (status === 'succeeded') succeeded.set(o.destination, Math.max(at, succeeded.get(o.destination) ?? 0));
+      else if ((failed.get(o.destination)?.at ?? 0) <= at) failed.set(o.destination, { at, error: o.error });
+    }
+    for (const [name, at] of succeeded) this.q.succeededAt.run(name, at);
+    for (const [name, { at, error }] of failed) this.q.failedAt.run(name, at, error);
+    return current;
+  }
+
+  async settle(outcomes: readonly AttemptOutcome[]): Promise<number> {
+    return outcomes.length === 0 ? 0 : this.settleTransaction.immediate(outcomes);
+  }
+
+  private readonly ackTransaction;
+
+  private finish(id: string, now: number, nack?: { at: number; budget: RetryBudget }): boolean {
+    const row = this.q.get.get(id);
+    if (row === undefined) return false;
+    const forward = forwardFromRow(row);
+    if (forward.status !== 'delivering' && (nack !== undefined || forward.status === 'succeeded' || forward.status === 'cancelled')) return true;
+    if (forward.status === 'delivering') {
+      const startedAt = row.attempt_started_at ?? now;
+      this.q.attempt.run(id, forward.attemptCount, startedAt, Math.max(0, now - startedAt), null, nack === undefined ? null : 'nack');
+    }
+    if (nack === undefined) {
+      this.db.prepare(`UPDATE forwards SET status = 'succeeded', next_attempt_at = NULL, lease_until = NULL, attempt_started_at = NULL,
+        last_status = NULL, last_error = NULL, updated_at = ? WHERE id = ?`).run(now, id);
+      this.q.succeededAt.run(forward.destination, now);
+    } else {
+      const failed = budgetSpent(forward, nack.budget, now);
+      this.q.settle.run(failed ? 'failed' : 'pending', failed ? null : nack.at, null, 'nack', now, id, forward.attemptCount);
+      this.q.failedAt.run(forward.destination, now, 'nack');
+    }
+    return true;
+  }
+
+  async ack(id: string, now: number): Promise<boolean> {
+    return this.ackTransaction.immediate(id, now);
+  }
+
+  async nack(id: string, now: number, at: number, budget: RetryBudget): Promise<boolean> {
+    return this.ackTransaction.immediate(id, now, { at, budget });
+  }
+
+  async get(id: string): Promise<Forward | undefined> {
+    const row = this.q.get.get(id);
+    return row === undefined ? undefined : forwardFromRow(row);
+  }
+
+  async forwardsOf(deliveryId: string): Promise<Array<Forward & { attempts: Attempt[] }>> {
+    const forwards = this.q.ofDelivery.all(deliveryId).map(forwardFromRow);
+    const attempts = new Map<string, Attempt[]>();
+    for (const row of this.q.attemptsOf.all(JSON.stringify(forwards.map((f) => f.id)))) {
+      const list = attempts.get(row.forward_id) ?? [];
+      list.push(attemptFromRow(row));
+      attempts.set(row.forward_id, list);
+    }
+    return forwards.map((forward) => ({ ...forward, attempts: attempts.get(forward.id) ?? [] }));
+  }
+
+  /** The forwards of each delivery (by seq), for their JSON. */
+  summariesOf(seqs: readonly number[]): Map<number, ForwardSummary[]> {
+    const bySeq = new Map<number, ForwardSummary[]>();
+    if (seqs.length === 0) return bySeq;
+    for (const row of this.q.summaries.all(JSON.stringify(seqs))) {
+      const list = bySeq.get(row.delivery_seq) ?? [];
+      list.push({ destination: row.destination, status: row.status });
+      bySeq.set(row.delivery_seq, list);
+    }
+    return bySeq;
+  }
+
+  async list(query: ForwardQuery): Promise<Forward[]> {
+    return this.q.list.all(query.beforePosition ?? Number.MAX_SAFE_INTEGER, query.destination ?? null,
+      query.status ?? null, query.source ?? null, query.limit).map(forwardFromRow);
+  }
+
+  async retry(selection: RetrySelection, now: number): Promise<number> {
+    if ('ids' in selection) return this.q.retryIds.run(now, JSON.stringify(selection.ids)).changes;
+    return this.q.retryWhere.run(now, selection.destination ?? null, selection.source ?? null,
+      selection.since ?? null, selection.until ?? null).changes;
+  }
+
+  async cancel(id: string, now: number): Promise<boolean> {
+    if (this.q.cancel.run(now, id).changes > 0) return true;
+    return this.q.get.get(id) !== undefined;
+  }
+
+  async create(deliveryId: string, forward: NewForward, now: number): Promise<Forward | undefined> {
+    const row = this.q.create.get(forward.id, forward.destination, now, now, now, now, deliveryId);
+    return row === undefined ? undefined : forwardFromRow(row);
+  }
+
+  async destinations(): Promise<DestinationState[]> {
+    const states = new Map<string, DestinationState>();
+    const state = (name: string): DestinationState => {
+      let found = states.get(name);
+      if (found === undefined) {
+        found = { name, paused: false, pending: 0, failed: 0, oldestPendingAt: null, lastSuccessAt: null, lastFailureAt: null, lastError: null };
+        states.set(name, found);
+      }
+      return found;
+    };
+    const oldest = new Map<string, number>();
+    for (const row of this.q.counts.all()) {
+      const s = state(row.destination);
+      if (row.status === 'failed') s.failed += row.count;
+      else {
+        s.pending += row.count;
+        oldest.set(row.destination, Math.min(row.first, oldest.get(row.destination) ?? Number.MAX_SAFE_INTEGER));
+      }
+    }
+    for (const [name, position] of oldest) state(name).oldestPendingAt = this.q.createdAt.get(position)?.created_at ?? null;
+    for (const row of this.q.destinationRows.all()) {
+      const s = state(row.name);
+      s.paused = row.paused !== 0;
+      s.lastSuccessAt = row.last_success_at;
+      s.lastFailureAt = row.last_failure_at;
+      s.lastError = row.last_error;
+    }
+    return [...states.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  async setPaused(destination: string, paused: boolean): Promise<void> {
+    this.q.pause.run(destination, paused ? 1 : 0);
+  }
+
+  async nextDueAt(destination: string, ordered = false): Promise<number | undefined> {
+    const at = (ordered ? this.q.nextDueHead : this.q.nextDue).get(destination)?.at;
+    return at === null || at === undefined ? undefined : at;
+  }
+}
