@@ -104,10 +104,34 @@ function walk(value: unknown, at: string, problems: string[]): void {
   }
 }
 
-/** The filter as a test; throws on a filter that `filterProblems` would refuse. */
+/**
+ * The filter as a test; throws on a filter that `filterProblems` would refuse.
+ * Nested fields are paths, as the contract writes them (`{ body: { type: { $startsWith: … } } }`
+ * is `{ "body.type": { $startsWith: … } }`), where MongoDB would compare a
+ * nested object as a whole.
+ */
 export function compileFilter(filter: Record<string, unknown>): Filter {
-  const test = createQueryTester(filter as Query<FilterSubject>, { operations: OPERATIONS });
+  const test = createQueryTester(asPaths(filter) as Query<FilterSubject>, { operations: OPERATIONS });
   return (subject) => test(subject);
+}
+
+/** Nested plain objects (without operators) turned into dotted paths; `$and`/`$or` members likewise. */
+function asPaths(filter: Record<string, unknown>, prefix = '', into: Record<string, unknown> = {}): Record<string, unknown> {
+  for (const [key, value] of Object.entries(filter)) {
+    if (key.startsWith('$')) {
+      into[key] = (key === '$and' || key === '$or') && Array.isArray(value)
+        ? value.map((member) => (isPlainObject(member) ? asPaths(member) : member))
+        : value;
+      continue;
+    }
+    const path = `${prefix}${key}`;
+    if (isPlainObject(value) && Object.keys(value).length > 0 && !Object.keys(value).some((inner) => inner.startsWith('$'))) {
+      asPaths(value, `${path}.`, into);
+    } else {
+      into[path] = value;
+    }
+  }
+  return into;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

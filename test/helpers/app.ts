@@ -4,16 +4,19 @@ import { buildApp, type App, type AppDeps } from '../../src/app.js';
 import { Metrics } from '../../src/observe/metrics.js';
 import { DEFAULT_REDACTED_HEADERS } from '../../src/receive/headers.js';
 import { SqliteStore, type Durability } from '../../src/store/sqlite/sqlite-store.js';
+import type { InboxStore } from '../../src/store/inbox-store.js';
+import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { dropSchema, freshSchema, testDatabaseUrl } from './postgres.js';
 import { tempDir } from './temp-dir.js';
 
 export const TEST_TOKEN = 'test-token-0123456789abcdef';
 
-export interface RunningApp {
+export interface RunningApp<S extends InboxStore = SqliteStore> {
   /** `http://127.0.0.1:<port>` */
   url: string;
   token: string;
   app: App;
-  store: SqliteStore;
+  store: S;
   dataDir: string;
   /** Headers that carry the API token. */
   auth: { authorization: string };
@@ -27,6 +30,28 @@ export interface RunningApp {
 export async function startApp(overrides: Partial<AppDeps> & { durability?: Durability } = {}): Promise<RunningApp> {
   const dir = tempDir();
   const store = new SqliteStore({ file: join(dir.path, 'reception.sqlite'), durability: overrides.durability ?? 'full' });
+  return startAppWith(store, dir, overrides);
+}
+
+export type StoreKind = 'sqlite' | 'postgres';
+
+/**
+ * The real app on either store: SQLite in a temp dir, or PostgreSQL in a
+ * fresh schema of the test database (dropped on close).
+ */
+export async function startAppOn(kind: StoreKind, overrides: Partial<AppDeps> = {}): Promise<RunningApp<InboxStore>> {
+  const dir = tempDir();
+  if (kind === 'sqlite') {
+    return startAppWith(new SqliteStore({ file: join(dir.path, 'reception.sqlite'), durability: 'full' }), dir, overrides);
+  }
+  const schema = freshSchema();
+  const store = await PostgresStore.open({ connectionString: testDatabaseUrl(), schema, poolSize: 5 });
+  const running = await startAppWith<InboxStore>(store, dir, overrides);
+  const close = running.close;
+  return { ...running, close: async () => { await close(); await dropSchema(schema); } };
+}
+
+async function startAppWith<S extends InboxStore>(store: S, dir: { path: string; remove: () => void }, overrides: Partial<AppDeps>): Promise<RunningApp<S>> {
   const logger = pino({ level: process.env.RECEPTION_TEST_LOGS === '1' ? 'debug' : 'silent' });
   const app = await buildApp({
     store,

@@ -69,17 +69,18 @@ export class SqliteOutbox implements Outbox {
       summaries: prepare<[string], { delivery_seq: number; destination: string; status: ForwardSummary['status'] }>(
         `SELECT delivery_seq, destination, status FROM forwards
          WHERE delivery_seq IN (SELECT value FROM json_each(?)) ORDER BY position`),
-      list: prepare<[number, string | null, string | null, string | null, number], ForwardRow>(
-        `SELECT ${FORWARD_COLUMNS} FROM forwards WHERE position < ?
-           AND (?2 IS NULL OR destination = ?2) AND (?3 IS NULL OR status = ?3) AND (?4 IS NULL OR source = ?4)
-         ORDER BY position DESC LIMIT ?5`),
-      retryIds: prepare<[number, string]>(
-        `UPDATE forwards SET status = 'pending', budget_used = 0, budget_started_at = ?1, next_attempt_at = ?1, updated_at = ?1
-         WHERE status = 'failed' AND id IN (SELECT value FROM json_each(?2))`),
-      retryWhere: prepare<[number, string | null, string | null, number | null, number | null]>(
-        `UPDATE forwards SET status = 'pending', budget_used = 0, budget_started_at = ?1, next_attempt_at = ?1, updated_at = ?1
-         WHERE status = 'failed' AND (?2 IS NULL OR destination = ?2) AND (?3 IS NULL OR source = ?3)
-           AND (?4 IS NULL OR created_at >= ?4) AND (?5 IS NULL OR created_at < ?5)`),
+      list: prepare<[{ before: number; destination: string | null; status: string | null; source: string | null; limit: number }], ForwardRow>(
+        `SELECT ${FORWARD_COLUMNS} FROM forwards WHERE position < @before
+           AND (@destination IS NULL OR destination = @destination) AND (@status IS NULL OR status = @status)
+           AND (@source IS NULL OR source = @source)
+         ORDER BY position DESC LIMIT @limit`),
+      retryIds: prepare<[{ now: number; ids: string }]>(
+        `UPDATE forwards SET status = 'pending', budget_used = 0, budget_started_at = @now, next_attempt_at = @now, updated_at = @now
+         WHERE status = 'failed' AND id IN (SELECT value FROM json_each(@ids))`),
+      retryWhere: prepare<[{ now: number; destination: string | null; source: string | null; since: number | null; until: number | null }]>(
+        `UPDATE forwards SET status = 'pending', budget_used = 0, budget_started_at = @now, next_attempt_at = @now, updated_at = @now
+         WHERE status = 'failed' AND (@destination IS NULL OR destination = @destination) AND (@source IS NULL OR source = @source)
+           AND (@since IS NULL OR created_at >= @since) AND (@until IS NULL OR created_at < @until)`),
       cancel: prepare<[number, string]>(
         `UPDATE forwards SET status = 'cancelled', next_attempt_at = NULL, lease_until = NULL, attempt_started_at = NULL, updated_at = ?
          WHERE id = ? AND status IN ('pending', 'delivering', 'failed')`),
@@ -234,14 +235,18 @@ export class SqliteOutbox implements Outbox {
   }
 
   async list(query: ForwardQuery): Promise<Forward[]> {
-    return this.q.list.all(query.beforePosition ?? Number.MAX_SAFE_INTEGER, query.destination ?? null,
-      query.status ?? null, query.source ?? null, query.limit).map(forwardFromRow);
+    return this.q.list.all({
+      before: query.beforePosition ?? Number.MAX_SAFE_INTEGER, destination: query.destination ?? null,
+      status: query.status ?? null, source: query.source ?? null, limit: query.limit,
+    }).map(forwardFromRow);
   }
 
   async retry(selection: RetrySelection, now: number): Promise<number> {
-    if ('ids' in selection) return this.q.retryIds.run(now, JSON.stringify(selection.ids)).changes;
-    return this.q.retryWhere.run(now, selection.destination ?? null, selection.source ?? null,
-      selection.since ?? null, selection.until ?? null).changes;
+    if ('ids' in selection) return this.q.retryIds.run({ now, ids: JSON.stringify(selection.ids) }).changes;
+    return this.q.retryWhere.run({
+      now, destination: selection.destination ?? null, source: selection.source ?? null,
+      since: selection.since ?? null, until: selection.until ?? null,
+    }).changes;
   }
 
   async cancel(id: string, now: number): Promise<boolean> {

@@ -1,0 +1,69 @@
+import { expect } from 'vitest';
+import type { AppDeps } from '../../src/app.js';
+import type { ConfigFile } from '../../src/config/source-config-schema.js';
+import { validateConfig } from '../../src/config/source-config.js';
+import { resolveDestinations } from '../../src/forward/destination.js';
+import { SourceRules } from '../../src/receive/source-rules.js';
+import type { InboxStore } from '../../src/store/inbox-store.js';
+import { startAppOn, type RunningApp, type StoreKind } from '../helpers/app.js';
+import { requirePostgres } from '../helpers/postgres.js';
+
+export const STORES: StoreKind[] = ['sqlite', 'postgres'];
+
+/** The real app with a config file's sources and destinations, on the store named. */
+export async function startForwarding(kind: StoreKind, config: ConfigFile, overrides: Partial<AppDeps> = {}): Promise<RunningApp<InboxStore>> {
+  expect(validateConfig(config)).toEqual([]);
+  return startAppOn(kind, {
+    rules: SourceRules.fromConfig(config, { maxBodyBytes: 5 * 1024 * 1024, anyJson: false }),
+    destinations: resolveDestinations(config.destinations),
+    ...overrides,
+  });
+}
+
+/** True when the suite for this store can run (PostgreSQL skipped loudly locally, a failure under CI). */
+export async function storeAvailable(kind: StoreKind, suite: string): Promise<boolean> {
+  return kind === 'sqlite' || requirePostgres(suite);
+}
+
+/** POSTs JSON to a source and insists on 200; answers the delivery id. */
+export async function send(server: RunningApp<InboxStore>, source: string, body: string, headers: Record<string, string> = {}): Promise<string> {
+  const res = await fetch(`${server.url}/api/webhook/${encodeURIComponent(source)}`, {
+    method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body,
+  });
+  const text = await res.text();
+  expect(res.status, text).toBe(200);
+  return (JSON.parse(text) as { id: string }).id;
+}
+
+export async function api<T>(server: RunningApp<InboxStore>, path: string, init: { method?: string; body?: unknown } = {}): Promise<{ status: number; json: T }> {
+  const res = await fetch(`${server.url}${path}`, {
+    method: init.method ?? 'GET',
+    headers: { ...server.auth, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+  });
+  const text = await res.text();
+  return { status: res.status, json: (text === '' ? null : JSON.parse(text)) as T };
+}
+
+export interface ForwardView {
+  id: string;
+  destination: string;
+  status: string;
+  nextAttemptAt: string | null;
+  attempts: Array<{ n: number; startedAt: string; durationMs: number; status: number | null; error: string | null }>;
+}
+
+export async function forwardsOf(server: RunningApp<InboxStore>, deliveryId: string): Promise<ForwardView[]> {
+  const { status, json } = await api<{ items: ForwardView[] }>(server, `/api/deliveries/${deliveryId}/forwards`);
+  expect(status).toBe(200);
+  return json.items;
+}
+
+/** Polls until `check` resolves true; rejects after `timeoutMs`. */
+export async function until(check: () => Promise<boolean> | boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

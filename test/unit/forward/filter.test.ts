@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { compileFilter, filterProblems, type FilterSubject } from '../../../src/forward/filter.js';
+
+const subject = (body: unknown, extra: Partial<FilterSubject> = {}): FilterSubject => ({ body, headers: {}, query: {}, eventType: null, ...extra });
+
+describe('route filters', () => {
+  it.each([
+    [{ body: { type: 'invoice.paid' } }, { type: 'invoice.paid' }, true],
+    [{ body: { type: 'invoice.paid' } }, { type: 'invoice.failed' }, false],
+    [{ body: { type: 'invoice.paid' } }, { type: 'invoice.paid', other: 1 }, true],
+    [{ body: { type: { $startsWith: 'invoice.' } } }, { type: 'invoice.paid' }, true],
+    [{ body: { type: { $startsWith: 'invoice.' } } }, { type: 'customer.created' }, false],
+    [{ body: { data: { object: { amount: { $gte: 10 } } } } }, { data: { object: { amount: 12 } } }, true],
+    [{ $or: [{ body: { kind: 'a' } }, { body: { kind: { $in: ['c'] } } }] }, { kind: 'c' }, true],
+    [{ 'body.type': 'invoice.paid' }, { type: 'invoice.paid' }, true],
+    [{ 'body.type': { $startsWith: 'invoice.' } }, { type: 'invoice.paid' }, true],
+    [{ 'body.type': { $startsWith: 'invoice.' } }, { type: 'customer.created' }, false],
+    [{ 'body.type': { $endsWith: '.paid' } }, { type: 'invoice.paid' }, true],
+    [{ 'body.type': { $contains: 'voice' } }, { type: 'invoice.paid' }, true],
+    [{ 'body.tags': { $contains: 'vip' } }, { tags: ['a', 'vip'] }, true],
+    [{ 'body.tags': { $contains: 'vip' } }, { tags: ['a'] }, false],
+    [{ 'body.amount': { $gt: 100 } }, { amount: 150 }, true],
+    [{ 'body.amount': { $gte: 100, $lt: 200 } }, { amount: 200 }, false],
+    [{ 'body.amount': { $lte: 100 } }, { amount: 100 }, true],
+    [{ 'body.kind': { $in: ['a', 'b'] } }, { kind: 'b' }, true],
+    [{ 'body.kind': { $nin: ['a', 'b'] } }, { kind: 'b' }, false],
+    [{ 'body.kind': { $ne: 'a' } }, { kind: 'b' }, true],
+    [{ 'body.kind': { $eq: 'a' } }, { kind: 'a' }, true],
+    [{ 'body.missing': { $exists: false } }, { kind: 'a' }, true],
+    [{ 'body.kind': { $exists: true } }, { kind: 'a' }, true],
+    [{ $or: [{ 'body.kind': 'a' }, { 'body.kind': 'b' }] }, { kind: 'b' }, true],
+    [{ $and: [{ 'body.kind': 'a' }, { 'body.n': 1 }] }, { kind: 'a', n: 2 }, false],
+    [{ 'body.kind': { $not: { $eq: 'a' } } }, { kind: 'b' }, true],
+    [{ 'body.__proto__': 'x' }, JSON.parse('{"__proto__":"x"}') as unknown, true],
+  ])('%j on %j is %s', (filter, body, expected) => {
+    expect(filterProblems(filter, 'f')).toEqual([]);
+    expect(compileFilter(filter)(subject(body))).toBe(expected);
+  });
+
+  it('matches headers, the query and the event type', () => {
+    const test = compileFilter({ 'headers.x-topic': 'a', 'query.mode': { $in: ['live'] }, eventType: { $startsWith: 'push' } });
+    expect(test(subject({}, { headers: { 'x-topic': 'a' }, query: { mode: 'live' }, eventType: 'push.created' }))).toBe(true);
+    expect(test(subject({}, { headers: { 'x-topic': 'b' }, query: { mode: 'live' }, eventType: 'push.created' }))).toBe(false);
+  });
+
+  it('refuses operators outside the contract, fields it does not match, and malformed operands, naming each', () => {
+    expect(filterProblems({ body: { type: { $regex: 'x' } } }, 'f')).toEqual([expect.stringMatching(/^f\.body\.type\.\$regex: unknown operator/)]);
+    expect(filterProblems({ body: { $where: 'x' } }, 'f')[0]).toMatch(/unknown operator/);
+    expect(filterProblems({ 'body.a': { $startWith: 'x' } }, 'f')[0]).toMatch(/did you mean "\$startsWith"/);
+    expect(filterProblems({ bdy: { a: 1 } }, 'f')[0]).toMatch(/did you mean "body"/);
+    expect(filterProblems({ $or: { a: 1 } }, 'f')[0]).toMatch(/expected a list of filters/);
+    expect(filterProblems({ 'body.a': { $in: 'x' } }, 'f')[0]).toMatch(/expected a list of values/);
+    expect(filterProblems({ 'body.a': { $exists: 1 } }, 'f')[0]).toMatch(/expected true or false/);
+    expect(filterProblems('x', 'f')[0]).toMatch(/expected an object/);
+  });
+});
