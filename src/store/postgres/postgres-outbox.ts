@@ -75,7 +75,15 @@ export class PostgresOutbox implements Outbox {
       const forwards = taken.rows.map(forwardFromRow).sort((a, b) => a.position - b.position);
       const rows = await client.query<DeliveryRow>(
         `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE seq = ANY($1::bigint[])`, [forwards.map((f) => f.deliverySeq)]);
-      const deliveries = new Map(rows.rows.map((row) => [Number(row.seq), deliveryFromRow(row)]));
+      const summaries = await client.query<{ delivery_seq: string; destination: string; status: ForwardSummary['status'] }>(
+        'SELECT delivery_seq, destination, status FROM forwards WHERE delivery_seq = ANY($1::bigint[]) ORDER BY position',
+        [forwards.map((f) => f.deliverySeq)]);
+      const deliveries = new Map(rows.rows.map((row) => {
+        const delivery = deliveryFromRow(row);
+        delivery.forwards = summaries.rows.filter((s) => Number(s.delivery_seq) === delivery.seq)
+          .map((s) => ({ destination: s.destination, status: s.status }));
+        return [delivery.seq, delivery];
+      }));
       const claimed: ClaimedForward[] = [];
       for (const forward of forwards) {
         const delivery = deliveries.get(forward.deliverySeq);

@@ -132,8 +132,13 @@ export class SqliteOutbox implements Outbox {
     if (due.length === 0) return [];
     const leaseUntil = now + request.leaseMs;
     const taken = this.q.take.all(now, leaseUntil, leaseUntil, now, JSON.stringify(due.map((row) => row.position))).map(forwardFromRow);
-    const deliveries = new Map(this.q.deliveriesBySeq.all(JSON.stringify(taken.map((f) => f.deliverySeq)))
-      .map((row) => [Number(row.seq), deliveryFromRow(row)]));
+    const seqs = taken.map((f) => f.deliverySeq);
+    const summaries = this.summariesOf(seqs);
+    const deliveries = new Map(this.q.deliveriesBySeq.all(JSON.stringify(seqs)).map((row) => {
+      const delivery = deliveryFromRow(row);
+      delivery.forwards = summaries.get(delivery.seq) ?? [];
+      return [delivery.seq, delivery];
+    }));
     const claimed: ClaimedForward[] = [];
     for (const forward of taken.sort((a, b) => a.position - b.position)) {
       const delivery = deliveries.get(forward.deliverySeq);

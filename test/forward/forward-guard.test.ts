@@ -1,0 +1,57 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { InboxStore } from '../../src/store/inbox-store.js';
+import type { RunningApp } from '../helpers/app.js';
+import { DestinationServer } from '../helpers/destination-server.js';
+import { forwardsOf, send, startForwarding, until } from './support.js';
+
+/**
+ * The guard against real sockets. Only loopback is ever a target here (this
+ * machine's rule): 10/8, 169.254.169.254 and rebinding names are covered
+ * without a socket in test/unit/forward/network-guard.test.ts.
+ */
+describe('the private-network guard on real connections', () => {
+  let destination: DestinationServer;
+  let server: RunningApp<InboxStore> | undefined;
+
+  beforeEach(async () => {
+    destination = new DestinationServer();
+    await destination.listen();
+  });
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+    await destination.close();
+  });
+
+  it.each([
+    ['the loopback address', (port: number) => `http://127.0.0.1:${port}/hooks`],
+    ['an IPv4-mapped IPv6 loopback', (port: number) => `http://[::ffff:127.0.0.1]:${port}/hooks`],
+    ['a name that resolves to 127.0.0.1', (port: number) => `http://localhost:${port}/hooks`],
+  ])('refuses %s without allowPrivateNetwork, sending nothing, and says which setting allows it', async (_what, url) => {
+    server = await startForwarding('sqlite', {
+      destinations: { app: { url: url(destination.port), retry: { attempts: 2, initialMs: 10, maxMs: 20 } } },
+      sources: { shop: { forward: [{ to: 'app' }] } },
+    });
+    const running = server;
+    const id = await send(running, 'shop', '{"a":1}');
+    await until(async () => (await forwardsOf(running, id))[0]?.status === 'failed');
+    const [forward] = await forwardsOf(running, id);
+    expect(forward?.attempts).toHaveLength(2);
+    for (const attempt of forward?.attempts ?? []) {
+      expect(attempt.status).toBeNull();
+      expect(attempt.error).toMatch(/^destination_not_allowed: .*allowPrivateNetwork: true/);
+    }
+    expect(destination.requests).toEqual([]);
+  });
+
+  it('sends to the same address once the destination allows private networks', async () => {
+    server = await startForwarding('sqlite', {
+      destinations: { app: { url: `http://localhost:${destination.port}/hooks`, allowPrivateNetwork: true } },
+      sources: { shop: { forward: [{ to: 'app' }] } },
+    });
+    const running = server;
+    const id = await send(running, 'shop', '{"a":1}');
+    await until(async () => (await forwardsOf(running, id))[0]?.status === 'succeeded');
+    expect(destination.requestsFor(id)).toHaveLength(1);
+  });
+});
