@@ -24,8 +24,12 @@ export async function runCheckConfig(argv: string[]): Promise<number> {
   try {
     const config = loadConfigFile(file);
     const sources = Object.keys(config.sources ?? {});
+    const destinations = Object.keys(config.destinations ?? {});
+    const routes = Object.values(config.sources ?? {}).reduce((sum, source) => sum + (source.forward?.length ?? 0), 0);
+    const forwarding = destinations.length === 0 ? ''
+      : `, ${destinations.length} destination${destinations.length === 1 ? '' : 's'} (${destinations.join(', ')}) with ${routes} route${routes === 1 ? '' : 's'}`;
     process.stdout.write(`${file} is valid: ${sources.length} source${sources.length === 1 ? '' : 's'}`
-      + `${sources.length > 0 ? ` (${sources.join(', ')})` : ''}, strict mode ${config.strict === true ? 'on' : 'off'}.\n`);
+      + `${sources.length > 0 ? ` (${sources.join(', ')})` : ''}${forwarding}, strict mode ${config.strict === true ? 'on' : 'off'}.\n`);
     return 0;
   } catch (error) {
     if (!(error instanceof ConfigFileError)) throw error;

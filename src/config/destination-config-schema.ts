@@ -14,7 +14,7 @@ export const RetryConfigSchema = Type.Object({
 export type RetryConfig = Static<typeof RetryConfigSchema>;
 
 export const DestinationConfigSchema = Type.Object({
-  url: Type.Optional(Type.String({ pattern: '^[Hh][Tt][Tt][Pp][Ss]?://' })),
+  url: Type.Optional(Type.String({ minLength: 1 })),
   pull: Type.Optional(Type.Boolean()),
   timeoutMs: Type.Optional(Type.Integer({ minimum: 1, maximum: 600_000 })),
   concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),

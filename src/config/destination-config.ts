@@ -53,7 +53,7 @@ function settingProblems(at: string, d: DestinationConfig): string[] {
     problems.push(`${at}: needs a url to POST to, or "pull: true" for consumers that claim`);
   } else {
     const url = parseUrl(d.url);
-    if (url === undefined) problems.push(`${at}.url: not a valid http or https URL`);
+    if (url === undefined) problems.push(`${at}.url: not a valid http:// or https:// URL (not shown: it may hold a password)`);
     else if (url.hash !== '') problems.push(`${at}.url: a URL with a #fragment cannot be requested`);
   }
   for (const [name, value] of Object.entries(d.headers ?? {})) {

@@ -1,7 +1,5 @@
-import {
-  $and, $eq, $exists, $gt, $gte, $in, $lt, $lte, $ne, $nin, $not, $or,
-  createEqualsOperation, createQueryTester, type Query,
-} from 'sift';
+import { createRequire } from 'node:module';
+import type { Query } from 'sift';
 import type { OperationCreator } from 'sift/lib/core.js';
 import { nearestWithin } from '../text/edit-distance.js';
 
@@ -10,6 +8,11 @@ import { nearestWithin } from '../text/edit-distance.js';
  * the contract's operators only. sift brings more ($regex, $where, $elemMatch...):
  * those are refused when the config is read, and not given to sift at all.
  */
+
+// sift ships CommonJS whose exports Node's ESM loader cannot list: loaded with require.
+const {
+  $and, $eq, $exists, $gt, $gte, $in, $lt, $lte, $ne, $nin, $not, $or, createEqualsOperation, createQueryTester,
+} = createRequire(import.meta.url)('sift') as typeof import('sift');
 
 /** What a filter is matched against. */
 export interface FilterSubject {

@@ -39,6 +39,33 @@ describe('reception check-config FILE', () => {
     expect(stderr).toContain('sources.b.colour: unknown key');
   });
 
+  it('covers destinations and routes: a valid file says what it forwards, a bad one names each key', async () => {
+    const good = file('forward.yaml', [
+      'destinations:', '  app: { url: "https://app.example.com/hooks", timeoutMs: 5000 }', '  worker: { pull: true }',
+      'sources:', '  stripe:', '    forward:', '      - to: app', '        filter: { body: { type: { $startsWith: "invoice." } } }', '      - to: worker', '',
+    ].join('\n'));
+    const valid = await runCli(['check-config', good]);
+    expect(valid.code, valid.stderr).toBe(0);
+    expect(valid.stdout).toContain('is valid: 1 source (stripe), 2 destinations (app, worker) with 2 routes, strict mode off');
+    const bad = file('bad-forward.yaml', [
+      'destinations:', '  app: { url: "https://x.example", concurency: 5 }', '  ftp: { url: "ftp://x" }', '  worker: { pull: true, url: "https://x.example" }', '  "bad name": { url: "https://x.example" }',
+      '  signed: { url: "https://x.example", sign: { secrets: ["whsec_short"] }, headers: { Host: "x" } }',
+      'sources:', '  stripe:', '    forward:', '      - to: ap', '        filter: { body: { type: { $regex: "x" } } }', '      - { to: worker }', '  other:', '    forward: [{ to: worker, filtr: {} }]', '',
+    ].join('\n'));
+    const refused = await runCli(['check-config', bad]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('destinations.app.concurency: unknown key (did you mean "concurrency"');
+    expect(refused.stderr).toContain('destinations.ftp.url: not a valid http:// or https:// URL');
+    expect(refused.stderr).toContain('destinations.worker.url: a pull destination has no url');
+    expect(refused.stderr).toContain('destinations["bad name"]: a destination\'s name is');
+    expect(refused.stderr).toContain('destinations.signed.sign.secrets[0]: a Standard Webhooks secret');
+    expect(refused.stderr).not.toContain('whsec_short');
+    expect(refused.stderr).toContain('destinations.signed.headers.Host: set by Reception itself');
+    expect(refused.stderr).toContain('sources.stripe.forward[0].to: there is no destination "ap" (did you mean "app"?)');
+    expect(refused.stderr).toContain('sources.stripe.forward[0].filter.body.type.$regex: unknown operator');
+    expect(refused.stderr).toContain('sources.other.forward.0.filtr: unknown key (did you mean "filter"');
+  });
+
   it('reports a missing file, and a missing argument as a usage error', async () => {
     const missing = await runCli(['check-config', join(dir.path, 'nope.yaml')]);
     expect(missing.code).toBe(1);
