@@ -24,13 +24,13 @@ export interface ForwarderDeps {
 export class Forwarder {
   private destinations = new Map<string, Destination>();
   private readonly dispatchers = new Map<string, PushDispatcher>();
-  private readonly unsubscribe: () => void;
+  /** Held while some destination is pushed to: the commit feed wakes its dispatcher. */
+  private unsubscribe: (() => void) | undefined;
   private sweep: NodeJS.Timeout | undefined;
   private stopped = false;
 
   constructor(private readonly deps: ForwarderDeps) {
     deps.metrics.watch(deps.outbox);
-    this.unsubscribe = deps.feed.subscribe(() => this.wakeAll());
   }
 
   /** Puts a config's destinations in force: new ones start, removed ones stop, changed ones restart. */
@@ -55,6 +55,11 @@ export class Forwarder {
       this.dispatchers.set(destination.name, dispatcher);
       dispatcher.start();
     }
+    if (this.dispatchers.size > 0) this.unsubscribe ??= this.deps.feed.subscribe(() => this.wakeAll());
+    else {
+      this.unsubscribe?.();
+      this.unsubscribe = undefined;
+    }
     this.sweep ??= setInterval(() => void this.sweepPull(), POLL_MS * 5).unref();
   }
 
@@ -78,7 +83,8 @@ export class Forwarder {
   /** Stops every dispatcher: attempts in flight get `graceMs` to finish, then are aborted and recorded. */
   async stop(graceMs: number): Promise<void> {
     this.stopped = true;
-    this.unsubscribe();
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
     clearInterval(this.sweep);
     await Promise.all([...this.dispatchers.values()].map((dispatcher) => dispatcher.stop(graceMs)));
     this.dispatchers.clear();

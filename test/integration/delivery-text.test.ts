@@ -34,7 +34,7 @@ describe('deliveries as JSON text', () => {
   it.each(bodies)('writes %s as the sender\'s text, which parses to the same value', async (_name, sent, shown) => {
     const { id } = await deliver(server, 'text', Buffer.from(sent, 'utf8'));
     const text = await getText(id);
-    expect(text).toContain(`,"body":${shown},"verification":{"status":"none"}}`);
+    expect(text).toContain(`,"body":${shown},"verification":{"status":"none"},"forwards":[]}`);
     const delivery: unknown = JSON.parse(text);
     expect(Value.Check(DeliverySchema, delivery)).toBe(true);
     expect((delivery as { body: unknown }).body).toEqual(JSON.parse(sent.replace(/^\ufeff/, '')));
