@@ -19,6 +19,17 @@ describe('OpenAPI document', () => {
     });
   });
 
+  it('describes every forwarding route of the contract (CONTRACT 6)', async () => {
+    const doc = await (await fetch(`${server.url}/api/openapi.json`)).json() as { paths: Record<string, Record<string, unknown>> };
+    const routes: Array<[string, string]> = [
+      ['/api/destinations', 'get'], ['/api/destinations/{name}/pause', 'post'], ['/api/destinations/{name}/resume', 'post'],
+      ['/api/deliveries/{id}/forwards', 'get'], ['/api/forwards', 'get'], ['/api/forwards/retry', 'post'],
+      ['/api/forwards/{id}/cancel', 'post'], ['/api/deliveries/{id}/forward', 'post'], ['/api/destinations/{name}/claim', 'post'],
+      ['/api/forwards/{id}/ack', 'post'], ['/api/forwards/{id}/nack', 'post'],
+    ];
+    for (const [path, method] of routes) expect(doc.paths[path]?.[method], `${method} ${path}`).toBeDefined();
+  });
+
   it('describes the receive route, which needs no token, and its answer as the server gives it', async () => {
     const doc = await (await fetch(`${server.url}/api/openapi.json`)).json() as {
       paths: Record<string, { post?: { security?: unknown[]; responses: Record<string, { content: Record<string, { schema: { required?: string[]; properties?: Record<string, unknown> } }> }> } }>;
