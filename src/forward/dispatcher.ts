@@ -22,6 +22,8 @@ const BLOCKED_MS = 50;
 const LEASE_MARGIN_MS = 30_000;
 /** Forwards claimed per transaction, at most. */
 const MAX_CLAIM = 100;
+/** How long outcomes are gathered before they are recorded together. */
+const SETTLE_GATHER_MS = 5;
 
 /**
  * Sends one push destination's forwards: claims due ones from the outbox
@@ -42,6 +44,9 @@ export class PushDispatcher {
   private readonly bucket: TokenBucket | undefined;
   private running: Promise<void> | undefined;
   private idle: Array<() => void> = [];
+  /** Claimed forwards waiting for room (leased to this instance). */
+  private queue: ClaimedForward[] = [];
+  private pumpTimer: NodeJS.Timeout | undefined;
 
   constructor(readonly destination: Destination, private readonly deps: DispatcherDeps) {
     const rate = destination.rateLimit;
@@ -69,6 +74,7 @@ export class PushDispatcher {
    */
   async stop(graceMs: number): Promise<void> {
     this.stopped = true;
+    clearTimeout(this.pumpTimer);
     this.wake();
     await this.running;
     if (this.inflight > 0) {
@@ -85,14 +91,13 @@ export class PushDispatcher {
     const { destination } = this;
     while (!this.stopped) {
       this.woken = false;
-      let room = destination.concurrency - this.inflight;
-      if (this.bucket !== undefined) room = Math.min(room, this.bucket.available());
+      const want = this.wanted();
       let claimed: ClaimedForward[] = [];
-      if (room > 0) {
+      if (want > 0) {
         try {
           claimed = await outbox.claim({
             destination: destination.name,
-            max: Math.min(room, MAX_CLAIM),
+            max: want,
             leaseMs: destination.timeoutMs + LEASE_MARGIN_MS,
             now: Date.now(),
             ordered: destination.ordered,
@@ -104,22 +109,64 @@ export class PushDispatcher {
           continue;
         }
       }
-      if (this.stopped) {
-        // Claimed after the stop began: hand them back at once as not attempted.
-        this.handBack(claimed);
-        break;
+      this.queue.push(...claimed);
+      if (this.stopped) break;
+      this.pump();
+      // A full claim means more may be due at once: claim again when there is room.
+      if (claimed.length > 0 && claimed.length === want && this.wanted() > 0) continue;
+      await this.sleep(await this.waitMs(want, claimed.length));
+    }
+    // Claimed but never sent: handed back as they were, their attempt not spent.
+    await this.release(this.queue.splice(0));
+  }
+
+  /**
+   * How many forwards to claim now: none while the queue of claimed ones is
+   * more than half full; else enough to fill it. A claim takes more than
+   * `concurrency` ahead, so that a fast destination costs one claim
+   * transaction per batch rather than per attempt (a claimed forward waits
+   * here within its lease). With a rate limit, no more than its tokens.
+   */
+  private wanted(): number {
+    const { concurrency } = this.destination;
+    const held = this.queue.length + this.inflight;
+    if (this.bucket !== undefined) return Math.max(0, Math.min(concurrency - held, this.bucket.available() - this.queue.length));
+    const target = concurrency + Math.min(MAX_CLAIM, Math.max(50, concurrency * 2));
+    return held > concurrency + (target - concurrency) / 2 ? 0 : Math.min(MAX_CLAIM, target - held);
+  }
+
+  /** Starts attempts from the queue while there is room (and a rate token). */
+  private pump(): void {
+    while (this.inflight < this.destination.concurrency && this.queue.length > 0 && !this.stopped) {
+      if (this.bucket !== undefined) {
+        const wait = this.bucket.msUntilNext();
+        if (wait > 0) {
+          this.pumpTimer ??= setTimeout(() => {
+            this.pumpTimer = undefined;
+            this.pump();
+          }, wait);
+          return;
+        }
+        this.bucket.take(1);
       }
-      this.bucket?.take(claimed.length);
-      for (const forward of claimed) this.send(forward);
-      if (claimed.length > 0 && this.inflight < destination.concurrency && claimed.length === Math.min(room, MAX_CLAIM)) continue;
-      await this.sleep(await this.waitMs(room, claimed.length));
+      const next = this.queue.shift();
+      if (next !== undefined) this.send(next);
+    }
+  }
+
+  private async release(claimed: readonly ClaimedForward[]): Promise<void> {
+    if (claimed.length === 0) return;
+    try {
+      await this.deps.outbox.release(claimed.map(({ forward }) => ({ id: forward.id, n: forward.attemptCount })), Date.now());
+    } catch (error) {
+      this.deps.logger.warn({ destination: this.destination.name, forwards: claimed.length, problem: describe(error) },
+        'forwarding: claimed forwards could not be handed back; their leases will run out');
     }
   }
 
   /** How long to sleep when there is nothing more to claim now. */
-  private async waitMs(room: number, claimed: number): Promise<number> {
-    if (this.inflight >= this.destination.concurrency) return POLL_MS;
-    if (this.bucket !== undefined && room <= 0) return Math.max(1, this.bucket.msUntilNext());
+  private async waitMs(want: number, claimed: number): Promise<number> {
+    if (want <= 0 || this.queue.length > 0) return POLL_MS;
     if (claimed > 0) return BLOCKED_MS;
     try {
       const due = await this.deps.outbox.nextDueAt(this.destination.name, this.destination.ordered);
@@ -146,8 +193,9 @@ export class PushDispatcher {
       .then((result) => this.record(claimed, startedAt, result))
       .finally(() => {
         this.inflight--;
-        if (this.inflight === 0) for (const resolve of this.idle.splice(0)) resolve();
-        this.wake();
+        if (this.inflight === 0 && (this.stopped || this.queue.length === 0)) for (const resolve of this.idle.splice(0)) resolve();
+        this.pump();
+        if (this.wanted() > 0) this.wake();
       });
   }
 
@@ -182,20 +230,14 @@ export class PushDispatcher {
     this.scheduleFlush();
   }
 
-  /** Claimed but never sent (the stop began): pending again at once, the attempt recorded as not made. */
-  private handBack(claimed: readonly ClaimedForward[]): void {
-    const now = Date.now();
-    for (const { forward } of claimed) {
-      this.outcomes.push({
-        forwardId: forward.id, destination: this.destination.name, n: forward.attemptCount, startedAt: now, durationMs: 0,
-        status: null, error: 'not sent: Reception is shutting down', next: { state: 'pending', at: now },
-      });
-    }
-  }
-
   private scheduleFlush(): void {
     if (this.settling !== undefined) return;
-    this.settling = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flush()).finally(() => {
+    // Outcomes are gathered for a few ms (one turn for an ordered destination,
+    // whose next forward waits for this one's record) and recorded together.
+    const gathered = this.destination.ordered
+      ? new Promise<void>((resolve) => setImmediate(resolve))
+      : new Promise<void>((resolve) => setTimeout(resolve, SETTLE_GATHER_MS));
+    this.settling = gathered.then(() => this.flush()).finally(() => {
       this.settling = undefined;
       if (this.outcomes.length > 0) this.scheduleFlush();
     });

@@ -136,6 +136,11 @@ export interface Outbox {
   claim(request: ClaimRequest): Promise<ClaimedForward[]>;
   /** Records attempts; answers how many were still current (the others changed nothing). */
   settle(outcomes: readonly AttemptOutcome[]): Promise<number>;
+  /**
+   * Hands claimed forwards back unattempted (a dispatcher that stops): pending
+   * at `now`, their attempt number and budget as before the claim.
+   */
+  release(forwards: ReadonlyArray<{ id: string; n: number }>, now: number): Promise<void>;
   /** A pull consumer's ack: `succeeded` (unless cancelled). False when there is no such forward. */
   ack(id: string, now: number): Promise<boolean>;
   /** A pull consumer's nack: its attempt failed; pending again at `at`, or failed when the budget is spent. */

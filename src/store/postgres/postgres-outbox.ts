@@ -115,6 +115,16 @@ export class PostgresOutbox implements Outbox {
     });
   }
 
+  async release(forwards: ReadonlyArray<{ id: string; n: number }>, now: number): Promise<void> {
+    if (forwards.length === 0) return;
+    await this.db.execute(
+      `UPDATE forwards AS f SET status = 'pending', attempt_count = f.attempt_count - 1, budget_used = greatest(0, f.budget_used - 1),
+         next_attempt_at = $1, lease_until = NULL, attempt_started_at = NULL, updated_at = $1
+       FROM unnest($2::text[], $3::int[]) AS r (id, n)
+       WHERE f.id = r.id AND f.status = 'delivering' AND f.attempt_count = r.n`,
+      [now, forwards.map((f) => f.id), forwards.map((f) => f.n)]);
+  }
+
   private async finish(id: string, now: number, nack?: { at: number; budget: RetryBudget }): Promise<boolean> {
     return this.db.transaction(async (client) => {
       const found = await client.query<LeasedRow>(`SELECT ${FORWARD_COLUMNS}, attempt_started_at FROM forwards WHERE id = $1 FOR UPDATE`, [id]);

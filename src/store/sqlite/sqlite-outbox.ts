@@ -38,13 +38,20 @@ export class SqliteOutbox implements Outbox {
            SELECT position, status, next_attempt_at, min(delivery_seq) FROM forwards
            WHERE destination = ? AND status IN ${UNSETTLED} GROUP BY source)
          WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, position LIMIT ?`),
+      // `+status`: by the primary key. On `status` alone SQLite chose the due
+      // index and read every pending forward for each claim (167 a second
+      // drained, 1.1 ms of CPU each, with 20,000 waiting).
       take: prepare<[number, number, number, number, string], ForwardRow>(
         `UPDATE forwards SET status = 'delivering', attempt_count = attempt_count + 1, budget_used = budget_used + 1,
            attempt_started_at = ?, lease_until = ?, next_attempt_at = ?, updated_at = ?
-         WHERE position IN (SELECT value FROM json_each(?)) AND status = 'pending'
+         WHERE position IN (SELECT value FROM json_each(?)) AND +status = 'pending'
          RETURNING ${FORWARD_COLUMNS}`),
       deliveriesBySeq: prepare<[string], DeliveryRow>(
         `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE seq IN (SELECT value FROM json_each(?))`),
+      release: prepare<[number, string, number]>(
+        `UPDATE forwards SET status = 'pending', attempt_count = attempt_count - 1, budget_used = max(0, budget_used - 1),
+           next_attempt_at = ?1, lease_until = NULL, attempt_started_at = NULL, updated_at = ?1
+         WHERE id = ?2 AND status = 'delivering' AND attempt_count = ?3`),
       settle: prepare<[string, number | null, number | null, string | null, number, string, number]>(
         `UPDATE forwards SET status = ?, next_attempt_at = ?, lease_until = NULL, attempt_started_at = NULL,
            last_status = ?, last_error = ?, updated_at = ?
@@ -108,6 +115,33 @@ export class SqliteOutbox implements Outbox {
     this.claimTransaction = db.transaction((request: ClaimRequest) => this.claimAll(request));
     this.settleTransaction = db.transaction((outcomes: readonly AttemptOutcome[]) => this.settleAll(outcomes));
     this.ackTransaction = db.transaction((id: string, now: number, nack?: { at: number; budget: RetryBudget }) => this.finish(id, now, nack));
+    this.releaseTransaction = db.transaction((forwards: ReadonlyArray<{ id: string; n: number }>, now: number) => {
+      for (const { id, n } of forwards) this.q.release.run(now, id, n);
+    });
+    this.durableSync = Number(db.pragma('synchronous', { simple: true }));
+  }
+
+  /** The connection's `synchronous` level for everything else (FULL with the default durability). */
+  private readonly durableSync: number;
+
+  /**
+   * Claims and outcomes commit without waiting for the disk (`synchronous =
+   * NORMAL` for their transaction only): losing one to a power cut only
+   * repeats an attempt, which at-least-once allows (a claim lost leaves the
+   * forward pending; an outcome lost leaves it to its lease). The next
+   * durable commit syncs the WAL, these frames included. Deliveries, and
+   * what a person does (retry, cancel, pause), keep the store's durability.
+   * Measured: a drain of 20,000 forwards went from one fsync per claim and
+   * per settle to none (see bench/RESULTS.md).
+   */
+  private withoutSync<T>(work: () => T): T {
+    if (this.durableSync <= 1) return work();
+    this.db.pragma('synchronous = NORMAL');
+    try {
+      return work();
+    } finally {
+      this.db.pragma(`synchronous = ${this.durableSync}`);
+    }
   }
 
   /** Inside the append transaction: the forwards of a delivery just inserted. */
@@ -150,7 +184,7 @@ export class SqliteOutbox implements Outbox {
   private readonly claimTransaction;
 
   async claim(request: ClaimRequest): Promise<ClaimedForward[]> {
-    return this.claimTransaction.immediate(request);
+    return this.withoutSync(() => this.claimTransaction.immediate(request));
   }
 
   private readonly settleTransaction;
@@ -177,10 +211,11 @@ export class SqliteOutbox implements Outbox {
   }
 
   async settle(outcomes: readonly AttemptOutcome[]): Promise<number> {
-    return outcomes.length === 0 ? 0 : this.settleTransaction.immediate(outcomes);
+    return outcomes.length === 0 ? 0 : this.withoutSync(() => this.settleTransaction.immediate(outcomes));
   }
 
   private readonly ackTransaction;
+  private readonly releaseTransaction;
 
   private finish(id: string, now: number, nack?: { at: number; budget: RetryBudget }): boolean {
     const row = this.q.get.get(id);
@@ -203,12 +238,16 @@ export class SqliteOutbox implements Outbox {
     return true;
   }
 
+  async release(forwards: ReadonlyArray<{ id: string; n: number }>, now: number): Promise<void> {
+    if (forwards.length > 0) this.withoutSync(() => this.releaseTransaction.immediate(forwards, now));
+  }
+
   async ack(id: string, now: number): Promise<boolean> {
-    return this.ackTransaction.immediate(id, now);
+    return this.withoutSync(() => this.ackTransaction.immediate(id, now));
   }
 
   async nack(id: string, now: number, at: number, budget: RetryBudget): Promise<boolean> {
-    return this.ackTransaction.immediate(id, now, { at, budget });
+    return this.withoutSync(() => this.ackTransaction.immediate(id, now, { at, budget }));
   }
 
   async get(id: string): Promise<Forward | undefined> {
