@@ -162,9 +162,18 @@ export function describeSettleContract(store: () => InboxStore): void {
       expect((await store().outbox.destinations()).find((d) => d.name === 'app')?.lastSuccessAt ?? null).toBeNull();
     });
 
-    it('answers 0 for no outcomes and for a forward that does not exist', async () => {
+    it('answers 0 for no outcomes, for a forward that does not exist and for an attempt not taken, recording none of them', async () => {
       expect(await store().outbox.settle([])).toBe(0);
       expect(await store().outbox.settle([outcome({ id: 'fwd_none', destination: 'app', attemptCount: 1 }, T0, { state: 'succeeded' })])).toBe(0);
+      const delivered = await deliver(store());
+      const first = claimedOne(await claim(store(), T0));
+      const ahead = outcome(first, T0, { state: 'succeeded' }, { n: 2, status: 299 });
+      expect(await store().outbox.settle([ahead])).toBe(0);
+      await store().outbox.settle([outcome(first, T0, { state: 'pending', at: T0 + 1 })]);
+      const second = claimedOne(await claim(store(), T0 + 1));
+      await store().outbox.settle([outcome(second, T0 + 1, { state: 'succeeded' })]);
+      const [settled] = await store().outbox.forwardsOf(delivered.id);
+      expect(settled?.attempts.map((a) => [a.n, a.status])).toEqual([[1, 503], [2, 200]]);
     });
   });
 }

@@ -16,8 +16,16 @@ export interface PostgresRunner {
 
 const UNSETTLED = "('pending', 'delivering')";
 
+/**
+ * Records attempt n of a forward that still exists and has taken it: an
+ * outcome may come back after its delivery was deleted (the foreign key
+ * would fail the whole settle). The row lock keeps a delete from slipping in
+ * between; an attempt already recorded stays.
+ */
 const INSERT_ATTEMPT = `INSERT INTO forward_attempts (forward_id, n, started_at, duration_ms, status, error)
-  VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`;
+  SELECT id, $2::integer, $3::bigint, $4::integer, $5::integer, $6::text FROM forwards
+  WHERE id = $1 AND attempt_count >= $2::integer FOR KEY SHARE
+  ON CONFLICT DO NOTHING`;
 const SETTLE = `UPDATE forwards SET status = $1, next_attempt_at = $2, lease_until = NULL, attempt_started_at = NULL,
     last_status = $3, last_error = $4, updated_at = $5
   WHERE id = $6 AND status = 'delivering' AND attempt_count = $7`;

@@ -49,9 +49,11 @@ export class SqliteOutbox implements Outbox {
         `UPDATE forwards SET status = ?, next_attempt_at = ?, lease_until = NULL, attempt_started_at = NULL,
            last_status = ?, last_error = ?, updated_at = ?
          WHERE id = ? AND status = 'delivering' AND attempt_count = ?`),
-      attempt: prepare<[string, number, number, number, number | null, string | null]>(
+      // Only for a forward that still exists and has taken attempt n (an outcome
+      // may come back after its delivery was deleted); an attempt already recorded stays.
+      attempt: prepare<[{ id: string; n: number; startedAt: number; durationMs: number; status: number | null; error: string | null }]>(
         `INSERT OR IGNORE INTO forward_attempts (forward_id, n, started_at, duration_ms, status, error)
-         VALUES (?, ?, ?, ?, ?, ?)`),
+         SELECT id, @n, @startedAt, @durationMs, @status, @error FROM forwards WHERE id = @id AND attempt_count >= @n`),
       succeededAt: prepare<[string, number]>(
         `INSERT INTO destinations (name, last_success_at) VALUES (?, ?)
          ON CONFLICT (name) DO UPDATE SET last_success_at = max(coalesce(last_success_at, 0), excluded.last_success_at)`),
@@ -122,7 +124,7 @@ export class SqliteOutbox implements Outbox {
     for (const row of this.q.expired.all(destination, now)) {
       const forward = forwardFromRow(row);
       const startedAt = row.attempt_started_at ?? now;
-      this.q.attempt.run(forward.id, forward.attemptCount, startedAt, Math.max(0, now - startedAt), null, LEASE_EXPIRED);
+      this.q.attempt.run({ id: forward.id, n: forward.attemptCount, startedAt, durationMs: Math.max(0, now - startedAt), status: null, error: LEASE_EXPIRED });
       const failed = budgetSpent(forward, request.budget, now);
       this.q.settle.run(failed ? 'failed' : 'pending', failed ? null : now, null, LEASE_EXPIRED, now, forward.id, forward.attemptCount);
       this.q.failedAt.run(destination, now, LEASE_EXPIRED);
@@ -155,7 +157,7 @@ export class SqliteOutbox implements Outbox {
     const succeeded = new Map<string, number>();
     const failed = new Map<string, { at: number; error: string | null }>();
     for (const o of outcomes) {
-      this.q.attempt.run(o.forwardId, o.n, o.startedAt, o.durationMs, o.status, o.error);
+      this.q.attempt.run({ id: o.forwardId, n: o.n, startedAt: o.startedAt, durationMs: o.durationMs, status: o.status, error: o.error });
       const { next } = o;
       const status = next.state;
       const nextAt = next.state === 'pending' ? next.at : null;
@@ -184,7 +186,7 @@ export class SqliteOutbox implements Outbox {
     if (forward.status !== 'delivering' && (nack !== undefined || forward.status === 'succeeded' || forward.status === 'cancelled')) return true;
     if (forward.status === 'delivering') {
       const startedAt = row.attempt_started_at ?? now;
-      this.q.attempt.run(id, forward.attemptCount, startedAt, Math.max(0, now - startedAt), null, nack === undefined ? null : 'nack');
+      this.q.attempt.run({ id, n: forward.attemptCount, startedAt, durationMs: Math.max(0, now - startedAt), status: null, error: nack === undefined ? null : 'nack' });
     }
     if (nack === undefined) {
       this.db.prepare(`UPDATE forwards SET status = 'succeeded', next_attempt_at = NULL, lease_until = NULL, attempt_started_at = NULL,
