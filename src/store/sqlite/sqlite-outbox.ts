@@ -91,10 +91,9 @@ export class SqliteOutbox implements Outbox {
            next_attempt_at, created_at, updated_at)
          SELECT ?, seq, id, source, ?, 'pending', ?, ?, ?, ? FROM deliveries WHERE id = ?
          RETURNING ${FORWARD_COLUMNS}`),
-      counts: prepare<[], { destination: string; status: string; count: number; first: number }>(
-        `SELECT destination, status, count(*) AS count, min(position) AS first FROM forwards
+      counts: prepare<[], { destination: string; status: string; count: number; oldest: number }>(
+        `SELECT destination, status, count(*) AS count, min(created_at) AS oldest FROM forwards
          WHERE status IN ('pending', 'delivering', 'failed') GROUP BY destination, status`),
-      createdAt: prepare<[number], { created_at: number }>('SELECT created_at FROM forwards WHERE position = ?'),
       destinationRows: prepare<[], { name: string; paused: number; last_success_at: number | null; last_failure_at: number | null; last_error: string | null }>(
         'SELECT name, paused, last_success_at, last_failure_at, last_error FROM destinations'),
       paused: prepare<[string], { paused: number }>('SELECT paused FROM destinations WHERE name = ?'),
@@ -271,16 +270,14 @@ export class SqliteOutbox implements Outbox {
       }
       return found;
     };
-    const oldest = new Map<string, number>();
     for (const row of this.q.counts.all()) {
       const s = state(row.destination);
       if (row.status === 'failed') s.failed += row.count;
       else {
         s.pending += row.count;
-        oldest.set(row.destination, Math.min(row.first, oldest.get(row.destination) ?? Number.MAX_SAFE_INTEGER));
+        s.oldestPendingAt = Math.min(row.oldest, s.oldestPendingAt ?? row.oldest);
       }
     }
-    for (const [name, position] of oldest) state(name).oldestPendingAt = this.q.createdAt.get(position)?.created_at ?? null;
     for (const row of this.q.destinationRows.all()) {
       const s = state(row.name);
       s.paused = row.paused !== 0;
