@@ -17,6 +17,15 @@ export interface PostgresRunner {
 const UNSETTLED = "('pending', 'delivering')";
 
 /**
+ * The head of each source of a destination (ordered claims): the forward it
+ * has delivering, if any, else its oldest unsettled one by seq. A failed
+ * forward retried, or an older delivery sent again, is older than the one
+ * delivering but waits for it: one at a time per source.
+ */
+const HEADS = `SELECT DISTINCT ON (source) position, next_attempt_at FROM forwards
+  WHERE destination = $1 AND status IN ${UNSETTLED} ORDER BY source, status = 'delivering' DESC, delivery_seq, position`;
+
+/**
  * Records attempt n of a forward that still exists and has taken it: an
  * outcome may come back after its delivery was deleted (the foreign key
  * would fail the whole settle). The row lock keeps a delete from slipping in
@@ -65,9 +74,7 @@ export class PostgresOutbox implements Outbox {
       if (paused.rows[0]?.paused === true) return [];
       const due = request.ordered
         ? await client.query<{ position: string }>(
-          `SELECT position FROM forwards WHERE position IN (
-             SELECT DISTINCT ON (source) position FROM forwards
-             WHERE destination = $1 AND status IN ${UNSETTLED} ORDER BY source, delivery_seq, position)
+          `SELECT position FROM forwards WHERE position IN (SELECT position FROM (${HEADS}) heads)
            AND status = 'pending' AND next_attempt_at <= $2
            ORDER BY next_attempt_at, position LIMIT $3 FOR UPDATE SKIP LOCKED`, [destination, now, request.max])
         : await client.query<{ position: string }>(
@@ -264,8 +271,7 @@ export class PostgresOutbox implements Outbox {
   async nextDueAt(destination: string, ordered = false): Promise<number | undefined> {
     const result = ordered
       ? await this.db.execute<{ at: string | null }>(
-        `SELECT min(next_attempt_at) AS at FROM (SELECT DISTINCT ON (source) next_attempt_at FROM forwards
-         WHERE destination = $1 AND status IN ${UNSETTLED} ORDER BY source, delivery_seq, position) heads`, [destination])
+        `SELECT min(next_attempt_at) AS at FROM (${HEADS}) heads`, [destination])
       : await this.db.execute<{ at: string | null }>(
         `SELECT min(next_attempt_at) AS at FROM forwards WHERE status IN ${UNSETTLED} AND destination = $1`, [destination]);
     const at = result.rows[0]?.at;

@@ -11,6 +11,16 @@ import type {
 const UNSETTLED = "('pending', 'delivering')";
 
 /**
+ * The head of each source of a destination (ordered claims): the forward it
+ * has delivering, if any, else its oldest unsettled one by seq. A failed
+ * forward retried, or an older delivery sent again, is older than the one
+ * delivering but waits for it: one at a time per source.
+ */
+const HEADS = `SELECT position, status, next_attempt_at, row_number() OVER (
+    PARTITION BY source ORDER BY status = 'delivering' DESC, delivery_seq, position) AS rank
+  FROM forwards WHERE destination = ? AND status IN ${UNSETTLED}`;
+
+/**
  * The outbox on SQLite (see `Outbox`). Every write is one synchronous
  * transaction on the inbox's connection, so that a claim cannot interleave
  * with another: one process owns the file's writes at a time.
@@ -31,13 +41,10 @@ export class SqliteOutbox implements Outbox {
       due: prepare<[string, number, number], { position: number }>(
         `SELECT position FROM forwards WHERE status = 'pending' AND destination = ? AND next_attempt_at <= ?
          ORDER BY next_attempt_at, position LIMIT ?`),
-      // The head of each source: its oldest unsettled forward (SQLite takes the
-      // bare columns from the row that holds the min), claimable when pending and due.
+      // The heads (see HEADS), claimable when pending and due.
       dueHeads: prepare<[string, number, number], { position: number }>(
-        `SELECT position FROM (
-           SELECT position, status, next_attempt_at, min(delivery_seq) FROM forwards
-           WHERE destination = ? AND status IN ${UNSETTLED} GROUP BY source)
-         WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, position LIMIT ?`),
+        `SELECT position FROM (${HEADS})
+         WHERE rank = 1 AND status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, position LIMIT ?`),
       take: prepare<[number, number, number, number, string], ForwardRow>(
         `UPDATE forwards SET status = 'delivering', attempt_count = attempt_count + 1, budget_used = budget_used + 1,
            attempt_started_at = ?, lease_until = ?, next_attempt_at = ?, updated_at = ?
@@ -101,10 +108,7 @@ export class SqliteOutbox implements Outbox {
         'INSERT INTO destinations (name, paused) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET paused = excluded.paused'),
       nextDue: prepare<[string], { at: number | null }>(
         `SELECT min(next_attempt_at) AS at FROM forwards WHERE status IN ${UNSETTLED} AND destination = ?`),
-      nextDueHead: prepare<[string], { at: number | null }>(
-        `SELECT min(next_attempt_at) AS at FROM (
-           SELECT next_attempt_at, min(delivery_seq) FROM forwards
-           WHERE destination = ? AND status IN ${UNSETTLED} GROUP BY source)`),
+      nextDueHead: prepare<[string], { at: number | null }>(`SELECT min(next_attempt_at) AS at FROM (${HEADS}) WHERE rank = 1`),
     };
     this.claimTransaction = db.transaction((request: ClaimRequest) => this.claimAll(request));
     this.settleTransaction = db.transaction((outcomes: readonly AttemptOutcome[]) => this.settleAll(outcomes));
