@@ -101,5 +101,47 @@ export function describeConcurrentClaims(open: (count: number) => Promise<Instan
       expect(mostAtOnce).toBeGreaterThan(1);
       expect((await first.outbox.list({ limit: 1000, status: 'succeeded' })).length).toBe(240);
     });
+
+    it('never has two forwards of one source delivering at once while failed ones are retried meanwhile', async () => {
+      instances = await open(4);
+      const [first] = instances.stores;
+      if (first === undefined) throw new Error('no store');
+      const total = 160;
+      await fill(first, total, 8);
+      const delivering = new Map<string, string>();
+      const overlaps: string[] = [];
+      let succeeded = 0;
+      let retried = 0;
+      const claimers = instances.stores.map(async (store) => {
+        while (succeeded < total) {
+          const claimed = await store.outbox.claim({ destination: 'app', max: 5, leaseMs: LONG_LEASE, now: T0 + 1000, ordered: true, budget: BUDGET });
+          for (const { forward } of claimed) {
+            const other = delivering.get(forward.source);
+            if (other !== undefined) overlaps.push(`${forward.source}: ${other} and ${forward.id}`);
+            delivering.set(forward.source, forward.id);
+          }
+          await Promise.all(claimed.map(async ({ forward }) => {
+            await pause(Math.floor(Math.random() * 2));
+            delivering.delete(forward.source);
+            // Each forward fails at most twice, so that the retries come to an end.
+            const fail = forward.attemptCount < 3 && Math.random() < 0.4;
+            await store.outbox.settle([outcome(forward, T0 + 1000, fail ? { state: 'failed' } : { state: 'succeeded' })]);
+            if (!fail) succeeded++;
+          }));
+          if (claimed.length === 0) await pause(1);
+        }
+      });
+      const [retrier] = instances.stores.slice(-1);
+      const retrying = (async () => {
+        while (succeeded < total && retrier !== undefined) {
+          retried += await retrier.outbox.retry({ destination: 'app' }, T0 + 500);
+          await pause(1);
+        }
+      })();
+      await Promise.all([...claimers, retrying]);
+      expect(overlaps).toEqual([]);
+      expect(retried).toBeGreaterThan(0);
+      expect((await first.outbox.list({ limit: 1000, status: 'succeeded' })).length).toBe(total);
+    });
   });
 }

@@ -44,6 +44,16 @@ const FAILED_AT = `INSERT INTO destinations (name, last_failure_at, last_error) 
   ON CONFLICT (name) DO UPDATE SET last_failure_at = excluded.last_failure_at, last_error = excluded.last_error
   WHERE coalesce(destinations.last_failure_at, 0) <= excluded.last_failure_at`;
 
+/**
+ * Taken (with a hash of the schema and destination as the second key) by
+ * each ordered claim until it commits. The heads are read from a snapshot:
+ * without it, a claim could read a retried older forward as its source's
+ * head while another instance's claim of a later one was not yet committed,
+ * and both would be delivering at once. Ordered claims of one destination
+ * thus take turns; claims are short, and a source goes one at a time anyway.
+ */
+const ORDERED_CLAIM_LOCK = 7_305_162;
+
 type LeasedRow = ForwardRow & { attempt_started_at: string | null };
 
 /**
@@ -58,6 +68,9 @@ export class PostgresOutbox implements Outbox {
   async claim(request: ClaimRequest): Promise<ClaimedForward[]> {
     const { destination, now } = request;
     return this.db.transaction(async (client) => {
+      if (request.ordered) {
+        await client.query(`SELECT pg_advisory_xact_lock(${ORDERED_CLAIM_LOCK}, hashtext(current_schema() || '/' || $1))`, [destination]);
+      }
       const expired = await client.query<LeasedRow>(
         `SELECT ${FORWARD_COLUMNS}, attempt_started_at FROM forwards
          WHERE status = 'delivering' AND destination = $1 AND next_attempt_at <= $2 FOR UPDATE SKIP LOCKED`, [destination, now]);
