@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { InboxStore } from '../../src/store/inbox-store.js';
+import { LEASE_EXPIRED } from '../../src/store/forward-row.js';
 import { BUDGET, claim, claimedOne, deliver, deliverAll, forward, forwardOf, ids, outcome, T0 } from './outbox-contract-support.js';
 
 /** Gives up every forward of the destination that is due at `at`: claims them and records that they failed. */
@@ -159,6 +160,19 @@ export function describePullContract(store: () => InboxStore): void {
         expect(await forward(store(), forwardOf(d))).toMatchObject({ status: 'succeeded', nextAttemptAt: null, updatedAt: T0 + 200_000 });
         expect((await store().outbox.forwardsOf(d?.id ?? ''))[0]?.attempts).toHaveLength(1);
       }
+    });
+
+    it('ack after the lease ran out and another consumer claimed it takes the current attempt as succeeded', async () => {
+      const delivered = await deliver(store());
+      claimedOne(await claim(store(), T0));
+      const second = claimedOne(await claim(store(), T0 + 100_000));
+      expect(await store().outbox.ack(forwardOf(delivered), T0 + 100_010)).toBe(true);
+      const [acked] = await store().outbox.forwardsOf(delivered.id);
+      expect(acked?.status).toBe('succeeded');
+      expect(acked?.attempts.map((a) => [a.n, a.startedAt, a.error])).toEqual([[1, T0, LEASE_EXPIRED], [2, second.updatedAt, null]]);
+      // The second consumer's ack then changes nothing.
+      expect(await store().outbox.ack(forwardOf(delivered), T0 + 100_020)).toBe(true);
+      expect((await forward(store(), forwardOf(delivered))).updatedAt).toBe(T0 + 100_010);
     });
 
     it('ack leaves a succeeded or cancelled forward alone, and answers false for an unknown one', async () => {

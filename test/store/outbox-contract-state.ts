@@ -54,6 +54,28 @@ export function describeStateContract(store: () => InboxStore): void {
     });
   });
 
+  describe('list', () => {
+    it('lists newest first, by destination, status and source, a page at a time below a position', async () => {
+      const delivered = await deliverAll(store(), [
+        { source: 'a', to: ['app', 'worker'] }, { source: 'b' }, { source: 'a' }, { source: 'b', to: 'worker' },
+      ]);
+      const [a1app, a1worker, b2, a3, b4] = delivered.flatMap((d) => d.forwards);
+      const listed = async (query: Parameters<InboxStore['outbox']['list']>[0]): Promise<string[]> =>
+        (await store().outbox.list(query)).map((f) => f.id);
+      expect(await listed({ limit: 10 })).toEqual([b4, a3, b2, a1worker, a1app]);
+      expect(await listed({ limit: 10, destination: 'worker' })).toEqual([b4, a1worker]);
+      expect(await listed({ limit: 10, source: 'a', destination: 'app' })).toEqual([a3, a1app]);
+      const taken = claimedOne(await claim(store(), T0, { max: 1 }));
+      expect(await listed({ limit: 10, status: 'delivering' })).toEqual([taken.id]);
+      expect(await listed({ limit: 10, status: 'pending', destination: 'app' })).toEqual([a3, b2]);
+      const page = await store().outbox.list({ limit: 2 });
+      expect(page.map((f) => f.id)).toEqual([b4, a3]);
+      expect(await listed({ limit: 2, beforePosition: page[1]?.position ?? 0 })).toEqual([b2, a1worker]);
+      expect(await listed({ limit: 10, source: 'nobody' })).toEqual([]);
+      expect(await store().outbox.forwardsOf('dlv_unknown')).toEqual([]);
+    });
+  });
+
   describe('retention and deletes', () => {
     it('prunes a delivery whose forwards all succeeded or were cancelled, and keeps one with a pending, delivering or failed forward', async () => {
       const old = T0 - 86_400_000;
