@@ -16,8 +16,25 @@ export interface PostgresRunner {
 
 const UNSETTLED = "('pending', 'delivering')";
 
+/**
+ * The head of each source of a destination (ordered claims): the forward it
+ * has delivering, if any, else its oldest unsettled one by seq. A failed
+ * forward retried, or an older delivery sent again, is older than the one
+ * delivering but waits for it: one at a time per source.
+ */
+const HEADS = `SELECT DISTINCT ON (source) position, next_attempt_at FROM forwards
+  WHERE destination = $1 AND status IN ${UNSETTLED} ORDER BY source, status = 'delivering' DESC, delivery_seq, position`;
+
+/**
+ * Records attempt n of a forward that still exists and has taken it: an
+ * outcome may come back after its delivery was deleted (the foreign key
+ * would fail the whole settle). The row lock keeps a delete from slipping in
+ * between; an attempt already recorded stays.
+ */
 const INSERT_ATTEMPT = `INSERT INTO forward_attempts (forward_id, n, started_at, duration_ms, status, error)
-  VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`;
+  SELECT id, $2::integer, $3::bigint, $4::integer, $5::integer, $6::text FROM forwards
+  WHERE id = $1 AND attempt_count >= $2::integer FOR KEY SHARE
+  ON CONFLICT DO NOTHING`;
 const SETTLE = `UPDATE forwards SET status = $1, next_attempt_at = $2, lease_until = NULL, attempt_started_at = NULL,
     last_status = $3, last_error = $4, updated_at = $5
   WHERE id = $6 AND status = 'delivering' AND attempt_count = $7`;
@@ -26,6 +43,16 @@ const SUCCEEDED_AT = `INSERT INTO destinations (name, last_success_at) VALUES ($
 const FAILED_AT = `INSERT INTO destinations (name, last_failure_at, last_error) VALUES ($1, $2, $3)
   ON CONFLICT (name) DO UPDATE SET last_failure_at = excluded.last_failure_at, last_error = excluded.last_error
   WHERE coalesce(destinations.last_failure_at, 0) <= excluded.last_failure_at`;
+
+/**
+ * Taken (with a hash of the schema and destination as the second key) by
+ * each ordered claim until it commits. The heads are read from a snapshot:
+ * without it, a claim could read a retried older forward as its source's
+ * head while another instance's claim of a later one was not yet committed,
+ * and both would be delivering at once. Ordered claims of one destination
+ * thus take turns; claims are short, and a source goes one at a time anyway.
+ */
+const ORDERED_CLAIM_LOCK = 7_305_162;
 
 type LeasedRow = ForwardRow & { attempt_started_at: string | null };
 
@@ -41,6 +68,9 @@ export class PostgresOutbox implements Outbox {
   async claim(request: ClaimRequest): Promise<ClaimedForward[]> {
     const { destination, now } = request;
     return this.db.transaction(async (client) => {
+      if (request.ordered) {
+        await client.query(`SELECT pg_advisory_xact_lock(${ORDERED_CLAIM_LOCK}, hashtext(current_schema() || '/' || $1))`, [destination]);
+      }
       const expired = await client.query<LeasedRow>(
         `SELECT ${FORWARD_COLUMNS}, attempt_started_at FROM forwards
          WHERE status = 'delivering' AND destination = $1 AND next_attempt_at <= $2 FOR UPDATE SKIP LOCKED`, [destination, now]);
@@ -57,9 +87,7 @@ export class PostgresOutbox implements Outbox {
       if (paused.rows[0]?.paused === true) return [];
       const due = request.ordered
         ? await client.query<{ position: string }>(
-          `SELECT position FROM forwards WHERE position IN (
-             SELECT DISTINCT ON (source) position FROM forwards
-             WHERE destination = $1 AND status IN ${UNSETTLED} ORDER BY source, delivery_seq, position)
+          `SELECT position FROM forwards WHERE position IN (SELECT position FROM (${HEADS}) heads)
            AND status = 'pending' AND next_attempt_at <= $2
            ORDER BY next_attempt_at, position LIMIT $3 FOR UPDATE SKIP LOCKED`, [destination, now, request.max])
         : await client.query<{ position: string }>(
@@ -274,8 +302,7 @@ export class PostgresOutbox implements Outbox {
   async nextDueAt(destination: string, ordered = false): Promise<number | undefined> {
     const result = ordered
       ? await this.db.execute<{ at: string | null }>(
-        `SELECT min(next_attempt_at) AS at FROM (SELECT DISTINCT ON (source) next_attempt_at FROM forwards
-         WHERE destination = $1 AND status IN ${UNSETTLED} ORDER BY source, delivery_seq, position) heads`, [destination])
+        `SELECT min(next_attempt_at) AS at FROM (${HEADS}) heads`, [destination])
       : await this.db.execute<{ at: string | null }>(
         `SELECT min(next_attempt_at) AS at FROM forwards WHERE status IN ${UNSETTLED} AND destination = $1`, [destination]);
     const at = result.rows[0]?.at;

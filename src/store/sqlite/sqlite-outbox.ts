@@ -11,6 +11,16 @@ import type {
 const UNSETTLED = "('pending', 'delivering')";
 
 /**
+ * The head of each source of a destination (ordered claims): the forward it
+ * has delivering, if any, else its oldest unsettled one by seq. A failed
+ * forward retried, or an older delivery sent again, is older than the one
+ * delivering but waits for it: one at a time per source.
+ */
+const HEADS = `SELECT position, status, next_attempt_at, row_number() OVER (
+    PARTITION BY source ORDER BY status = 'delivering' DESC, delivery_seq, position) AS rank
+  FROM forwards WHERE destination = ? AND status IN ${UNSETTLED}`;
+
+/**
  * The outbox on SQLite (see `Outbox`). Every write is one synchronous
  * transaction on the inbox's connection, so that a claim cannot interleave
  * with another: one process owns the file's writes at a time.
@@ -31,13 +41,10 @@ export class SqliteOutbox implements Outbox {
       due: prepare<[string, number, number], { position: number }>(
         `SELECT position FROM forwards WHERE status = 'pending' AND destination = ? AND next_attempt_at <= ?
          ORDER BY next_attempt_at, position LIMIT ?`),
-      // The head of each source: its oldest unsettled forward (SQLite takes the
-      // bare columns from the row that holds the min), claimable when pending and due.
+      // The heads (see HEADS), claimable when pending and due.
       dueHeads: prepare<[string, number, number], { position: number }>(
-        `SELECT position FROM (
-           SELECT position, status, next_attempt_at, min(delivery_seq) FROM forwards
-           WHERE destination = ? AND status IN ${UNSETTLED} GROUP BY source)
-         WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, position LIMIT ?`),
+        `SELECT position FROM (${HEADS})
+         WHERE rank = 1 AND status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, position LIMIT ?`),
       // `+status`: by the primary key. On `status` alone SQLite chose the due
       // index and read every pending forward for each claim (167 a second
       // drained, 1.1 ms of CPU each, with 20,000 waiting).
@@ -56,9 +63,11 @@ export class SqliteOutbox implements Outbox {
         `UPDATE forwards SET status = ?, next_attempt_at = ?, lease_until = NULL, attempt_started_at = NULL,
            last_status = ?, last_error = ?, updated_at = ?
          WHERE id = ? AND status = 'delivering' AND attempt_count = ?`),
-      attempt: prepare<[string, number, number, number, number | null, string | null]>(
+      // Only for a forward that still exists and has taken attempt n (an outcome
+      // may come back after its delivery was deleted); an attempt already recorded stays.
+      attempt: prepare<[{ id: string; n: number; startedAt: number; durationMs: number; status: number | null; error: string | null }]>(
         `INSERT OR IGNORE INTO forward_attempts (forward_id, n, started_at, duration_ms, status, error)
-         VALUES (?, ?, ?, ?, ?, ?)`),
+         SELECT id, @n, @startedAt, @durationMs, @status, @error FROM forwards WHERE id = @id AND attempt_count >= @n`),
       succeededAt: prepare<[string, number]>(
         `INSERT INTO destinations (name, last_success_at) VALUES (?, ?)
          ON CONFLICT (name) DO UPDATE SET last_success_at = max(coalesce(last_success_at, 0), excluded.last_success_at)`),
@@ -96,10 +105,9 @@ export class SqliteOutbox implements Outbox {
            next_attempt_at, created_at, updated_at)
          SELECT ?, seq, id, source, ?, 'pending', ?, ?, ?, ? FROM deliveries WHERE id = ?
          RETURNING ${FORWARD_COLUMNS}`),
-      counts: prepare<[], { destination: string; status: string; count: number; first: number }>(
-        `SELECT destination, status, count(*) AS count, min(position) AS first FROM forwards
+      counts: prepare<[], { destination: string; status: string; count: number; oldest: number }>(
+        `SELECT destination, status, count(*) AS count, min(created_at) AS oldest FROM forwards
          WHERE status IN ('pending', 'delivering', 'failed') GROUP BY destination, status`),
-      createdAt: prepare<[number], { created_at: number }>('SELECT created_at FROM forwards WHERE position = ?'),
       destinationRows: prepare<[], { name: string; paused: number; last_success_at: number | null; last_failure_at: number | null; last_error: string | null }>(
         'SELECT name, paused, last_success_at, last_failure_at, last_error FROM destinations'),
       paused: prepare<[string], { paused: number }>('SELECT paused FROM destinations WHERE name = ?'),
@@ -107,10 +115,7 @@ export class SqliteOutbox implements Outbox {
         'INSERT INTO destinations (name, paused) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET paused = excluded.paused'),
       nextDue: prepare<[string], { at: number | null }>(
         `SELECT min(next_attempt_at) AS at FROM forwards WHERE status IN ${UNSETTLED} AND destination = ?`),
-      nextDueHead: prepare<[string], { at: number | null }>(
-        `SELECT min(next_attempt_at) AS at FROM (
-           SELECT next_attempt_at, min(delivery_seq) FROM forwards
-           WHERE destination = ? AND status IN ${UNSETTLED} GROUP BY source)`),
+      nextDueHead: prepare<[string], { at: number | null }>(`SELECT min(next_attempt_at) AS at FROM (${HEADS}) WHERE rank = 1`),
     };
     this.claimTransaction = db.transaction((request: ClaimRequest) => this.claimAll(request));
     this.settleTransaction = db.transaction((outcomes: readonly AttemptOutcome[]) => this.settleAll(outcomes));
@@ -156,7 +161,7 @@ export class SqliteOutbox implements Outbox {
     for (const row of this.q.expired.all(destination, now)) {
       const forward = forwardFromRow(row);
       const startedAt = row.attempt_started_at ?? now;
-      this.q.attempt.run(forward.id, forward.attemptCount, startedAt, Math.max(0, now - startedAt), null, LEASE_EXPIRED);
+      this.q.attempt.run({ id: forward.id, n: forward.attemptCount, startedAt, durationMs: Math.max(0, now - startedAt), status: null, error: LEASE_EXPIRED });
       const failed = budgetSpent(forward, request.budget, now);
       this.q.settle.run(failed ? 'failed' : 'pending', failed ? null : now, null, LEASE_EXPIRED, now, forward.id, forward.attemptCount);
       this.q.failedAt.run(destination, now, LEASE_EXPIRED);
@@ -194,7 +199,7 @@ export class SqliteOutbox implements Outbox {
     const succeeded = new Map<string, number>();
     const failed = new Map<string, { at: number; error: string | null }>();
     for (const o of outcomes) {
-      this.q.attempt.run(o.forwardId, o.n, o.startedAt, o.durationMs, o.status, o.error);
+      this.q.attempt.run({ id: o.forwardId, n: o.n, startedAt: o.startedAt, durationMs: o.durationMs, status: o.status, error: o.error });
       const { next } = o;
       const status = next.state;
       const nextAt = next.state === 'pending' ? next.at : null;
@@ -224,7 +229,7 @@ export class SqliteOutbox implements Outbox {
     if (forward.status !== 'delivering' && (nack !== undefined || forward.status === 'succeeded' || forward.status === 'cancelled')) return true;
     if (forward.status === 'delivering') {
       const startedAt = row.attempt_started_at ?? now;
-      this.q.attempt.run(id, forward.attemptCount, startedAt, Math.max(0, now - startedAt), null, nack === undefined ? null : 'nack');
+      this.q.attempt.run({ id, n: forward.attemptCount, startedAt, durationMs: Math.max(0, now - startedAt), status: null, error: nack === undefined ? null : 'nack' });
     }
     if (nack === undefined) {
       this.db.prepare(`UPDATE forwards SET status = 'succeeded', next_attempt_at = NULL, lease_until = NULL, attempt_started_at = NULL,
@@ -313,16 +318,14 @@ export class SqliteOutbox implements Outbox {
       }
       return found;
     };
-    const oldest = new Map<string, number>();
     for (const row of this.q.counts.all()) {
       const s = state(row.destination);
       if (row.status === 'failed') s.failed += row.count;
       else {
         s.pending += row.count;
-        oldest.set(row.destination, Math.min(row.first, oldest.get(row.destination) ?? Number.MAX_SAFE_INTEGER));
+        s.oldestPendingAt = Math.min(row.oldest, s.oldestPendingAt ?? row.oldest);
       }
     }
-    for (const [name, position] of oldest) state(name).oldestPendingAt = this.q.createdAt.get(position)?.created_at ?? null;
     for (const row of this.q.destinationRows.all()) {
       const s = state(row.name);
       s.paused = row.paused !== 0;
