@@ -72,16 +72,24 @@ export class ApiClient {
     return { authorization: `Bearer ${this.target.token}` };
   }
 
-  private async json(path: string, signal?: AbortSignal): Promise<unknown> {
-    const response = await this.request(path, signal);
+  /** GETs `path`, or POSTs `body` as JSON to it; the answer's JSON, or undefined for a 204. */
+  async call(path: string, init: { method?: 'GET' | 'POST'; body?: unknown; signal?: AbortSignal } = {}): Promise<unknown> {
+    const response = await this.request(path, init.signal, init.method ?? 'GET', init.body);
+    if (response.status === 204) return undefined;
     return (await response.json()) as unknown;
   }
 
-  private async request(path: string, signal?: AbortSignal): Promise<Response> {
+  private async json(path: string, signal?: AbortSignal): Promise<unknown> {
+    return this.call(path, signal === undefined ? {} : { signal });
+  }
+
+  private async request(path: string, signal?: AbortSignal, method = 'GET', body?: unknown): Promise<Response> {
     let response: Response;
     try {
       response = await fetch(`${this.target.base}${path}`, {
-        headers: { ...this.headers(), accept: 'application/json' },
+        method,
+        headers: { ...this.headers(), accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         ...(signal === undefined ? {} : { signal }),
       });
     } catch (error) {
@@ -122,10 +130,10 @@ export function asDelivery(value: unknown): DeliveryJson {
   return { ...(value as unknown as DeliveryJson), headers };
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function malformed(path: string): Error {
+export function malformed(path: string): Error {
   return new Error(`The server's answer to ${path} is not what Reception sends; is --url a Reception server?`);
 }

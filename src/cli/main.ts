@@ -3,13 +3,18 @@ import { readFileSync } from 'node:fs';
 import { ApiError } from './api-client.js';
 import { describeError } from './backoff.js';
 import { checkConfigSpec, runCheckConfig } from './check-config.js';
+import { destinationsSpec, runDestinations } from './destinations.js';
 import { exportSpec, runExport } from './export.js';
+import { forwardsSpec, runForwards } from './forwards.js';
 import { listenSpec, runListen } from './listen.js';
 import { flushOut } from './process-io.js';
 import { replaySpec, runReplay } from './replay.js';
+import { retrySpec, runRetry } from './retry.js';
 import { runServe, serveSpec } from './serve.js';
 import { runTail, tailSpec } from './tail.js';
 import { CliError, UsageError, type CommandSpec } from './usage.js';
+import { nearestWithin } from '../text/edit-distance.js';
+import { escapeForTerminal } from '../text/terminal-safe.js';
 
 /**
  * `reception`: the package's command line. Exit codes: 0 done, 1 the
@@ -29,6 +34,9 @@ const COMMANDS: Command[] = [
   { spec: listenSpec, run: runListen },
   { spec: replaySpec, run: runReplay },
   { spec: exportSpec, run: runExport },
+  { spec: forwardsSpec, run: runForwards },
+  { spec: retrySpec, run: runRetry },
+  { spec: destinationsSpec, run: runDestinations },
   { spec: checkConfigSpec, run: runCheckConfig },
 ];
 
@@ -45,7 +53,7 @@ function overview(): string {
     'Commands:',
     ...COMMANDS.map((c) => `  ${c.spec.name.padEnd(width)}${c.spec.summary}`),
     '',
-    'The client commands (tail, listen, replay, export) talk to a server given by --url and --token,',
+    'The client commands (all but serve and check-config) talk to a server given by --url and --token,',
     'or RECEPTION_URL (default http://127.0.0.1:8080) and RECEPTION_TOKEN.',
     '',
     'Examples:',
@@ -80,7 +88,9 @@ async function main(argv: string[]): Promise<number | undefined> {
   if (first === undefined || first.startsWith('-')) return runCommand(serveSpec.name, runServe, argv);
   const command = COMMANDS.find((c) => c.spec.name === first);
   if (command === undefined) {
-    throw new UsageError(`unknown command "${first}". Commands: ${COMMANDS.map((c) => c.spec.name).join(', ')}.`);
+    const names = COMMANDS.map((c) => c.spec.name);
+    const near = nearestWithin(first, names, 2);
+    throw new UsageError(`unknown command "${escapeForTerminal(first)}"${near === undefined ? '' : ` (did you mean "${near}"?)`}. Commands: ${names.join(', ')}.`);
   }
   return runCommand(command.spec.name, command.run, argv.slice(1));
 }

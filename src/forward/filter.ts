@@ -3,6 +3,13 @@ import type { Query } from 'sift';
 import type { OperationCreator } from 'sift/lib/core.js';
 import { nearestWithin } from '../text/edit-distance.js';
 
+// sift is CommonJS without names Node can detect: `import { $and } from 'sift'`
+// passes under Vitest but fails in the compiled server ("Named export '$and'
+// not found"), so it is loaded with require, typed as its declarations say.
+const {
+  $and, $eq, $exists, $gt, $gte, $in, $lt, $lte, $ne, $nin, $not, $or, createEqualsOperation, createQueryTester,
+} = createRequire(import.meta.url)('sift') as typeof import('sift');
+
 /**
  * Route filters (CONTRACT 6): MongoDB-style queries, matched by sift with
  * the contract's operators only. sift brings more ($regex, $where, $elemMatch...):

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { killAllClis, runCli } from './support/cli.js';
 
-const COMMANDS = ['serve', 'tail', 'listen', 'replay', 'export', 'check-config'];
+const COMMANDS = ['serve', 'tail', 'listen', 'replay', 'export', 'forwards', 'retry', 'destinations', 'check-config'];
 
 afterEach(killAllClis);
 
@@ -27,6 +27,10 @@ describe('reception --help', () => {
   it('lists every flag a command accepts in its help', async () => {
     const { stdout } = await runCli(['listen', '--help']);
     for (const flag of ['--forward-to', '--source', '--state', '--timeout', '--url', '--token']) expect(stdout).toContain(flag);
+    const retry = (await runCli(['retry', '--help'])).stdout;
+    for (const flag of ['--failed', '--destination', '--source', '--since', '--until', '--url', '--token']) expect(retry).toContain(flag);
+    const forwards = (await runCli(['forwards', '--help'])).stdout;
+    for (const flag of ['--status', '--destination', '--source', '--limit', '--json']) expect(forwards).toContain(flag);
     const serve = (await runCli(['serve', '--help'])).stdout;
     for (const flag of ['--port', '--host', '--data', '--token', '--durability', '--retention', '--max-body-bytes', '--trusted-proxies', '--log-level']) {
       expect(serve).toContain(flag);
@@ -45,7 +49,7 @@ describe('command line mistakes exit 2 with a clear message', () => {
     const { code, stderr, stdout } = await runCli(['tial']);
     expect(code).toBe(2);
     expect(stdout).toBe('');
-    expect(stderr).toContain('unknown command "tial"');
+    expect(stderr).toContain('unknown command "tial" (did you mean "tail"?)');
     expect(stderr).toContain('reception --help');
   });
 

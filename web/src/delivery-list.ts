@@ -6,6 +6,7 @@ import type { Delivery } from './api.ts';
 import { copyText } from './clipboard.ts';
 import { firstWebhookCommand } from './curl-command.ts';
 import { button, h, replaceChildren } from './dom.ts';
+import { forwardBadge } from './forward-badges.ts';
 import { bodyPreview, formatSize, formatTime, relativeTime, shortContentType } from './format.ts';
 import { toast } from './toast.ts';
 
@@ -164,6 +165,7 @@ export class DeliveryList {
         attrs: { datetime: delivery.receivedAt, title: formatTime(delivery.receivedAt), 'data-relative': delivery.receivedAt },
       }, relativeTime(delivery.receivedAt))),
     h('span', { class: 'row-meta' },
+      forwardBadge(delivery.forwards),
       h('span', { class: `dot dot-${status}`, attrs: { title: `verification: ${status}` } }),
       `${shortContentType(delivery.contentType)} · ${formatSize(delivery.size)} · `,
       // Ids are UUIDv7: the first digits are the time, the last ones tell deliveries apart.

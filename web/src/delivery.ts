@@ -20,6 +20,15 @@ export interface Delivery {
   headers: Array<[string, string]>;
   body: unknown;
   verification: Verification;
+  /** Where it is forwarded and how far each got (CONTRACT 6); [] when nowhere. */
+  forwards?: ForwardSummary[];
+}
+
+export type ForwardStatus = 'pending' | 'delivering' | 'succeeded' | 'failed' | 'cancelled';
+
+export interface ForwardSummary {
+  destination: string;
+  status: ForwardStatus;
 }
 
 export interface DeliveryPage {

@@ -7,6 +7,7 @@ import { copyText } from './clipboard.ts';
 import { resendCommand } from './curl-command.ts';
 import { button, h, replaceChildren } from './dom.ts';
 import { formatSize, formatTime, relativeTime } from './format.ts';
+import { forwardsSection } from './forwards-view.ts';
 import { toast } from './toast.ts';
 
 export interface DetailHandlers {
@@ -126,6 +127,7 @@ export function renderDetail(container: HTMLElement, delivery: Delivery, handler
         ...metaRow('Verification', verificationBadge(verification), verification.reason === undefined ? '' : ` ${verification.reason}`),
         ...metaRow('ID', h('code', { class: 'delivery-id' }, delivery.id)),
         ...metaRow('Seq', String(delivery.seq))),
+      forwardsSection(delivery),
       h('section', { class: 'detail-section', attrs: { 'aria-label': 'Body' } },
         h('div', { class: 'section-head' }, h('h3', {}, 'Body'), h('div', { class: 'tabs', attrs: { role: 'tablist' } }, parsedTab, rawTab)),
         bodyArea),

@@ -5,7 +5,9 @@ import { getDelivery, listDeliveries, listSources, logOut, Unauthorized, type De
 import { cursorBefore } from './cursor.ts';
 import { DeliveryList } from './delivery-list.ts';
 import { renderDetail, renderNoDetail } from './detail-view.ts';
+import { DestinationsView } from './destinations-view.ts';
 import { button, h, replaceChildren } from './dom.ts';
+import { followRowBadges } from './forward-badges.ts';
 import { relativeTime } from './format.ts';
 import { bindListKeys } from './keyboard.ts';
 import { LiveStream, type LiveState } from './live-stream.ts';
@@ -31,6 +33,7 @@ export class InboxView {
   private readonly liveBadge: HTMLElement;
   private readonly findInput: HTMLInputElement;
   private readonly stream: LiveStream;
+  private readonly destinations = new DestinationsView();
   private readonly cleanups: Array<() => void> = [];
   private filter: string | undefined;
   private openId: string | undefined;
@@ -64,13 +67,15 @@ export class InboxView {
         h('h1', { class: 'brand' }, h('a', { attrs: { href: '#' } }, 'Reception')),
         this.liveBadge,
         find,
+        this.destinations.toggle,
         button('Log out', () => void this.logOut(), 'button quiet', { 'data-action': 'logout' })),
       h('div', { class: 'panes' },
         this.sources.element,
         h('section', { class: 'list-pane', attrs: { 'aria-label': 'Deliveries' } },
           h('div', { class: 'pane-head' }, this.listTitle),
           this.list.element),
-        this.detailPane));
+        this.detailPane),
+      this.destinations.element);
     this.stream = new LiveStream({
       onDelivery: (delivery) => this.arrived(delivery),
       onState: (state) => {
@@ -98,6 +103,7 @@ export class InboxView {
       }
     }, 15_000);
     this.cleanups.push(() => clearInterval(tick));
+    this.cleanups.push(followRowBadges(this.list.element), () => this.destinations.close());
 
     // The stream starts right after the newest delivery there is now; anything
     // newer arrives through it, and the list below is de-duplicated by id.

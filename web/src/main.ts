@@ -4,6 +4,7 @@ import './theme.css';
 import './layout.css';
 import './list.css';
 import './detail.css';
+import './forwarding.css';
 import { listSources, setUnauthorizedHandler, Unauthorized } from './api.ts';
 import { h, replaceChildren } from './dom.ts';
 import { InboxView } from './inbox-view.ts';

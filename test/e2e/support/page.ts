@@ -1,6 +1,9 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { RunningApp } from '../../helpers/app.js';
 
+/** What a page needs of a running server (either store). */
+type Server = Pick<RunningApp, 'url' | 'token'>;
+
 export interface PageSession {
   context: BrowserContext;
   page: Page;
@@ -35,7 +38,7 @@ export interface OpenOptions {
   hash?: string;
 }
 
-export async function openPage(browser: Browser, server: RunningApp, options: OpenOptions = {}): Promise<PageSession> {
+export async function openPage(browser: Browser, server: Server, options: OpenOptions = {}): Promise<PageSession> {
   const context = await browser.newContext({
     baseURL: server.url,
     viewport: options.viewport ?? { width: 1280, height: 800 },
@@ -84,7 +87,7 @@ export interface Sent {
 
 /** POSTs a webhook from outside the browser, as a sender would. */
 export async function sendWebhook(
-  server: RunningApp,
+  server: Server,
   source: string,
   body: string,
   headers: Record<string, string> = { 'content-type': 'application/json' },

@@ -1,0 +1,98 @@
+import { nearestWithin } from '../text/edit-distance.js';
+import { escapeForTerminal, escapeJsonForTerminal } from '../text/terminal-safe.js';
+import { ApiClient } from './api-client.js';
+import { OutboxApi, type DestinationRow } from './outbox-api.js';
+import { exitQuietlyOnClosedPipe, flushOut, writeErr, writeOut } from './process-io.js';
+import { SERVER_FLAGS, serverTarget } from './server-target.js';
+import { alignColumns, formatAge } from './table.js';
+import { booleanFlag, parseCommand, renderHelp, UsageError, type CommandSpec } from './usage.js';
+
+const ACTIONS = ['pause', 'resume'] as const;
+
+export const destinationsSpec: CommandSpec = {
+  name: 'destinations',
+  summary: 'show where deliveries are forwarded, and pause or resume a destination',
+  usage: [
+    'destinations [--json] [--url URL] [--token TOKEN]',
+    'destinations pause <name> [--url URL] [--token TOKEN]',
+    'destinations resume <name> [--url URL] [--token TOKEN]',
+  ],
+  description:
+    'Without an action, prints one line per destination (GET /api/destinations): its name, kind (http, pull, or '
+    + 'removed when the config no longer names it but forwards remain), URL (without credentials or query), whether '
+    + 'it is paused, how many forwards are pending (not yet settled) and failed, the age of the oldest pending one, '
+    + 'and the last error. "pause" stops attempts to a destination: its forwards stay pending, and the pause outlives '
+    + 'restarts, until "resume". An unknown name is an error (exit 1).',
+  flags: [
+    { name: 'json', type: 'boolean', help: 'Print each destination as one line of JSON (NDJSON) instead.' },
+    ...SERVER_FLAGS,
+  ],
+  positionals: 2,
+  examples: [
+    'reception destinations',
+    'reception destinations pause app',
+    'reception destinations resume app',
+  ],
+};
+
+export async function runDestinations(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommand(destinationsSpec, argv);
+  if (values.help === true) {
+    process.stdout.write(renderHelp(destinationsSpec));
+    return 0;
+  }
+  const [actionText, name] = positionals;
+  const action = actionText === undefined ? undefined : actionOf(actionText);
+  if (action !== undefined && (name === undefined || name === '')) {
+    throw new UsageError(`which destination? reception destinations ${action} <name>.`);
+  }
+  if (action !== undefined && booleanFlag(values, 'json')) throw new UsageError('--json goes with the list, not with pause or resume.');
+  const outbox = new OutboxApi(new ApiClient(serverTarget(values)));
+
+  if (action !== undefined && name !== undefined) {
+    await outbox.setPaused(name, action === 'pause');
+    const state = (await outbox.destinations()).find((d) => d.name === name);
+    const pending = state === undefined ? '' : ` (${state.pending} pending, ${state.failed} failed)`;
+    process.stdout.write(action === 'pause'
+      ? `Paused ${escapeForTerminal(name)}: its forwards wait until "reception destinations resume ${escapeForTerminal(name)}"${pending}.\n`
+      : `Resumed ${escapeForTerminal(name)}${pending}.\n`);
+    return 0;
+  }
+
+  exitQuietlyOnClosedPipe();
+  const destinations = await outbox.destinations();
+  if (booleanFlag(values, 'json')) {
+    for (const d of destinations) await writeOut(`${escapeJsonForTerminal(JSON.stringify(d))}\n`);
+  } else if (destinations.length > 0) {
+    const now = Date.now();
+    const header = ['NAME', 'KIND', 'URL', 'PAUSED', 'PENDING', 'FAILED', 'OLDEST PENDING', 'LAST ERROR'];
+    await writeOut(`${alignColumns([header, ...destinations.map((d) => destinationCells(d, now))]).join('\n')}\n`);
+  }
+  await flushOut();
+  if (destinations.length === 0) writeErr('The server has no destinations: name them under "destinations" in the config file.');
+  return 0;
+}
+
+function actionOf(text: string): typeof ACTIONS[number] {
+  const action = ACTIONS.find((a) => a === text);
+  if (action !== undefined) return action;
+  const near = nearestWithin(text, ACTIONS, 3);
+  throw new UsageError(
+    `unknown action "${escapeForTerminal(text)}"${near === undefined ? '' : ` (did you mean "${near}"?)`}: `
+    + 'reception destinations lists them; "pause <name>" and "resume <name>" act on one.',
+  );
+}
+
+/** The cells of one destination's line, escaped. */
+export function destinationCells(d: DestinationRow, now: number): string[] {
+  return [
+    escapeForTerminal(d.name),
+    escapeForTerminal(d.kind),
+    d.url === null ? '-' : escapeForTerminal(d.url),
+    d.paused ? 'yes' : 'no',
+    String(d.pending),
+    String(d.failed),
+    d.oldestPendingAt === null ? '-' : formatAge(now - Date.parse(d.oldestPendingAt)),
+    d.lastError === null ? '-' : escapeForTerminal(d.lastError),
+  ];
+}

@@ -1,0 +1,134 @@
+import type { ForwardStatus } from '../store/outbox.js';
+import { escapeForTerminal } from '../text/terminal-safe.js';
+import { nearestWithin } from '../text/edit-distance.js';
+import { ApiClient, ApiError, isRecord, malformed } from './api-client.js';
+import { CliError } from './usage.js';
+
+/**
+ * The forwarding API (CONTRACT 6) as the `forwards`, `retry` and
+ * `destinations` commands use it. Answers are checked for the fields the
+ * commands print; the server's strings pass through as they are (the
+ * commands escape them for the terminal).
+ */
+
+export interface DestinationRow {
+  name: string;
+  kind: string;
+  url: string | null;
+  paused: boolean;
+  pending: number;
+  failed: number;
+  oldestPendingAt: string | null;
+  lastSuccessAt: string | null;
+  lastFailureAt: string | null;
+  lastError: string | null;
+}
+
+export interface ForwardRow {
+  id: string;
+  deliveryId: string;
+  seq: number;
+  source: string;
+  destination: string;
+  /** One of FORWARD_STATUSES, as the server wrote it. */
+  status: string;
+  attemptCount: number;
+  nextAttemptAt: string | null;
+  lastError: string | null;
+}
+
+export interface ForwardQuery {
+  destination?: string;
+  status?: ForwardStatus;
+  source?: string;
+}
+
+/** Which failed forwards to retry: by id, or every failed one that matches. */
+export type RetryRequest =
+  | { ids: string[] }
+  | { status: 'failed'; destination?: string; source?: string; since?: string; until?: string };
+
+const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+const count = (value: unknown): number => (typeof value === 'number' ? value : 0);
+
+export class OutboxApi {
+  constructor(private readonly api: ApiClient) {}
+
+  async destinations(): Promise<DestinationRow[]> {
+    const body = await this.api.call('/api/destinations');
+    if (!isRecord(body) || !Array.isArray(body.items)) throw malformed('/api/destinations');
+    return body.items.filter(isRecord).map((item) => ({
+      name: String(item.name),
+      kind: String(item.kind),
+      url: text(item.url),
+      paused: item.paused === true,
+      pending: count(item.pending),
+      failed: count(item.failed),
+      oldestPendingAt: text(item.oldestPendingAt),
+      lastSuccessAt: text(item.lastSuccessAt),
+      lastFailureAt: text(item.lastFailureAt),
+      lastError: text(item.lastError),
+    }));
+  }
+
+  /** Pauses or resumes a destination; an unknown name is a CliError that names the destinations there are. */
+  async setPaused(name: string, paused: boolean): Promise<void> {
+    try {
+      await this.api.call(`/api/destinations/${encodeURIComponent(name)}/${paused ? 'pause' : 'resume'}`, { method: 'POST' });
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404) throw unknownDestination(name, await this.destinations());
+      throw error;
+    }
+  }
+
+  /** One page of forwards, newest first. */
+  async forwards(query: ForwardQuery, limit: number, cursor?: string): Promise<{ items: ForwardRow[]; nextCursor: string | null }> {
+    const params = new URLSearchParams();
+    for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, value);
+    params.set('limit', String(limit));
+    if (cursor !== undefined) params.set('cursor', cursor);
+    const body = await this.api.call(`/api/forwards?${params.toString()}`);
+    if (!isRecord(body) || !Array.isArray(body.items)) throw malformed('/api/forwards');
+    return {
+      items: body.items.filter(isRecord).map((item) => ({
+        id: String(item.id),
+        deliveryId: String(item.deliveryId),
+        seq: count(item.seq),
+        source: String(item.source),
+        destination: String(item.destination),
+        status: String(item.status),
+        attemptCount: count(item.attemptCount),
+        nextAttemptAt: text(item.nextAttemptAt),
+        lastError: text(item.lastError),
+      })),
+      nextCursor: text(body.nextCursor),
+    };
+  }
+
+  async retry(request: RetryRequest): Promise<number> {
+    const body = await this.api.call('/api/forwards/retry', { method: 'POST', body: request });
+    if (!isRecord(body) || typeof body.retried !== 'number') throw malformed('/api/forwards/retry');
+    return body.retried;
+  }
+
+  /**
+   * Throws a CliError when the server knows no destination by this name:
+   * the API would answer an empty list or `retried: 0`, which reads like
+   * "nothing failed" when the name was mistyped.
+   */
+  async requireDestination(name: string): Promise<void> {
+    const destinations = await this.destinations();
+    if (!destinations.some((d) => d.name === name)) throw unknownDestination(name, destinations);
+  }
+}
+
+/** "no destination named "ap" (did you mean "app"?); the destinations are: app, worker." */
+export function unknownDestination(name: string, destinations: DestinationRow[]): CliError {
+  const names = destinations.map((d) => d.name);
+  const near = nearestWithin(name, names, 2);
+  const hint = near === undefined ? '' : ` (did you mean "${escapeForTerminal(near)}"?)`;
+  const known = names.length === 0
+    ? 'the server has no destinations (see "destinations" in the config file)'
+    : `the destinations are: ${names.map(escapeForTerminal).join(', ')}`;
+  return new CliError(`no destination is named "${escapeForTerminal(name)}"${hint}; ${known}.`);
+}

@@ -1,0 +1,203 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { InboxStore } from '../../src/store/inbox-store.js';
+import type { RunningApp } from '../helpers/app.js';
+import { DestinationServer } from '../helpers/destination-server.js';
+import { api, forwardsOf, send, startForwarding, until } from '../forward/support.js';
+import { killAllClis, runCli } from './support/cli.js';
+
+// A source name may hold a right-to-left override (only controls are refused): the CLI must print it as an escape.
+const HOSTILE_SOURCE = 'shop\u202etxt.exe';
+
+let destination: DestinationServer;
+let spare: DestinationServer;
+let server: RunningApp<InboxStore>;
+
+beforeEach(async () => {
+  destination = new DestinationServer();
+  spare = new DestinationServer();
+  await Promise.all([destination.listen(), spare.listen()]);
+  server = await startForwarding('sqlite', {
+    destinations: {
+      app: { url: destination.url, allowPrivateNetwork: true, retry: { attempts: 2, initialMs: 10, maxMs: 20 } },
+      archive: { url: spare.url, allowPrivateNetwork: true },
+    },
+    sources: {
+      shop: { forward: [{ to: 'app' }] },
+      other: { forward: [{ to: 'app' }] },
+      [HOSTILE_SOURCE]: { forward: [{ to: 'app' }] },
+    },
+  });
+});
+
+afterEach(async () => {
+  killAllClis();
+  await server.close();
+  await Promise.all([destination.close(), spare.close()]);
+});
+
+function cli(args: string[]): ReturnType<typeof runCli> {
+  return runCli(args, { RECEPTION_URL: server.url, RECEPTION_TOKEN: server.token });
+}
+
+async function failedDelivery(source = 'shop'): Promise<string> {
+  destination.answer = () => ({ status: 500 });
+  const id = await send(server, source, '{"n":1}');
+  await until(async () => (await forwardsOf(server, id))[0]?.status === 'failed');
+  return id;
+}
+
+describe('reception forwards', { timeout: 60_000 }, () => {
+  it('lists forwards one per line: ids, source, destination, status, attempts, the last error; --json as NDJSON', async () => {
+    const id = await failedDelivery();
+    const [forward] = await forwardsOf(server, id);
+    const listed = await cli(['forwards', '--status', 'failed']);
+    expect(listed.stderr).toBe('');
+    expect(listed.code).toBe(0);
+    expect(listed.stdout.trimEnd().split('\n')).toEqual([
+      `${forward?.id ?? ''}  ${id}  shop  app  failed  2 attempts  last error: HTTP 500`,
+    ]);
+
+    const json = await cli(['forwards', '--destination', 'app', '--json']);
+    expect(json.code).toBe(0);
+    const lines = json.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines).toEqual([expect.objectContaining({ id: forward?.id, deliveryId: id, source: 'shop', status: 'failed', attemptCount: 2, lastError: 'HTTP 500' })]);
+
+    const none = await cli(['forwards', '--status', 'succeeded']);
+    expect(none.code).toBe(0);
+    expect(none.stdout).toBe('');
+    expect(none.stderr).toContain('No forwards match.');
+  });
+
+  it('follows the cursor up to --limit, newest first, and filters by source', async () => {
+    destination.answer = () => ({ status: 204 });
+    const ids: string[] = [];
+    for (let n = 0; n < 7; n++) ids.push(await send(server, n % 2 === 0 ? 'shop' : 'other', `{"n":${n}}`));
+    await until(async () => (await api<{ items: unknown[] }>(server, '/api/forwards?status=succeeded')).json.items.length === 7);
+    const all = await cli(['forwards', '--limit', '100000', '--page-size', '3']);
+    expect(all.stdout.trimEnd().split('\n').map((line) => line.split(/ +/)[1])).toEqual([...ids].reverse());
+    const five = await cli(['forwards', '--limit', '5', '--page-size', '2', '--json']);
+    expect(five.stdout.trimEnd().split('\n').map((line) => (JSON.parse(line) as { deliveryId: string }).deliveryId)).toEqual(ids.slice(2).reverse());
+    const shop = await cli(['forwards', '--source', 'shop', '--page-size', '1']);
+    expect(shop.stdout.trimEnd().split('\n')).toHaveLength(4);
+  });
+
+  it('prints a hostile source name with its bidirectional override as an escape', async () => {
+    const id = await failedDelivery(HOSTILE_SOURCE);
+    const listed = await cli(['forwards']);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toContain(`${id}  shop\\u202etxt.exe  app  failed`);
+    expect(listed.stdout).not.toContain('\u202e');
+    const json = await cli(['forwards', '--json']);
+    expect(json.stdout).not.toContain('\u202e');
+    expect((JSON.parse(json.stdout) as { source: string }).source).toBe(HOSTILE_SOURCE);
+  });
+
+  it('an unknown destination is an error with the name meant (exit 1); a bad status or limit is a usage error (exit 2)', async () => {
+    const unknown = await cli(['forwards', '--destination', 'ap']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stdout).toBe('');
+    expect(unknown.stderr).toBe('reception: no destination is named "ap" (did you mean "app"?); the destinations are: app, archive.\n');
+    const status = await cli(['forwards', '--status', 'faild']);
+    expect(status.code).toBe(2);
+    expect(status.stderr).toContain('--status: expected pending, delivering, succeeded, failed, cancelled, got "faild" (did you mean "failed"?)');
+    const limit = await cli(['forwards', '--limit', '0']);
+    expect(limit.code).toBe(2);
+    expect(limit.stderr).toContain('--limit: expected a whole number from 1 to 100000');
+  });
+});
+
+describe('reception retry', { timeout: 60_000 }, () => {
+  it('--failed --destination retries the failed forwards with a fresh budget, and they succeed', async () => {
+    const id = await failedDelivery();
+    destination.answer = () => ({ status: 200 });
+    const retried = await cli(['retry', '--failed', '--destination', 'app', '--since', '1h']);
+    expect(retried.stderr).toBe('');
+    expect(retried.code).toBe(0);
+    expect(retried.stdout).toBe('Retried 1 forward.\n');
+    await until(async () => (await forwardsOf(server, id))[0]?.status === 'succeeded');
+    expect(destination.requestsFor(id).map((r) => r.headers['x-reception-attempt'])).toEqual(['1', '2', '3']);
+    const again = await cli(['retry', '--failed']);
+    expect(again.stdout).toBe('Retried 0 forwards.\n');
+  });
+
+  it('retries forwards by id and says how many were not failed', async () => {
+    const id = await failedDelivery();
+    const [forward] = await forwardsOf(server, id);
+    destination.answer = () => ({ status: 200 });
+    const retried = await cli(['retry', forward?.id ?? '', 'no-such-forward']);
+    expect(retried.code).toBe(0);
+    expect(retried.stdout).toBe('Retried 1 forward.\n');
+    expect(retried.stderr).toContain('1 of the 2 forwards was not retried');
+    await until(async () => (await forwardsOf(server, id))[0]?.status === 'succeeded');
+  });
+
+  it('--until before the failure retries nothing; an unknown destination is exit 1; a wrong command line exit 2', async () => {
+    await failedDelivery();
+    const before = await cli(['retry', '--failed', '--until', '2020-01-01T00:00:00Z']);
+    expect(before.stdout).toBe('Retried 0 forwards.\n');
+    const unknown = await cli(['retry', '--failed', '--destination', 'archve']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('no destination is named "archve" (did you mean "archive"?)');
+    for (const [args, message] of [
+      [['retry'], 'which forwards?'],
+      [['retry', 'abc', '--failed'], 'give forward ids or --failed, not both'],
+      [['retry', 'abc', '--source', 'shop'], '--source selects failed forwards: it goes with --failed'],
+      [['retry', '--failed', '--until', 'tomorrow'], '--until: expected an RFC 3339 time'],
+    ] as const) {
+      const wrong = await cli([...args]);
+      expect(wrong.code, args.join(' ')).toBe(2);
+      expect(wrong.stderr).toContain(message);
+      expect(wrong.stderr).toContain('reception retry --help');
+    }
+  });
+});
+
+describe('reception destinations', { timeout: 60_000 }, () => {
+  it('prints a status table: name, kind, url, paused, pending, failed, oldest pending age, last error', async () => {
+    await failedDelivery();
+    const listed = await cli(['destinations']);
+    expect(listed.stderr).toBe('');
+    expect(listed.code).toBe(0);
+    const lines = listed.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^NAME +KIND +URL +PAUSED +PENDING +FAILED +OLDEST PENDING +LAST ERROR$/);
+    expect(lines.slice(1).map((line) => line.split(/ {2,}/))).toEqual([
+      ['app', 'http', destination.url, 'no', '0', '1', '-', 'HTTP 500'],
+      ['archive', 'http', spare.url, 'no', '0', '0', '-', '-'],
+    ]);
+    const json = await cli(['destinations', '--json']);
+    expect(JSON.parse(json.stdout.split('\n')[0] ?? '')).toMatchObject({ name: 'app', failed: 1, lastError: 'HTTP 500' });
+  });
+
+  it('pause keeps forwards pending (shown with their age) until resume sends them', async () => {
+    const paused = await cli(['destinations', 'pause', 'app']);
+    expect(paused.stderr).toBe('');
+    expect(paused.code).toBe(0);
+    expect(paused.stdout).toBe('Paused app: its forwards wait until "reception destinations resume app" (0 pending, 0 failed).\n');
+    const id = await send(server, 'shop', '{"n":1}');
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(destination.requests).toHaveLength(0);
+    const table = await cli(['destinations']);
+    const app = table.stdout.split('\n').find((line) => line.startsWith('app '))?.split(/ {2,}/);
+    expect(app?.slice(3, 7)).toEqual(['yes', '1', '0', expect.stringMatching(/^\ds$/)]);
+    const pending = await cli(['forwards', '--status', 'pending']);
+    expect(pending.stdout).toMatch(new RegExp(`  ${id}  shop  app  pending  0 attempts  waits: the destination is paused\\n$`));
+
+    const resumed = await cli(['destinations', 'resume', 'app']);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toMatch(/^Resumed app \(\d pending, 0 failed\)\.\n$/);
+    await until(() => destination.requestsFor(id).length === 1);
+    await until(async () => (await forwardsOf(server, id))[0]?.status === 'succeeded');
+  });
+
+  it('an unknown destination is exit 1 with the names there are; an unknown action is exit 2 with the one meant', async () => {
+    const unknown = await cli(['destinations', 'pause', 'apq']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toBe('reception: no destination is named "apq" (did you mean "app"?); the destinations are: app, archive.\n');
+    const action = await cli(['destinations', 'pasue', 'app']);
+    expect(action.code).toBe(2);
+    expect(action.stderr).toContain('unknown action "pasue" (did you mean "pause"?)');
+    const noName = await cli(['destinations', 'resume']);
+    expect(noName.code).toBe(2);
+    expect(noName.stderr).toContain('which destination? reception destinations resume <name>.');
+  });
+});

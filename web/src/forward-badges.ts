@@ -1,0 +1,89 @@
+// The small badge a delivery's row carries when it is forwarded: how far its
+// forwards got, in one word, with each destination's state in the tooltip.
+// Rows arrive with their forwards still pending; while any shown row has an
+// unsettled or failed forward, the newest forwards are read every few seconds
+// and the badges of the rows they belong to follow.
+
+import type { ForwardStatus, ForwardSummary } from './delivery.ts';
+import { h } from './dom.ts';
+import { recentForwards, type ForwardListItem } from './forwarding-api.ts';
+import { Poller } from './poller.ts';
+
+/** The one state a set of forwards shows: a failure first, then work still to do. */
+export type BadgeState = 'failed' | 'forwarding' | 'forwarded' | 'cancelled';
+
+const LABELS: Record<BadgeState, string> = {
+  failed: 'forward failed', forwarding: 'forwarding', forwarded: 'forwarded', cancelled: 'not forwarded',
+};
+
+export function badgeState(forwards: readonly ForwardSummary[]): BadgeState {
+  const has = (status: ForwardStatus): boolean => forwards.some((f) => f.status === status);
+  if (has('failed')) return 'failed';
+  if (has('pending') || has('delivering')) return 'forwarding';
+  if (has('succeeded')) return 'forwarded';
+  return 'cancelled';
+}
+
+/** What each badge stands for, to recompute it when some of its forwards change. */
+const summaries = new WeakMap<HTMLElement, ForwardSummary[]>();
+
+/** The badge of a delivery's forwards; null when it is forwarded nowhere. */
+export function forwardBadge(forwards: readonly ForwardSummary[] | undefined): HTMLElement | null {
+  if (forwards === undefined || forwards.length === 0) return null;
+  const state = badgeState(forwards);
+  const title = forwards.map((f) => `${f.destination}: ${f.status}`).join(', ');
+  const badge = h('span', { class: `forward-badge forward-${state}`, attrs: { 'data-state': state, title: `Forwards: ${title}` } }, LABELS[state]);
+  summaries.set(badge, [...forwards]);
+  return badge;
+}
+
+/** Replaces the badge of the delivery's row (wherever the row is shown) with one for these forwards. */
+export function updateRowBadge(deliveryId: string, forwards: readonly ForwardSummary[]): void {
+  for (const row of document.querySelectorAll<HTMLElement>(`.delivery-list li[data-id="${CSS.escape(deliveryId)}"]`)) {
+    const old = row.querySelector<HTMLElement>('.forward-badge');
+    const badge = forwardBadge(forwards);
+    if (old !== null && badge !== null) old.replaceWith(badge);
+    else if (old !== null) old.remove();
+    else if (badge !== null) row.querySelector('.row-meta')?.prepend(badge);
+  }
+}
+
+/**
+ * A row's forwards after reading the newest ones: for each destination that
+ * the newest forwards name, their states replace the row's. A delivery sent
+ * again long ago may have older forwards to that destination beyond what was
+ * read; the newest one is the one that counts.
+ */
+export function mergeForwards(current: readonly ForwardSummary[], newest: readonly ForwardListItem[]): ForwardSummary[] {
+  const named = new Set(newest.map((f) => f.destination));
+  return [
+    ...current.filter((f) => !named.has(f.destination)),
+    ...newest.map((f) => ({ destination: f.destination, status: f.status })),
+  ];
+}
+
+/** How many of the newest forwards one refresh reads. */
+const RECENT = 200;
+
+/** Keeps the badges of the rows in `list` current while any shows unsettled or failed forwards; answers a stop function. */
+export function followRowBadges(list: HTMLElement, everyMs = 3000): () => void {
+  const refresh = async (): Promise<void> => {
+    // Failed ones too: a retry (here, or from the command line) sets them going again.
+    const unsettled = [...list.querySelectorAll<HTMLElement>('.forward-badge[data-state="forwarding"], .forward-badge[data-state="failed"]')];
+    if (unsettled.length === 0) return;
+    const byDelivery = new Map<string, ForwardListItem[]>();
+    for (const forward of await recentForwards(RECENT)) {
+      const of = byDelivery.get(forward.deliveryId) ?? [];
+      of.push(forward);
+      byDelivery.set(forward.deliveryId, of);
+    }
+    for (const badge of unsettled) {
+      const id = badge.closest<HTMLElement>('li[data-id]')?.dataset.id;
+      const newest = id === undefined ? undefined : byDelivery.get(id);
+      if (id === undefined || newest === undefined) continue;
+      updateRowBadge(id, mergeForwards(summaries.get(badge) ?? [], newest));
+    }
+  };
+  const poller = new Poller(refresh, everyMs, () => list.isConnected).start();
+  return () => poller.stop();
+}
