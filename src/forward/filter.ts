@@ -16,11 +16,6 @@ const {
  * those are refused when the config is read, and not given to sift at all.
  */
 
-// sift ships CommonJS whose exports Node's ESM loader cannot list: loaded with require.
-const {
-  $and, $eq, $exists, $gt, $gte, $in, $lt, $lte, $ne, $nin, $not, $or, createEqualsOperation, createQueryTester,
-} = createRequire(import.meta.url)('sift') as typeof import('sift');
-
 /** What a filter is matched against. */
 export interface FilterSubject {
   body: unknown;
