@@ -62,7 +62,8 @@ export class HttpPublisher implements Publisher {
       if (NOT_PASSED_ON.has(lower) || this.options.redactHeaders.has(lower) || this.replaced.has(lower)) continue;
       headers.push(name, value);
     }
-    headers.push('webhook-id', delivery.id, 'x-reception-source', delivery.source, 'x-reception-attempt', String(forward.attemptCount));
+    // A header carries bytes, not Unicode: the source name goes percent-encoded, as in the webhook URL (`日本` is `%E6%97%A5%E6%9C%AC`).
+    headers.push('webhook-id', delivery.id, 'x-reception-source', encodeURIComponent(delivery.source), 'x-reception-attempt', String(forward.attemptCount));
     for (const [name, value] of this.extra) headers.push(name, value);
     if (this.signer !== undefined) {
       const signed = this.signer.sign(delivery.id, Math.floor(Date.now() / 1000), delivery.raw);

@@ -114,6 +114,20 @@ describe.each(STORES)('forwarding to an HTTP destination (%s)', (kind) => {
     expect(forward?.attempts[0]).toMatchObject({ n: 1, status: null, error: 'timeout: no answer within 300 ms' });
   });
 
+  it('sends a source name beyond Latin-1 percent-encoded in x-reception-source', async () => {
+    if (!(await storeAvailable(kind, 'forwarding tests'))) return;
+    server = await startForwarding(kind, {
+      destinations: { app: { url: destination.url, allowPrivateNetwork: true } },
+      sources: { '日本': { forward: [{ to: 'app' }] }, 'a b\u202e': { forward: [{ to: 'app' }] } },
+    });
+    const running = server;
+    const first = await send(running, '日本', '{"a":1}');
+    const second = await send(running, 'a b\u202e', '{"a":2}');
+    await until(() => destination.requests.length === 2);
+    expect(destination.requestsFor(first)[0]?.headers['x-reception-source']).toBe('%E6%97%A5%E6%9C%AC');
+    expect(destination.requestsFor(second)[0]?.headers['x-reception-source']).toBe('a%20b%E2%80%AE');
+  });
+
   it('forwards only what the filter matches', async () => {
     const running = await start({}, { filter: { body: { type: { $startsWith: 'invoice.' } } } });
     if (running === undefined) return;
