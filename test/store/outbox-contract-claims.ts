@@ -36,6 +36,22 @@ export function describeClaimContract(store: () => InboxStore): void {
       expect(ids(await claim(store(), T0))).toEqual([delivered.forwards[0]]);
     });
 
+    it('release hands a claimed forward back unattempted: pending now, its attempt number and budget as before, no attempt row', async () => {
+      const delivered = await deliver(store());
+      const taken = claimedOne(await claim(store(), T0 + 10));
+      expect(taken.attemptCount).toBe(1);
+      await store().outbox.release([{ id: taken.id, n: taken.attemptCount }], T0 + 20);
+      expect(await forward(store(), forwardOf(delivered))).toMatchObject({
+        status: 'pending', attemptCount: 0, budgetUsed: 0, nextAttemptAt: T0 + 20, leaseUntil: null,
+      });
+      expect((await store().outbox.forwardsOf(delivered.id))[0]?.attempts).toEqual([]);
+      // A release for an attempt that is no longer current changes nothing.
+      const again = claimedOne(await claim(store(), T0 + 30));
+      expect(again.attemptCount).toBe(1);
+      await store().outbox.release([{ id: again.id, n: 7 }], T0 + 40);
+      expect((await forward(store(), again.id)).status).toBe('delivering');
+    });
+
     it('claims nothing with max 0', async () => {
       await deliver(store());
       expect(await claim(store(), T0, { max: 0 })).toEqual([]);
