@@ -55,10 +55,10 @@ export class SqliteOutbox implements Outbox {
          RETURNING ${FORWARD_COLUMNS}`),
       deliveriesBySeq: prepare<[string], DeliveryRow>(
         `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE seq IN (SELECT value FROM json_each(?))`),
-      release: prepare<[number, string, number]>(
+      release: prepare<[{ now: number; id: string; n: number }]>(
         `UPDATE forwards SET status = 'pending', attempt_count = attempt_count - 1, budget_used = max(0, budget_used - 1),
-           next_attempt_at = ?1, lease_until = NULL, attempt_started_at = NULL, updated_at = ?1
-         WHERE id = ?2 AND status = 'delivering' AND attempt_count = ?3`),
+           next_attempt_at = @now, lease_until = NULL, attempt_started_at = NULL, updated_at = @now
+         WHERE id = @id AND status = 'delivering' AND attempt_count = @n`),
       settle: prepare<[string, number | null, number | null, string | null, number, string, number]>(
         `UPDATE forwards SET status = ?, next_attempt_at = ?, lease_until = NULL, attempt_started_at = NULL,
            last_status = ?, last_error = ?, updated_at = ?
@@ -121,7 +121,7 @@ export class SqliteOutbox implements Outbox {
     this.settleTransaction = db.transaction((outcomes: readonly AttemptOutcome[]) => this.settleAll(outcomes));
     this.ackTransaction = db.transaction((id: string, now: number, nack?: { at: number; budget: RetryBudget }) => this.finish(id, now, nack));
     this.releaseTransaction = db.transaction((forwards: ReadonlyArray<{ id: string; n: number }>, now: number) => {
-      for (const { id, n } of forwards) this.q.release.run(now, id, n);
+      for (const { id, n } of forwards) this.q.release.run({ now, id, n });
     });
     this.durableSync = Number(db.pragma('synchronous', { simple: true }));
   }
