@@ -1,7 +1,10 @@
 import {
   $and, $eq, $exists, $gt, $gte, $in, $lt, $lte, $ne, $nin, $not, $or,
   createEqualsOperation, createQueryTester, type Query,
-} from 'sift';
+  // Not 'sift': its index.js copies the exports with Object.assign, which Node's
+  // ESM loader cannot see, so `node dist/` found no named export (Vite, under
+  // Vitest, did). lib/index.js declares each export where Node finds them.
+} from 'sift/lib/index.js';
 import type { OperationCreator } from 'sift/lib/core.js';
 import { nearestWithin } from '../text/edit-distance.js';
 
