@@ -57,6 +57,8 @@ export interface AppDeps {
   feed?: PublishingFeed;
   /** The config file's destinations (CONTRACT 6); none when absent. */
   destinations?: ReadonlyMap<string, Destination>;
+  /** What a forward's lease adds to its destination's timeoutMs (RECEPTION_FORWARD_LEASE_MARGIN_MS). */
+  forwardLeaseMarginMs?: number;
 }
 
 export interface App {
@@ -108,6 +110,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const receive = createWebhookHandler({ receiver, logger, metrics, incoming, isClosing: () => closing });
   const forwarder = new Forwarder({
     outbox: store.outbox, feed, logger, metrics: new ForwardMetrics(metrics.registry), redactHeaders: new Set(deps.redactHeaders),
+    leaseMarginMs: deps.forwardLeaseMarginMs,
   });
   forwarder.apply(deps.destinations ?? new Map());
 

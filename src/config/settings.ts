@@ -33,6 +33,8 @@ export interface Settings {
   incomingMaxBytes: number;
   streamHeartbeatMs: number;
   streamMaxBufferedBytes: number;
+  /** What a forward's lease adds to its destination's timeoutMs, in ms: how long a crashed instance's attempts stay its own. */
+  forwardLeaseMarginMs: number;
   /** `RECEPTION_*` variables that nothing reads (a misspelt name), with the setting probably meant: warned of at start. */
   ignoredVariables: IgnoredVariable[];
 }
@@ -138,6 +140,8 @@ export function loadSettings(env: Env = process.env): Settings {
     // CONTRACT 3: a heartbeat at least every 15 s; 10 s by default leaves room for timer and event-loop lag.
     streamHeartbeatMs: integer('RECEPTION_STREAM_HEARTBEAT_MS', 10_000, 100, 15_000),
     streamMaxBufferedBytes: integer('RECEPTION_STREAM_BUFFER_BYTES', 8 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    // The dispatcher's DEFAULT_LEASE_MARGIN_MS (an app built without settings uses that one).
+    forwardLeaseMarginMs: integer('RECEPTION_FORWARD_LEASE_MARGIN_MS', 30_000, 100, 3_600_000),
   };
   if (problems.length > 0) throw new SettingsError(problems);
   // Every setting above has read its variable: what is left in `env` is read by nothing.

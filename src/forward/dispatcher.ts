@@ -12,14 +12,20 @@ export interface DispatcherDeps {
   publisher: Publisher;
   metrics: ForwardMetrics;
   logger: Logger;
+  /** What a lease adds to the attempt's timeout (DEFAULT_LEASE_MARGIN_MS when absent). */
+  leaseMarginMs?: number;
 }
 
 /** Longest sleep between claims when nothing wakes the dispatcher: lease take-overs and other instances' forwards are found within it. */
 export const POLL_MS = 1000;
 /** Sleep when forwards are due but none could be claimed (an ordered head in flight, another instance's locks). */
 const BLOCKED_MS = 50;
-/** What a lease adds to the attempt's timeout: time to wait for a rate token, and to record the outcome. */
-const LEASE_MARGIN_MS = 30_000;
+/**
+ * What a lease adds to the attempt's timeout by default: time to wait for a
+ * rate token, and to record the outcome. It is also how long the forwards of
+ * an instance that died stay its own (RECEPTION_FORWARD_LEASE_MARGIN_MS).
+ */
+export const DEFAULT_LEASE_MARGIN_MS = 30_000;
 /** Forwards claimed per transaction, at most. */
 const MAX_CLAIM = 100;
 /** How long outcomes are gathered before they are recorded together. */
@@ -82,6 +88,8 @@ export class PushDispatcher {
       await new Promise<void>((resolve) => this.idle.push(resolve));
       clearTimeout(grace);
     }
+    // A flush already under way finishes first; then the last outcomes are recorded.
+    await this.settling;
     await this.flush();
     await this.deps.publisher.close();
   }
@@ -98,7 +106,7 @@ export class PushDispatcher {
           claimed = await outbox.claim({
             destination: destination.name,
             max: want,
-            leaseMs: destination.timeoutMs + LEASE_MARGIN_MS,
+            leaseMs: destination.timeoutMs + (this.deps.leaseMarginMs ?? DEFAULT_LEASE_MARGIN_MS),
             now: Date.now(),
             ordered: destination.ordered,
             budget: budgetOf(destination),

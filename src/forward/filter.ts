@@ -1,14 +1,12 @@
-import { createRequire } from 'node:module';
-import type { Query } from 'sift';
+import {
+  $and, $eq, $exists, $gt, $gte, $in, $lt, $lte, $ne, $nin, $not, $or,
+  createEqualsOperation, createQueryTester, type Query,
+  // Not 'sift': its index.js copies the exports with Object.assign, which Node's
+  // ESM loader cannot see, so `node dist/` found no named export (Vite, under
+  // Vitest, did). lib/index.js declares each export where Node finds them.
+} from 'sift/lib/index.js';
 import type { OperationCreator } from 'sift/lib/core.js';
 import { nearestWithin } from '../text/edit-distance.js';
-
-// sift is CommonJS without names Node can detect: `import { $and } from 'sift'`
-// passes under Vitest but fails in the compiled server ("Named export '$and'
-// not found"), so it is loaded with require, typed as its declarations say.
-const {
-  $and, $eq, $exists, $gt, $gte, $in, $lt, $lte, $ne, $nin, $not, $or, createEqualsOperation, createQueryTester,
-} = createRequire(import.meta.url)('sift') as typeof import('sift');
 
 /**
  * Route filters (CONTRACT 6): MongoDB-style queries, matched by sift with

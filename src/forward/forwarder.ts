@@ -13,6 +13,8 @@ export interface ForwarderDeps {
   logger: Logger;
   metrics: ForwardMetrics;
   redactHeaders: ReadonlySet<string>;
+  /** What each lease adds to its destination's timeout (the dispatcher's default when absent). */
+  leaseMarginMs?: number;
 }
 
 /**
@@ -51,6 +53,7 @@ export class Forwarder {
         publisher: new HttpPublisher(destination, { redactHeaders: this.deps.redactHeaders }),
         metrics: this.deps.metrics,
         logger: this.deps.logger,
+        leaseMarginMs: this.deps.leaseMarginMs,
       });
       this.dispatchers.set(destination.name, dispatcher);
       dispatcher.start();

@@ -37,6 +37,7 @@ describe('loadSettings', () => {
       incomingMaxBytes: 256 * 1024 * 1024,
       streamHeartbeatMs: 10_000,
       streamMaxBufferedBytes: 8 * 1024 * 1024,
+      forwardLeaseMarginMs: 30_000,
     });
   });
 
@@ -63,6 +64,7 @@ describe('loadSettings', () => {
       RECEPTION_INCOMING_MAX_BYTES: '4096',
       RECEPTION_STREAM_HEARTBEAT_MS: '1000',
       RECEPTION_STREAM_BUFFER_BYTES: '4096',
+      RECEPTION_FORWARD_LEASE_MARGIN_MS: '2000',
     });
     expect(settings).toMatchObject({
       port: 9090,
@@ -86,6 +88,7 @@ describe('loadSettings', () => {
       incomingMaxBytes: 4096,
       streamHeartbeatMs: 1000,
       streamMaxBufferedBytes: 4096,
+      forwardLeaseMarginMs: 2000,
       // Every variable above is one that a setting reads.
       ignoredVariables: [],
     });
@@ -186,6 +189,7 @@ describe('loadSettings', () => {
     ['RECEPTION_INCOMING_MAX_BYTES', '1MiB'],
     ['RECEPTION_STREAM_HEARTBEAT_MS', '60000'],
     ['RECEPTION_STREAM_BUFFER_BYTES', '1'],
+    ['RECEPTION_FORWARD_LEASE_MARGIN_MS', '50'],
   ])('refuses %s=%j with a message that names it', (name, value) => {
     const problems = problemsOf({ [name]: value });
     expect(problems).toHaveLength(1);
