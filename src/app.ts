@@ -90,9 +90,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     maxBufferedBytes: deps.streamMaxBufferedBytes,
   });
   let rules = deps.rules ?? SourceRules.fromConfig(undefined, { maxBodyBytes: deps.maxBodyBytes, anyJson: false });
+  const trustedProxies = new TrustedProxies(deps.trustedProxies);
   const receiver = new Receiver({
     queue,
-    trustedProxies: new TrustedProxies(deps.trustedProxies),
+    trustedProxies,
     redactHeaders: new Set(deps.redactHeaders),
     rules: () => rules,
   });
@@ -185,7 +186,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await fastify.register(healthRoutes, { store, queue, incoming, metrics });
   await fastify.register(inboxRoutes, { store, token: deps.token });
   await fastify.register(streamRoute, { hub: streams, token: deps.token });
-  await fastify.register(sessionRoutes, { token: deps.token });
+  await fastify.register(sessionRoutes, { token: deps.token, proxies: trustedProxies });
   await fastify.register(webPage);
   await fastify.ready();
   if (server === undefined) throw new Error('Fastify did not call the server factory');

@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ProblemError } from '../errors.js';
 import { bearerToken, tokenMatches } from '../auth/token.js';
+import { forwardedHttps, type TrustedProxies } from '../receive/remote-address.js';
 
 export const SESSION_COOKIE = 'reception_session';
 
@@ -12,6 +13,19 @@ export const SESSION_COOKIE = 'reception_session';
  */
 export function sessionValue(token: string): string {
   return createHmac('sha256', token).update('reception-session-v1').digest('base64url');
+}
+
+/**
+ * Whether the browser reached Reception over https, so that the session
+ * cookie gets `Secure`: through a TLS proxy in RECEPTION_TRUSTED_PROXIES
+ * that says so (`X-Forwarded-Proto`). `request.protocol` covers a TLS
+ * socket of Reception's own, which it does not have today: it listens on
+ * plain http only (app.ts), and Fastify's `trustProxy` is off, so that
+ * `protocol` never reads a header.
+ */
+export function reachedOverHttps(request: FastifyRequest, proxies: TrustedProxies): boolean {
+  return request.protocol === 'https'
+    || forwardedHttps(request.raw.socket.remoteAddress, request.headers['x-forwarded-proto'], proxies);
 }
 
 /** The value of one cookie from a `Cookie` header. */
