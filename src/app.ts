@@ -90,6 +90,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     maxBufferedBytes: deps.streamMaxBufferedBytes,
   });
   let rules = deps.rules ?? SourceRules.fromConfig(undefined, { maxBodyBytes: deps.maxBodyBytes, anyJson: false });
+  metrics.setConfiguredSources(rules.configuredSources);
   const trustedProxies = new TrustedProxies(deps.trustedProxies);
   const receiver = new Receiver({
     queue,
@@ -196,6 +197,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   };
   const setRules = (next: SourceRules): void => {
     rules = next;
+    metrics.setConfiguredSources(next.configuredSources);
   };
   return { fastify, server, queue, feed, streams, setRules, beginClosing };
 }
