@@ -39,13 +39,15 @@ describe('stalled stream readers', () => {
     const answer = await fetch(`${server.url}/api/webhook/big`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     expect(answer.status).toBe(200);
     await answer.arrayBuffer();
-    // Every reader's socket holds most of the event, unsent.
-    await eventually(() => sockets.filter((socket) => socket.writableLength > EVENT_BYTES / 2).length === READERS, 20_000);
+    // Every reader's socket took the whole event (bytesWritten counts what it queues)...
+    await eventually(() => sockets.filter((socket) => socket.bytesWritten >= EVENT_BYTES).length === READERS, 20_000);
+    // ...and most hold most of it unsent (now and then the kernel takes a whole event for one).
+    const holding = sockets.filter((socket) => socket.writableLength > EVENT_BYTES / 2).length;
+    expect(holding).toBeGreaterThanOrEqual(READERS - 5);
     const grown = process.memoryUsage().arrayBuffers - before;
     // One copy of the frame, plus the request body on both ends and the row
     // read back, some of it garbage not yet collected: 25 MB measured. A
-    // copy per reader measured 390 MB.
+    // copy per reader measured 390 MB (25 readers holding would be over 100 MB).
     expect(grown, `${Math.round(grown / 1e6)} MB`).toBeLessThan(15 * EVENT_BYTES);
-    expect(readers.every((reader) => reader.events.length === 0)).toBe(true);
   });
 });
