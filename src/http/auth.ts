@@ -85,7 +85,7 @@ export class TokenGuard {
     const waitSeconds = this.throttle.wrongToken(address);
     if (waitSeconds === 0) return refusal;
     return new ProblemError('rate_limited',
-      `Too many wrong tokens from this address: the next wrong one is refused for ${waitSeconds} s more. The right token is accepted at any time.`,
+      `Too many wrong tokens from this address: wait ${waitSeconds} s before the next try; each wrong token doubles the wait. The right token is accepted at any time.`,
       { 'retry-after': String(waitSeconds) });
   }
 
