@@ -20,6 +20,8 @@ import { Receiver } from './receive/receiver.js';
 import { SourceRules } from './receive/source-rules.js';
 import { TrustedProxies } from './receive/remote-address.js';
 import { sessionRoutes } from './http/session-routes.js';
+import { TokenGuard } from './http/auth.js';
+import { WrongTokenThrottle, type ThrottleOptions } from './auth/wrong-token-throttle.js';
 import { streamRoute } from './http/stream-route.js';
 import { webPage } from './http/web-page.js';
 import { LocalCommitFeed, type PublishingFeed } from './stream/commit-feed.js';
@@ -59,6 +61,8 @@ export interface AppDeps {
   destinations?: ReadonlyMap<string, Destination>;
   /** What a forward's lease adds to its destination's timeoutMs (RECEPTION_FORWARD_LEASE_MARGIN_MS). */
   forwardLeaseMarginMs?: number;
+  /** How wrong API tokens are throttled per address (DEFAULT_THROTTLE when absent; tests loosen it). */
+  wrongTokenThrottle?: Partial<ThrottleOptions>;
 }
 
 export interface App {
@@ -99,9 +103,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     maxBufferedBytes: deps.streamMaxBufferedBytes,
   });
   let rules = deps.rules ?? SourceRules.fromConfig(undefined, { maxBodyBytes: deps.maxBodyBytes, anyJson: false });
+  metrics.setConfiguredSources(rules.configuredSources);
+  const trustedProxies = new TrustedProxies(deps.trustedProxies);
+  const guard = new TokenGuard(deps.token, trustedProxies, new WrongTokenThrottle(deps.wrongTokenThrottle));
   const receiver = new Receiver({
     queue,
-    trustedProxies: new TrustedProxies(deps.trustedProxies),
+    trustedProxies,
     redactHeaders: new Set(deps.redactHeaders),
     rules: () => rules,
   });
@@ -138,7 +145,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     // Ids up to this length reach the routes (and get 404 when unknown);
     // longer ones, and bad percent-escapes, go to frameworkErrors.
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
-    frameworkErrors: createFrameworkErrorHandler(deps.token, logRequest),
+    frameworkErrors: createFrameworkErrorHandler(guard, logRequest),
     clientErrorHandler: createClientErrorHandler(logger),
     serverFactory: (fastifyHandler) => {
       // The webhook route goes around Fastify; `expectsContinue`: see checkContinue below.
@@ -197,10 +204,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await registerOpenApi(fastify);
   serveOpenApi(fastify);
   await fastify.register(healthRoutes, { store, queue, incoming, metrics });
-  await fastify.register(inboxRoutes, { store, token: deps.token });
-  await fastify.register(streamRoute, { hub: streams, token: deps.token });
-  await fastify.register(forwardRoutes, { store, token: deps.token, forwarder });
-  await fastify.register(sessionRoutes, { token: deps.token });
+  await fastify.register(inboxRoutes, { store, guard });
+  await fastify.register(streamRoute, { hub: streams, guard });
+  await fastify.register(forwardRoutes, { store, guard, forwarder });
+  await fastify.register(sessionRoutes, { guard });
   await fastify.register(webPage);
   await fastify.ready();
   if (server === undefined) throw new Error('Fastify did not call the server factory');
@@ -210,6 +217,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   };
   const setRules = (next: SourceRules): void => {
     rules = next;
+    metrics.setConfiguredSources(next.configuredSources);
   };
   return { fastify, server, queue, feed, streams, forwarder, setRules, beginClosing };
 }

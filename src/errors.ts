@@ -16,6 +16,7 @@ export const problemCatalogue = {
   unauthorized: { status: 401, title: 'Unauthorized' },
   not_found: { status: 404, title: 'Not found' },
   invalid_query: { status: 400, title: 'Invalid query' },
+  invalid_body: { status: 400, title: 'Invalid request body' },
   request_timeout: { status: 408, title: 'Request timeout' },
   bad_request: { status: 400, title: 'Bad request' },
   headers_too_large: { status: 431, title: 'Request header fields too large' },

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildApp } from './app.js';
-import { resolveToken, TOKEN_FILE } from './auth/token.js';
+import { resolveToken, TOKEN_FILE, tokenFileWarning } from './auth/token.js';
 import type { Settings } from './config/settings.js';
 import { loadConfigFile } from './config/source-config.js';
 import { SourceRules } from './receive/source-rules.js';
@@ -40,6 +40,8 @@ export async function startServer(settings: Settings): Promise<void> {
     : new PostgresCommitFeed(settings.databaseUrl, store.channel, logger);
   await feed?.start();
   const { token, generated, file } = resolveToken(settings.token, settings.dataDir);
+  const tokenWarning = file === undefined ? undefined : tokenFileWarning(file);
+  if (tokenWarning !== undefined) logger.warn(tokenWarning);
   if (token.length < SHORT_TOKEN) {
     // Accepted (CONTRACT 3 sets no length), but said out loud: a short token is easy to guess.
     logger.warn({ tokenLength: token.length }, `RECEPTION_TOKEN is shorter than ${SHORT_TOKEN} characters: anyone who guesses it can read and delete the inbox; unset it to have a long one generated`);

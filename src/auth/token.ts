@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sameSecretText } from '../verify/constant-time.js';
 
@@ -31,6 +31,23 @@ export function resolveToken(fromEnv: string | undefined, dataDir: string): Reso
   writeFileSync(file, `${token}\n`, { mode: 0o600, flag: 'w' });
   chmodSync(file, 0o600);
   return { token, generated: true, file };
+}
+
+/**
+ * A warning when the token file can be read or changed by users other than
+ * its owner (as `permissionWarning` says for the database file): whoever
+ * reads it can read and delete the whole inbox, and whoever can change it
+ * chooses the token. A file written by `resolveToken` is 0600; one put
+ * there by hand, or copied with another umask, may not be.
+ */
+export function tokenFileWarning(file: string): string | undefined {
+  const mode = statSync(file).mode & 0o777;
+  const read = (mode & 0o044) !== 0;
+  const write = (mode & 0o022) !== 0;
+  if (!read && !write) return undefined;
+  const what = read && write ? 'read and changed' : read ? 'read' : 'changed';
+  return `${file} can be ${what} by other users of this machine (mode ${mode.toString(8).padStart(4, '0')}), and it holds the API token, `
+    + `which reads and deletes the whole inbox: chmod 600 ${file}, unless that is meant`;
 }
 
 /** Compares a presented token with the expected one in constant time, its length included. */

@@ -10,9 +10,15 @@ export class ApiError extends Error {
     this.name = 'ApiError';
   }
 
-  /** True when trying again later may succeed (the server is starting, overloaded or behind a proxy that lost it). */
+  /**
+   * True when trying again later may succeed (the server is starting,
+   * overloaded or behind a proxy that lost it). Reception's own `429
+   * rate_limited` on the API answers a wrong token from an address that
+   * sent too many: trying again with it cannot succeed.
+   */
   get transient(): boolean {
-    return this.status === 408 || this.status === 429 || this.status >= 500;
+    if (this.status === 429) return !wrongToken(this.status, this.code);
+    return this.status === 408 || this.status >= 500;
   }
 }
 
@@ -113,7 +119,7 @@ export async function apiError(response: Response): Promise<ApiError> {
   } catch {
     // not JSON: keep the status line
   }
-  if (response.status === 401) detail = `${detail} (check --token or RECEPTION_TOKEN)`;
+  if (response.status === 401 || wrongToken(response.status, code)) detail = `${detail} (check --token or RECEPTION_TOKEN)`;
   return new ApiError(response.status, code, detail);
 }
 
@@ -128,6 +134,11 @@ export function asDelivery(value: unknown): DeliveryJson {
   const headers = value.headers.filter((pair): pair is [string, string] =>
     Array.isArray(pair) && pair.length === 2 && typeof pair[0] === 'string' && typeof pair[1] === 'string');
   return { ...(value as unknown as DeliveryJson), headers };
+}
+
+/** The API's answer to a wrong token: 401, or 429 rate_limited once the address sent too many. */
+function wrongToken(status: number, code: string): boolean {
+  return status === 401 || (status === 429 && code === 'rate_limited');
 }
 
 export function isRecord(value: unknown): value is Record<string, unknown> {

@@ -2,6 +2,8 @@ import { createHmac } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ProblemError } from '../errors.js';
 import { bearerToken, tokenMatches } from '../auth/token.js';
+import type { WrongTokenThrottle } from '../auth/wrong-token-throttle.js';
+import { clientAddress, forwardedHttps, type TrustedProxies } from '../receive/remote-address.js';
 
 export const SESSION_COOKIE = 'reception_session';
 
@@ -12,6 +14,19 @@ export const SESSION_COOKIE = 'reception_session';
  */
 export function sessionValue(token: string): string {
   return createHmac('sha256', token).update('reception-session-v1').digest('base64url');
+}
+
+/**
+ * Whether the browser reached Reception over https, so that the session
+ * cookie gets `Secure`: through a TLS proxy in RECEPTION_TRUSTED_PROXIES
+ * that says so (`X-Forwarded-Proto`). `request.protocol` covers a TLS
+ * socket of Reception's own, which it does not have today: it listens on
+ * plain http only (app.ts), and Fastify's `trustProxy` is off, so that
+ * `protocol` never reads a header.
+ */
+export function reachedOverHttps(request: FastifyRequest, proxies: TrustedProxies): boolean {
+  return request.protocol === 'https'
+    || forwardedHttps(request.raw.socket.remoteAddress, request.headers['x-forwarded-proto'], proxies);
 }
 
 /** The value of one cookie from a `Cookie` header. */
@@ -25,12 +40,15 @@ export function readCookie(header: string | undefined, name: string): string | u
   return undefined;
 }
 
-/** True when the request carries the API token, or the web page's session cookie. */
-export function isAuthorized(request: FastifyRequest, token: string): boolean {
+/** What a request presents: the right token (as Bearer or the session cookie), a wrong one, or none at all. */
+export type Credential = 'right' | 'wrong' | 'none';
+
+function credentialOf(request: FastifyRequest, token: string): Credential {
   const presented = bearerToken(request.headers.authorization);
-  if (presented !== undefined) return tokenMatches(token, presented);
+  if (presented !== undefined) return tokenMatches(token, presented) ? 'right' : 'wrong';
   const cookie = readCookie(request.headers.cookie, SESSION_COOKIE);
-  return cookie !== undefined && tokenMatches(sessionValue(token), cookie);
+  if (cookie === undefined) return 'none';
+  return tokenMatches(sessionValue(token), cookie) ? 'right' : 'wrong';
 }
 
 /** The refusal of a request without the token: `401 unauthorized`, with the scheme to use (RFC 9110). */
@@ -38,9 +56,42 @@ export function unauthorized(): ProblemError {
   return new ProblemError('unauthorized', 'Send the API token as "Authorization: Bearer <token>".', { 'www-authenticate': 'Bearer' });
 }
 
-/** An `onRequest` hook that lets through only requests that carry the API token. */
-export function requireToken(token: string) {
-  return async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
-    if (!isAuthorized(request, token)) throw unauthorized();
+/**
+ * The API token's checks, on every route that needs it and on the login. A
+ * wrong token (Bearer, session cookie, or the login's) counts against the
+ * client's address (WrongTokenThrottle); a request that presents none does
+ * not, so that the web page asking whether it is logged in costs nothing.
+ * A session cookie is counted too: its value is computed from the token, so
+ * wrong ones would otherwise be a way to try tokens unthrottled.
+ */
+export class TokenGuard {
+  constructor(
+    readonly token: string,
+    readonly proxies: TrustedProxies,
+    private readonly throttle: WrongTokenThrottle,
+  ) {}
+
+  /** Undefined when the request carries the right token; else its refusal (401, or 429 for a throttled address). */
+  refusal(request: FastifyRequest): ProblemError | undefined {
+    const credential = credentialOf(request, this.token);
+    if (credential === 'right') return undefined;
+    if (credential === 'none') return unauthorized();
+    return this.wrongToken(request, unauthorized());
+  }
+
+  /** `refusal`'s answer to a wrong token: `refusal` itself, or `429 rate_limited` once the address is throttled. */
+  wrongToken(request: FastifyRequest, refusal: ProblemError): ProblemError {
+    const address = clientAddress(request.raw.socket.remoteAddress, request.headers['x-forwarded-for'], this.proxies);
+    const waitSeconds = this.throttle.wrongToken(address);
+    if (waitSeconds === 0) return refusal;
+    return new ProblemError('rate_limited',
+      `Too many wrong tokens from this address: wait ${waitSeconds} s before the next try; each wrong token doubles the wait. The right token is accepted at any time.`,
+      { 'retry-after': String(waitSeconds) });
+  }
+
+  /** An `onRequest` hook that lets through only requests that carry the API token. */
+  readonly requireToken = async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
+    const refusal = this.refusal(request);
+    if (refusal !== undefined) throw refusal;
   };
 }

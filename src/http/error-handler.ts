@@ -32,10 +32,12 @@ export function installErrorHandling(app: FastifyInstance): void {
       void reply.header('retry-after', '5');
       request.log.warn({ err: error.message, req: { method: request.method, url: request.routeOptions.url } }, 'store unavailable');
     } else if (error.validation !== undefined) {
-      code = 'invalid_query';
+      // The request's body (the login's JSON) is not a query: a client is told which part to fix.
+      code = error.validationContext === 'body' ? 'invalid_body' : 'invalid_query';
       detail = validationDetail(error, request);
     } else if (error.statusCode !== undefined && error.statusCode < 500) {
-      code = BY_STATUS[error.statusCode] ?? 'invalid_query';
+      // Fastify's content-type parser (FST_ERR_CTP_…) refuses bodies: a Content-Length that does not match, say.
+      code = error.statusCode === 400 && error.code.startsWith('FST_ERR_CTP_') ? 'invalid_body' : BY_STATUS[error.statusCode] ?? 'invalid_query';
       detail = error.message;
     } else {
       code = 'internal_error';
@@ -69,5 +71,6 @@ function validationDetail(error: FastifyError, request: FastifyRequest): string 
   const schema = (request.routeOptions.schema as Record<string, { properties?: Record<string, { description?: unknown }> }> | undefined)?.[context];
   const description = name === undefined ? undefined : schema?.properties?.[name]?.description;
   if (typeof description === 'string') return `The ${PLACES[context] ?? context} "${name}" is not valid: ${description}`;
-  return `${context} ${first?.instancePath ?? ''} ${first?.message ?? 'is invalid'}`.replace(/\s+/g, ' ').trim();
+  const place = context === 'body' ? 'The request body' : context;
+  return `${place} ${first?.instancePath ?? ''} ${first?.message ?? 'is invalid'}`.replace(/\s+/g, ' ').trim();
 }

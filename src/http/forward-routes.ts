@@ -7,7 +7,7 @@ import type { Forwarder } from '../forward/forwarder.js';
 import { newDeliveryId } from '../receive/delivery-id.js';
 import type { InboxStore } from '../store/inbox-store.js';
 import type { Forward } from '../store/outbox.js';
-import { requireToken } from './auth.js';
+import type { TokenGuard } from './auth.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { deliveryJson, deliveryText } from './delivery-json.js';
 import {
@@ -18,7 +18,7 @@ import { IdParamsSchema, MAX_PAGE, ProblemSchema, type DeliveryJson } from './sc
 
 export interface ForwardRoutesOptions {
   store: InboxStore;
-  token: string;
+  guard: TokenGuard;
   forwarder: Forwarder;
 }
 
@@ -26,8 +26,8 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
 /** Forwarding (CONTRACT 6): destinations, forwards, retries and pull consumers; every route needs the API token. */
-export const forwardRoutes: FastifyPluginAsyncTypebox<ForwardRoutesOptions> = async (app, { store, token, forwarder }) => {
-  app.addHook('onRequest', requireToken(token));
+export const forwardRoutes: FastifyPluginAsyncTypebox<ForwardRoutesOptions> = async (app, { store, guard, forwarder }) => {
+  app.addHook('onRequest', guard.requireToken);
   const errors = { 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema };
   const outbox = store.outbox;
 

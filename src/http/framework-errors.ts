@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ProblemError, problemFor } from '../errors.js';
-import { isAuthorized, unauthorized } from './auth.js';
+import type { TokenGuard } from './auth.js';
 
 /** The routes whose parameter (a delivery id) the router may refuse: `/api/deliveries/:id` and `…/raw`. */
 const DELIVERY_ID_ROUTES = '/api/deliveries/';
@@ -12,19 +12,18 @@ const DELIVERY_ID_ROUTES = '/api/deliveries/';
  * route at all, so it is answered as any unknown one, `404 not_found`, as a
  * problem. The one exception: an id on `/api/deliveries/` that the router
  * refuses is still a request to the deliveries routes, which check the
- * token before anything else, so without it the answer is `401`, as for
- * any other id there. `logRequest` writes the request's log line and
+ * token before anything else, so without it the answer is `401` (or `429`
+ * for a throttled address), as for any other id there. `logRequest` writes the request's log line and
  * metrics, which Fastify's hooks do not run for these.
  */
 export function createFrameworkErrorHandler(
-  token: string,
+  guard: TokenGuard,
   logRequest: (request: FastifyRequest, reply: FastifyReply) => void,
 ): (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void {
   return (_error, request, reply) => {
     const path = (request.raw.url ?? '').split('?')[0] ?? '';
-    const refusal = path.startsWith(DELIVERY_ID_ROUTES) && !isAuthorized(request, token)
-      ? unauthorized()
-      : new ProblemError('not_found', `There is no ${request.method} ${printable(path)} here.`);
+    const refusal = (path.startsWith(DELIVERY_ID_ROUTES) ? guard.refusal(request) : undefined)
+      ?? new ProblemError('not_found', `There is no ${request.method} ${printable(path)} here.`);
     const problem = problemFor(refusal.code, refusal.message);
     void reply.headers(refusal.headers).code(problem.status).type('application/problem+json; charset=utf-8').send(problem);
     logRequest(request, reply);

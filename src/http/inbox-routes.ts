@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ProblemError } from '../errors.js';
 import type { InboxStore, StoredDelivery } from '../store/inbox-store.js';
-import { requireToken } from './auth.js';
+import type { TokenGuard } from './auth.js';
 import { sourceFilter } from './query-params.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { deliveryJson, deliveryPageText, deliveryText } from './delivery-json.js';
@@ -10,7 +10,7 @@ import { DeliveryPageSchema, DeliverySchema, IdParamsSchema, ListQuerySchema, MA
 
 export interface InboxRoutesOptions {
   store: InboxStore;
-  token: string;
+  guard: TokenGuard;
 }
 
 /** A custom serializer sets no Content-Type of its own. */
@@ -21,9 +21,9 @@ const JSON_TYPE = 'application/json; charset=utf-8';
  * delivery is serialized by `deliveryText`, which writes a JSON body as the
  * sender's text; the schemas still type the handlers and describe the answers.
  */
-export const inboxRoutes: FastifyPluginAsyncTypebox<InboxRoutesOptions> = async (app, { store, token }) => {
-  app.addHook('onRequest', requireToken(token));
-  const errors = { 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema };
+export const inboxRoutes: FastifyPluginAsyncTypebox<InboxRoutesOptions> = async (app, { store, guard }) => {
+  app.addHook('onRequest', guard.requireToken);
+  const errors = { 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema, 429: ProblemSchema };
 
   app.get('/api/deliveries', {
     schema: { querystring: ListQuerySchema, response: { 200: DeliveryPageSchema, ...errors } },

@@ -20,7 +20,7 @@ export function acceptEmptyJsonBodies(app: FastifyInstance): void {
     try {
       done(null, JSON.parse(text));
     } catch {
-      done(new ProblemError('invalid_query', 'The request body is not valid JSON.'), undefined);
+      done(new ProblemError('invalid_body', 'The request body is not valid JSON.'), undefined);
     }
   });
 }

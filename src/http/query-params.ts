@@ -7,8 +7,13 @@ import { checkSourceName } from '../receive/source-name.js';
  * numbers; `invalid_query` is what those deserve.
  */
 export const DIGITS = '^[0-9]{1,15}$';
-/** Up to 15 digits that make a number of 1 or more. */
-export const POSITIVE_DIGITS = '^(?!0+$)[0-9]{1,15}$';
+/**
+ * Digits that make a number of 1 or more, as many as the client likes: a
+ * count that is only capped (a page size) takes any larger value as its
+ * cap, so its length is no reason to refuse it (`Number` of 400 digits is
+ * `Infinity`, which the cap turns into the cap).
+ */
+export const POSITIVE_DIGITS = '^(?!0+$)[0-9]+$';
 
 /**
  * The `source` filter of the list and the stream: a name that no source

@@ -2,13 +2,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ProblemError } from '../errors.js';
 import type { StreamHub } from '../stream/stream-hub.js';
-import { requireToken } from './auth.js';
+import type { TokenGuard } from './auth.js';
 import { DIGITS, sourceFilter } from './query-params.js';
 import { ProblemSchema } from './schemas.js';
 
 export interface StreamRouteOptions {
   hub: StreamHub;
-  token: string;
+  guard: TokenGuard;
 }
 
 const StreamQuerySchema = Type.Object({
@@ -29,10 +29,10 @@ const STREAM_HEADERS = {
  * per delivery with its seq as `id`. Starts after `Last-Event-ID`, else
  * after `?after=`, else at the present.
  */
-export const streamRoute: FastifyPluginAsyncTypebox<StreamRouteOptions> = async (app, { hub, token }) => {
-  app.addHook('onRequest', requireToken(token));
+export const streamRoute: FastifyPluginAsyncTypebox<StreamRouteOptions> = async (app, { hub, guard }) => {
+  app.addHook('onRequest', guard.requireToken);
   app.get('/api/stream', {
-    schema: { querystring: StreamQuerySchema, response: { 400: ProblemSchema, 401: ProblemSchema } },
+    schema: { querystring: StreamQuerySchema, response: { 400: ProblemSchema, 401: ProblemSchema, 429: ProblemSchema } },
   }, async (request, reply) => {
     const source = sourceFilter(request.query.source);
     const lastEventId = request.headers['last-event-id'];

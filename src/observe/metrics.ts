@@ -1,6 +1,10 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
-/** Past this many distinct sources, further ones share the label `_other`. */
+/**
+ * Past this many distinct sources that the config file does not name,
+ * further ones share the label `_other`. The configured ones are not
+ * counted here: each always has its own label.
+ */
 const MAX_SOURCE_LABELS = 500;
 
 /** The Prometheus metrics of one Reception instance, in a registry of its own. */
@@ -59,7 +63,10 @@ export class Metrics {
     help: 'Deliveries deleted by retention.',
     registers: [this.registry],
   });
+  /** Unconfigured sources that got a label of their own, first come first served. */
   private readonly sourceLabels = new Set<string>();
+  /** The config file's sources (replaced on reload): each always labelled as itself. */
+  private configuredSources: ReadonlySet<string> = new Set();
   /** Label children resolved once: prom-client hashes the labels on every call otherwise. */
   private readonly deliveryChildren = new Map<string, { inc: () => void }>();
   private readonly durationChildren = new Map<string, { observe: (value: number) => void }>();
@@ -68,9 +75,22 @@ export class Metrics {
     collectDefaultMetrics({ register: this.registry });
   }
 
-  /** A bounded label for a source name, so that hostile senders cannot grow the registry. */
+  /**
+   * The sources of the config file in force (at start and after each
+   * reload): they keep their own label however many strangers came first.
+   * A source dropped by a reload keeps the series it has.
+   */
+  setConfiguredSources(sources: Iterable<string>): void {
+    this.configuredSources = new Set(sources);
+  }
+
+  /**
+   * A bounded label for a source name, so that hostile senders cannot grow
+   * the registry: a configured source is itself; others share a pool of
+   * MAX_SOURCE_LABELS, then `_other`.
+   */
   sourceLabel(source: string): string {
-    if (this.sourceLabels.has(source)) return source;
+    if (this.configuredSources.has(source) || this.sourceLabels.has(source)) return source;
     if (this.sourceLabels.size >= MAX_SOURCE_LABELS) return '_other';
     this.sourceLabels.add(source);
     return source;

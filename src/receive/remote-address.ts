@@ -55,3 +55,20 @@ export function clientAddress(
   }
   return address;
 }
+
+/**
+ * Whether a trusted proxy says that the client reached it over https: the
+ * socket peer is in RECEPTION_TRUSTED_PROXIES and the last value of its
+ * `X-Forwarded-Proto` (the one that peer set; a list has one per proxy)
+ * is `https`. From any other peer the header is the client's own word,
+ * and is ignored.
+ */
+export function forwardedHttps(
+  socketAddress: string | undefined,
+  forwardedProto: string | string[] | undefined,
+  proxies: TrustedProxies,
+): boolean {
+  if (proxies.empty || forwardedProto === undefined || !proxies.trusts(plain(socketAddress ?? ''))) return false;
+  const values = (Array.isArray(forwardedProto) ? forwardedProto.join(',') : forwardedProto).split(',');
+  return values[values.length - 1]?.trim().toLowerCase() === 'https';
+}

@@ -1,8 +1,13 @@
-/** One delivery as a Server-Sent Events frame, rendered once for every reader. */
+/**
+ * One delivery as a Server-Sent Events frame, rendered once for every
+ * reader: the same Buffer is written to each, and sockets queue a Buffer
+ * by reference, so a hundred readers that have not taken a 5 MiB event
+ * yet hold one copy of it, not a hundred (a string is copied per socket).
+ */
 export interface Frame {
   seq: number;
   source: string;
-  text: string;
+  bytes: Buffer;
 }
 
 /**
@@ -47,7 +52,7 @@ export class RecentFrames {
   append(frame: Frame): void {
     if (frame.seq <= this.last) throw new Error(`frame ${frame.seq} is not after ${this.last}`);
     this.frames.push(frame);
-    this.bytes += frame.text.length;
+    this.bytes += frame.bytes.length;
     this.last = frame.seq;
     while (this.size > this.maxFrames || this.bytes > this.maxBytes) this.dropFirst();
   }
@@ -90,7 +95,7 @@ export class RecentFrames {
     const first = this.frames[this.head] as Frame;
     this.frames[this.head] = undefined;
     this.head++;
-    this.bytes -= first.text.length;
+    this.bytes -= first.bytes.length;
     this.covered = first.seq;
     if (this.head > 1024 && this.head * 2 > this.frames.length) {
       this.frames = this.frames.slice(this.head);

@@ -33,8 +33,11 @@ export class StreamHub {
   private unsubscribe: (() => void) | undefined;
   private refreshing = false;
   private refreshAgain = false;
+  private readonly frames: SharedFrames;
 
-  constructor(readonly options: StreamHubOptions) {}
+  constructor(readonly options: StreamHubOptions) {
+    this.frames = new SharedFrames(options.render);
+  }
 
   open(out: Writable, options: Pick<StreamSessionOptions, 'afterSeq' | 'source' | 'onEnd'>): StreamSession {
     if (this.unsubscribe === undefined) this.follow();
@@ -43,7 +46,7 @@ export class StreamHub {
     session = new StreamSession(out, {
       store: this.options.store,
       recent: () => this.recent,
-      frame: (delivery) => frameOf(delivery, this.options.render),
+      frame: (delivery) => this.frames.frameOf(delivery),
       maxBufferedBytes: this.options.maxBufferedBytes,
       heartbeatMs: this.options.heartbeatMs,
       ...options,
@@ -88,7 +91,7 @@ export class StreamHub {
       return;
     }
     this.refreshing = true;
-    const { store, render } = this.options;
+    const { store } = this.options;
     try {
       do {
         this.refreshAgain = false;
@@ -108,7 +111,7 @@ export class StreamHub {
             this.refreshAgain = true;
             break;
           }
-          for (const row of rows) recent.append({ seq: row.seq, source: row.source, text: frameOf(row, render) });
+          for (const row of rows) recent.append({ seq: row.seq, source: row.source, bytes: this.frames.frameOf(row) });
           if (rows.length < READ_BATCH) break;
         }
       } while (this.refreshAgain);
@@ -127,6 +130,32 @@ export class StreamHub {
   }
 }
 
-function frameOf(delivery: StoredDelivery, render: (delivery: StoredDelivery) => string): string {
-  return `id: ${delivery.seq}\nevent: delivery\ndata: ${render(delivery)}\n\n`;
+/** Frames remembered at most (only the seq and a weak reference each); past it, the memory starts afresh. */
+const SHARED_FRAMES = 10_000;
+
+/**
+ * Each delivery's frame, rendered once while any reader still holds it:
+ * readers that catch up from the store (behind the hub's recent frames)
+ * read the same deliveries at about the same time, and get the same
+ * Buffer instead of a copy each. The references are weak, so a frame that
+ * every socket has sent is freed as usual; a frame is the same for every
+ * reader, whatever its source filter.
+ */
+class SharedFrames {
+  private readonly bySeq = new Map<number, WeakRef<Buffer>>();
+  private readonly forget = new FinalizationRegistry<number>((seq) => {
+    if (this.bySeq.get(seq)?.deref() === undefined) this.bySeq.delete(seq);
+  });
+
+  constructor(private readonly render: (delivery: StoredDelivery) => string) {}
+
+  frameOf(delivery: StoredDelivery): Buffer {
+    const held = this.bySeq.get(delivery.seq)?.deref();
+    if (held !== undefined) return held;
+    const bytes = Buffer.from(`id: ${delivery.seq}\nevent: delivery\ndata: ${this.render(delivery)}\n\n`);
+    if (this.bySeq.size >= SHARED_FRAMES) this.bySeq.clear();
+    this.bySeq.set(delivery.seq, new WeakRef(bytes));
+    this.forget.register(bytes, delivery.seq);
+    return bytes;
+  }
 }

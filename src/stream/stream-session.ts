@@ -9,8 +9,8 @@ export interface StreamSessionOptions {
   /** Sends deliveries whose seq is greater than this. */
   afterSeq: number;
   source?: string;
-  /** Turns a delivery into its Server-Sent Events frame (`id`, `event`, `data`). */
-  frame: (delivery: StoredDelivery) => string;
+  /** Turns a delivery into its Server-Sent Events frame (`id`, `event`, `data`), shared with the other readers. */
+  frame: (delivery: StoredDelivery) => Buffer;
   /** Bytes the client may leave unread before it is disconnected. */
   maxBufferedBytes: number;
   heartbeatMs: number;
@@ -121,7 +121,7 @@ export class StreamSession {
         const recent = this.options.recent()?.after(this.scanned, batchSize, source);
         if (recent !== undefined) {
           for (const frame of recent.frames) {
-            this.write(frame.text);
+            this.write(frame.bytes);
             if (this.ended) return;
             this.position = frame.seq;
             this.scanned = frame.seq;
@@ -178,10 +178,10 @@ export class StreamSession {
     return idleMs >= STALLED_HEARTBEATS * this.options.heartbeatMs;
   }
 
-  private write(text: string): void {
+  private write(chunk: string | Buffer): void {
     if (this.ended) return;
     const wasTaken = this.out.writableLength === 0;
-    this.out.write(text);
+    this.out.write(chunk);
     // The clock of a stall starts with the first byte left unread.
     if (wasTaken) this.noteProgress();
     else this.unreadAtProgress = Math.max(this.unreadAtProgress, this.out.writableLength);

@@ -123,4 +123,15 @@ describe('reception tail', { timeout: 60_000 }, () => {
     expect(await cli.exited).toBe(1);
     expect(cli.stderr()).toContain('401');
   });
+
+  it('a wrong token from an address that sent too many (429 rate_limited) is an error too, not a retry loop', async () => {
+    for (let i = 0; i < 5; i++) {
+      const answer = await fetch(`${server.url}/api/sources`, { headers: { authorization: 'Bearer wrong' } });
+      expect(answer.status).toBe(401);
+      await answer.arrayBuffer();
+    }
+    const cli = startCli(['tail', '--url', server.url, '--token', 'not-the-right-token-at-all']);
+    expect(await cli.exited).toBe(1);
+    expect(cli.stderr()).toMatch(/429 rate_limited: .*check --token or RECEPTION_TOKEN/);
+  });
 });

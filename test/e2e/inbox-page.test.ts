@@ -40,6 +40,31 @@ describe.skipIf(skipBrowserTests)('the inbox page in Chromium', () => {
     await session.close();
   });
 
+  it('asks for the token again when a stale session cookie is answered 429 (an address that sent too many wrong tokens)', async () => {
+    const own = await startApp();
+    try {
+      const session = await openPage(browser, own, { logIn: false });
+      const { page } = session;
+      for (let i = 0; i < 5; i++) {
+        const answer = await fetch(`${own.url}/api/sources`, { headers: { authorization: 'Bearer wrong' } });
+        expect(answer.status).toBe(401);
+        await answer.arrayBuffer();
+      }
+      // The token changed since this browser logged in: its cookie is wrong, and this address is throttled.
+      await session.context.addCookies([{ name: 'reception_session', value: 'stale-session-value', url: own.url }]);
+      await page.reload();
+      await page.getByLabel('API token').waitFor();
+      expect(await page.evaluate('fetch("/api/sources").then((r) => r.status)')).toBe(429);
+      // The right token is taken at once, throttled address or not.
+      await page.getByLabel('API token').fill(own.token);
+      await page.getByRole('button', { name: 'Log in' }).click();
+      await page.locator('.live[data-state="live"]').waitFor();
+      await session.close();
+    } finally {
+      await own.close();
+    }
+  });
+
   it('shows the curl line for a first webhook when the inbox is empty, with this server\'s address', async () => {
     const empty = await startApp();
     try {

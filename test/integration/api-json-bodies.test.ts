@@ -26,12 +26,14 @@ describe('JSON bodies on the API routes', () => {
     expect((await fetch(`${server.url}/api/deliveries/${id}`, { headers: server.auth })).status).toBe(404);
   });
 
-  it('answers a login with broken or missing JSON as a problem, not a crash', async () => {
-    for (const body of ['{"token":', '', '[]']) {
+  it('answers a login with broken, missing or misshapen JSON as 400 invalid_body, which names the body, not a crash', async () => {
+    for (const body of ['{"token":', 'token=abc', '', '[]', '{}', '{"token":["a","b"]}']) {
       const answer = await fetch(`${server.url}/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
       expect(answer.status, body).toBe(400);
       expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-      expect(((await answer.json()) as { code: string }).code).toBe('invalid_query');
+      const problem = await answer.json() as { code: string; detail: string };
+      expect(problem.code, body).toBe('invalid_body');
+      expect(problem.detail, body).toMatch(/body/);
     }
   });
 });

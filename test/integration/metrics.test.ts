@@ -1,9 +1,11 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SourceRules } from '../../src/receive/source-rules.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { startApp, type RunningApp } from '../helpers/app.js';
 import { holdCommits } from '../helpers/held-commits.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { DEFAULT_POLICY, startWithConfig } from './configured-app.js';
 import { deliver, post } from './exchange.js';
 
 interface Sample {
@@ -83,5 +85,41 @@ describe('/metrics', () => {
       await real.close();
       dir.remove();
     }
+  });
+});
+
+/**
+ * Sources beyond the first 500 share the label `_other`, so that strangers
+ * cannot grow the registry; the sources of the config file are not
+ * strangers: each keeps a label of its own however many others came first.
+ */
+describe('/metrics source labels', () => {
+  let server: RunningApp;
+  beforeAll(async () => { server = await startWithConfig({ sources: { configured: { anyJson: true } } }); });
+  afterAll(async () => { await server.close(); });
+
+  const samples = async (): Promise<Sample[]> => parseExposition(await (await fetch(`${server.url}/metrics`)).text());
+
+  it('gives a configured source, and one added by a reload, its own label after 600 junk sources', async () => {
+    for (let i = 0; i < 600; i++) {
+      const junk = await post(server, `junk-${i}`, '', 'application/json');
+      expect(junk.status).toBe(400);
+      await junk.arrayBuffer();
+    }
+    await deliver(server, 'configured', '{}');
+    // A source the config file names from a reload on (SIGHUP) is no stranger either.
+    server.app.setRules(SourceRules.fromConfig({ sources: { configured: {}, 'added-later': {} } }, DEFAULT_POLICY));
+    await deliver(server, 'added-later', '{}');
+    // One the file does not name still shares the pool.
+    await deliver(server, 'stranger', '{}');
+
+    const after = await samples();
+    expect(valueOf(after, 'reception_deliveries_total', { source: 'configured', outcome: 'stored' })).toBe(1);
+    expect(valueOf(after, 'reception_deliveries_total', { source: 'added-later', outcome: 'stored' })).toBe(1);
+    expect(valueOf(after, 'reception_deliveries_total', { source: 'stranger' })).toBeUndefined();
+    expect(valueOf(after, 'reception_deliveries_total', { source: '_other', outcome: 'stored' })).toBe(1);
+    expect(valueOf(after, 'reception_deliveries_total', { source: '_other', outcome: 'empty_body' })).toBe(100);
+    const labels = new Set(after.filter((s) => s.name === 'reception_deliveries_total').map((s) => s.labels.source));
+    expect(labels.size).toBe(500 + 3);
   });
 });

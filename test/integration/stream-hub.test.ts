@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
+import { PassThrough, Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { StoredDelivery } from '../../src/store/inbox-store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
@@ -15,6 +15,21 @@ function reader(): { out: PassThrough; seqs: () => number[] } {
   let text = '';
   out.setEncoding('utf8').on('data', (chunk: string) => { text += chunk; });
   return { out, seqs: () => [...text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1])) };
+}
+
+/** A reader that keeps every chunk written to it, as written (a Buffer stays the same object). */
+function recorder(): { out: Writable; frames: () => Map<number, Buffer> } {
+  const chunks: Buffer[] = [];
+  const out = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      chunks.push(chunk);
+      done();
+    },
+  });
+  const frames = (): Map<number, Buffer> => new Map(chunks
+    .filter((chunk) => chunk.includes('event: delivery'))
+    .map((chunk) => [Number(/^id: (\d+)/.exec(chunk.toString('latin1'))?.[1]), chunk]));
+  return { out, frames };
 }
 
 /** The stream hub on a real SQLite store, its readers real streams. */
@@ -95,6 +110,31 @@ describe('StreamHub', () => {
     await eventually(() => everything.seqs().length === 51);
     expect(hub.recentFrames).toBeLessThanOrEqual(1);
     expect(quiet.seqs()).toEqual([rare]);
+  });
+
+  it('writes the same rendered Buffer to every reader of a new delivery, not a copy each', async () => {
+    const readers = [recorder(), recorder(), recorder()];
+    for (const r of readers) hub.open(r.out, { afterSeq: 0 });
+    await eventually(() => feed.subscriberCount === 1);
+    const [seq = 0] = await commit(1, 'a');
+    await eventually(() => readers.every((r) => r.frames().has(seq)));
+    const [first, ...others] = readers.map((r) => r.frames().get(seq));
+    expect(Buffer.isBuffer(first)).toBe(true);
+    for (const other of others) expect(other).toBe(first);
+  });
+
+  it('writes the same Buffer to readers that catch up from the store, while any still holds it', async () => {
+    const seqs = await commit(3, 'a');
+    // The hub's frames begin at the newest seq when the first reader comes: these two read the store themselves.
+    const readers = [recorder(), recorder()];
+    for (const r of readers) hub.open(r.out, { afterSeq: 0, source: 'a' });
+    await eventually(() => readers.every((r) => r.frames().size === 3));
+    expect(reads.filter((source) => source === 'a').length).toBeGreaterThanOrEqual(2);
+    const [a, b] = readers.map((r) => r.frames());
+    for (const seq of seqs) {
+      expect(Buffer.isBuffer(a?.get(seq))).toBe(true);
+      expect(b?.get(seq)).toBe(a?.get(seq));
+    }
   });
 
   it('ends at once the session of a client that left before its stream began', () => {

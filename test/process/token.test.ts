@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ServerProcess } from '../helpers/server-process.js';
@@ -118,5 +118,29 @@ describe.concurrent('API token', () => {
     // A long token gets no such warning.
     const long = await children.start({ RECEPTION_DATA: children.dataDir(), RECEPTION_TOKEN: 'env-token-0123456789-qrstuvwxyz' });
     expect(long.logs.filter((line) => line.includes('shorter than'))).toEqual([]);
+  });
+
+  it('warns, without showing it, when the saved token file can be read by other users, as for the database file', async (context) => {
+    const children = childrenOf(context);
+    const data = children.dataDir();
+    const file = join(data, 'token');
+    const saved = 'rcp_saved-token-0123456789abcdef';
+    writeFileSync(file, `${saved}\n`);
+    chmodSync(file, 0o644);
+    const open = await children.start({ RECEPTION_DATA: data });
+    expect(await inboxStatus(open, saved)).toBe(200);
+    const warnings = open.logs.filter((line) => line.includes(file) && line.includes('other users'));
+    expect(warnings, open.logs.join('\n')).toHaveLength(1);
+    expect(JSON.parse(warnings[0] ?? '{}')).toMatchObject({ level: 40 });
+    expect(warnings[0]).toContain('mode 0644');
+    expect(warnings[0]).toContain(`chmod 600 ${file}`);
+    await useAndStop(children, open, saved);
+    expectNotInLogs(open, saved);
+
+    // Mode 0600: no such warning.
+    chmodSync(file, 0o600);
+    const closed = await children.start({ RECEPTION_DATA: data });
+    expect(await inboxStatus(closed, saved)).toBe(200);
+    expect(closed.logs.filter((line) => line.includes('other users'))).toEqual([]);
   });
 });

@@ -24,7 +24,7 @@ export class ApiError extends Error {
 
 let onUnauthorized: () => void = () => undefined;
 
-/** Called whenever an API call answers 401, before the call throws `Unauthorized`. */
+/** Called whenever an API call answers 401 (or 429), before the call throws `Unauthorized`. */
 export function setUnauthorizedHandler(handler: () => void): void {
   onUnauthorized = handler;
 }
@@ -36,7 +36,9 @@ export async function call(path: string, init: RequestInit = {}): Promise<Respon
     ...init,
     headers: { accept: 'application/json', ...init.headers },
   });
-  if (response.status === 401) {
+  // 429 on a read is a wrong session cookie from an address that presented
+  // too many wrong tokens (no read is rate-limited otherwise): log in again.
+  if (response.status === 401 || response.status === 429) {
     onUnauthorized();
     throw new Unauthorized();
   }

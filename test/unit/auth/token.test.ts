@@ -1,7 +1,7 @@
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { bearerToken, resolveToken, TOKEN_FILE, tokenMatches } from '../../../src/auth/token.js';
+import { bearerToken, resolveToken, TOKEN_FILE, tokenFileWarning, tokenMatches } from '../../../src/auth/token.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 const TOKEN = 'rcp_0123456789abcdefghij';
@@ -93,5 +93,30 @@ describe('resolveToken', () => {
   it('trims what an operator wrote into the token file', () => {
     writeFileSync(join(dir.path, TOKEN_FILE), '  my-own-token-0123456789  \n');
     expect(resolveToken(undefined, dir.path)).toMatchObject({ token: 'my-own-token-0123456789', generated: false });
+  });
+});
+
+describe('tokenFileWarning', () => {
+  let dir: ReturnType<typeof tempDir>;
+  beforeEach(() => { dir = tempDir(); });
+  afterEach(() => { dir.remove(); });
+
+  it.each([
+    [0o600, undefined],
+    [0o400, undefined],
+    [0o700, undefined],
+    [0o611, undefined],
+    [0o644, /can be read by other users of this machine \(mode 0644\).*API token.*chmod 600 /],
+    [0o640, /can be read by other users .*\(mode 0640\)/],
+    [0o620, /can be changed by other users .*\(mode 0620\)/],
+    [0o666, /can be read and changed by other users .*\(mode 0666\)/],
+  ])('for mode %o: %s', (mode, expected) => {
+    const file = join(dir.path, TOKEN_FILE);
+    writeFileSync(file, `${TOKEN}\n`);
+    chmodSync(file, mode);
+    const warning = tokenFileWarning(file);
+    if (expected === undefined) expect(warning).toBeUndefined();
+    else expect(warning).toMatch(expected);
+    expect(warning ?? '').not.toContain(TOKEN);
   });
 });

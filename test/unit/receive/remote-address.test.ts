@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clientAddress, TrustedProxies } from '../../../src/receive/remote-address.js';
+import { clientAddress, forwardedHttps, TrustedProxies } from '../../../src/receive/remote-address.js';
 
 const none = new TrustedProxies([]);
 
@@ -131,5 +131,36 @@ describe('TrustedProxies', () => {
     expect(proxies.trusts('fe80::1')).toBe(false);
     expect(proxies.trusts('not-an-ip')).toBe(false);
     expect(proxies.trusts('')).toBe(false);
+  });
+});
+
+describe('forwardedHttps', () => {
+  const proxies = new TrustedProxies(['10.0.0.0/8', '2001:db8::1']);
+
+  it('believes X-Forwarded-Proto from a trusted peer, IPv4-mapped or IPv6 included', () => {
+    expect(forwardedHttps('10.1.2.3', 'https', proxies)).toBe(true);
+    expect(forwardedHttps('::ffff:10.1.2.3', 'https', proxies)).toBe(true);
+    expect(forwardedHttps('2001:db8::1', ' HTTPS ', proxies)).toBe(true);
+    expect(forwardedHttps('10.1.2.3', ['http', 'https'], proxies)).toBe(true);
+  });
+
+  it('takes the last value of a list: the one the trusted peer set', () => {
+    expect(forwardedHttps('10.1.2.3', 'http, https', proxies)).toBe(true);
+    expect(forwardedHttps('10.1.2.3', 'https, http', proxies)).toBe(false);
+    expect(forwardedHttps('10.1.2.3', ['https', 'http'], proxies)).toBe(false);
+  });
+
+  it('ignores the header from any other peer, and without trusted proxies', () => {
+    expect(forwardedHttps('198.51.100.4', 'https', proxies)).toBe(false);
+    expect(forwardedHttps('::ffff:198.51.100.4', 'https', proxies)).toBe(false);
+    expect(forwardedHttps(undefined, 'https', proxies)).toBe(false);
+    expect(forwardedHttps('10.1.2.3', 'https', none)).toBe(false);
+  });
+
+  it('is false without the header or with another protocol', () => {
+    expect(forwardedHttps('10.1.2.3', undefined, proxies)).toBe(false);
+    expect(forwardedHttps('10.1.2.3', '', proxies)).toBe(false);
+    expect(forwardedHttps('10.1.2.3', 'http', proxies)).toBe(false);
+    expect(forwardedHttps('10.1.2.3', 'httpsx', proxies)).toBe(false);
   });
 });

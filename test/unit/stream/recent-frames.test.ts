@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { RecentFrames } from '../../../src/stream/recent-frames.js';
+import { RecentFrames, type Frame } from '../../../src/stream/recent-frames.js';
 
-const frame = (seq: number, source = 'a', bytes = 10): { seq: number; source: string; text: string } => ({ seq, source, text: 'x'.repeat(bytes) });
+const frame = (seq: number, source = 'a', bytes = 10): Frame => ({ seq, source, bytes: Buffer.alloc(bytes, 0x78) });
 
 describe('RecentFrames', () => {
   it('holds every frame after coveredAfter, and gives those after a seq, of a source', () => {
