@@ -1,26 +1,22 @@
+import { TokenBucket } from '../forward/token-bucket.js';
+
 /**
- * A token bucket: `requests` per `perSeconds`, refilled continuously. Used
- * per source to answer `429 rate_limited` with a `Retry-After`.
+ * A source's `rateLimit`: `requests` per `perSeconds` (a token bucket),
+ * answering `429 rate_limited` with a `Retry-After` in whole seconds.
  */
 export class RateLimiter {
-  private tokens: number;
-  private updatedAt: number;
-  private readonly ratePerMs: number;
+  private readonly bucket: TokenBucket;
 
-  constructor(private readonly requests: number, perSeconds: number, now = Date.now()) {
-    this.tokens = requests;
-    this.updatedAt = now;
-    this.ratePerMs = requests / (perSeconds * 1000);
+  constructor(requests: number, perSeconds: number, now = Date.now()) {
+    this.bucket = new TokenBucket(requests, perSeconds, now);
   }
 
   /** Takes one token; returns 0 when allowed, else the seconds to wait for the next one. */
   take(now = Date.now()): number {
-    this.tokens = Math.min(this.requests, this.tokens + (now - this.updatedAt) * this.ratePerMs);
-    this.updatedAt = now;
-    if (this.tokens >= 1) {
-      this.tokens -= 1;
+    if (this.bucket.available(now) >= 1) {
+      this.bucket.take(1, now);
       return 0;
     }
-    return Math.max(1, Math.ceil((1 - this.tokens) / this.ratePerMs / 1000));
+    return Math.max(1, Math.ceil(this.bucket.msUntilNext(now) / 1000));
   }
 }

@@ -1,4 +1,4 @@
-import type { Attempt, Forward, ForwardStatus } from './outbox.js';
+import type { Attempt, DestinationState, Forward, ForwardStatus } from './outbox.js';
 
 /** A `forwards` row as both SQL backends return it; PostgreSQL hands BIGINT back as strings. */
 export interface ForwardRow {
@@ -65,4 +65,14 @@ export const LEASE_EXPIRED = 'lease expired: no outcome was recorded in time (th
 /** Whether a forward that just spent an attempt has spent its budget: then it is `failed`. */
 export function budgetSpent(forward: Pick<Forward, 'budgetUsed' | 'budgetStartedAt'>, budget: { attempts: number; maxAgeMs: number }, now: number): boolean {
   return forward.budgetUsed >= budget.attempts || now - forward.budgetStartedAt >= budget.maxAgeMs;
+}
+
+/** The destination's entry of `states`, made empty (nothing pending, never attempted) the first time. */
+export function stateOf(states: Map<string, DestinationState>, name: string): DestinationState {
+  let found = states.get(name);
+  if (found === undefined) {
+    found = { name, paused: false, pending: 0, failed: 0, oldestPendingAt: null, lastSuccessAt: null, lastFailureAt: null, lastError: null };
+    states.set(name, found);
+  }
+  return found;
 }

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { DELIVERY_COLUMNS, deliveryFromRow, type DeliveryRow } from '../delivery-row.js';
 import {
-  attemptFromRow, budgetSpent, FORWARD_COLUMNS, forwardFromRow, LEASE_EXPIRED, type AttemptRow, type ForwardRow,
+  attemptFromRow, budgetSpent, FORWARD_COLUMNS, stateOf, forwardFromRow, LEASE_EXPIRED, type AttemptRow, type ForwardRow,
 } from '../forward-row.js';
 import type {
   Attempt, AttemptOutcome, ClaimedForward, ClaimRequest, DestinationState, Forward, ForwardQuery, ForwardSummary,
@@ -261,14 +261,7 @@ export class PostgresOutbox implements Outbox {
 
   async destinations(): Promise<DestinationState[]> {
     const states = new Map<string, DestinationState>();
-    const state = (name: string): DestinationState => {
-      let found = states.get(name);
-      if (found === undefined) {
-        found = { name, paused: false, pending: 0, failed: 0, oldestPendingAt: null, lastSuccessAt: null, lastFailureAt: null, lastError: null };
-        states.set(name, found);
-      }
-      return found;
-    };
+    const state = (name: string): DestinationState => stateOf(states, name);
     const counts = await this.db.execute<{ destination: string; status: string; count: string; oldest: string | null }>(
       `SELECT destination, status, count(*) AS count, min(created_at) AS oldest FROM forwards
        WHERE status IN ('pending', 'delivering', 'failed') GROUP BY destination, status`);

@@ -1,7 +1,7 @@
 import type { Database } from './driver.js';
 import { DELIVERY_COLUMNS, deliveryFromRow, type DeliveryRow } from '../delivery-row.js';
 import {
-  attemptFromRow, budgetSpent, FORWARD_COLUMNS, forwardFromRow, LEASE_EXPIRED, type AttemptRow, type ForwardRow,
+  attemptFromRow, budgetSpent, FORWARD_COLUMNS, stateOf, forwardFromRow, LEASE_EXPIRED, type AttemptRow, type ForwardRow,
 } from '../forward-row.js';
 import type {
   Attempt, AttemptOutcome, ClaimedForward, ClaimRequest, DestinationState, Forward, ForwardQuery, ForwardSummary,
@@ -310,14 +310,7 @@ export class SqliteOutbox implements Outbox {
 
   async destinations(): Promise<DestinationState[]> {
     const states = new Map<string, DestinationState>();
-    const state = (name: string): DestinationState => {
-      let found = states.get(name);
-      if (found === undefined) {
-        found = { name, paused: false, pending: 0, failed: 0, oldestPendingAt: null, lastSuccessAt: null, lastFailureAt: null, lastError: null };
-        states.set(name, found);
-      }
-      return found;
-    };
+    const state = (name: string): DestinationState => stateOf(states, name);
     for (const row of this.q.counts.all()) {
       const s = state(row.destination);
       if (row.status === 'failed') s.failed += row.count;
