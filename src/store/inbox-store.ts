@@ -88,10 +88,11 @@ export interface InboxStore {
   list(query: ListQuery): Promise<StoredDelivery[]>;
   /** Oldest first: deliveries whose seq is greater than `afterSeq`. */
   readAfter(afterSeq: number, limit: number, source?: string): Promise<StoredDelivery[]>;
+  /** Undefined for an id that no delivery has, one that no delivery could have (a NUL in it) included. */
   get(id: string): Promise<StoredDelivery | undefined>;
   /** The highest seq committed so far (0 for an empty inbox); live readers start after it. */
   latestSeq(): Promise<number>;
-  /** True when a delivery was deleted. */
+  /** True when a delivery was deleted; false for an id that no delivery has or could have. */
   delete(id: string): Promise<boolean>;
   sources(): Promise<SourceSummary[]>;
   /** Deletes at most `limit` deliveries received before `before` (ms); returns how many. */

@@ -3,17 +3,20 @@ import { pino } from 'pino';
 import { buildApp, type App, type AppDeps } from '../../src/app.js';
 import { Metrics } from '../../src/observe/metrics.js';
 import { DEFAULT_REDACTED_HEADERS } from '../../src/receive/headers.js';
+import type { InboxStore } from '../../src/store/inbox-store.js';
+import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { SqliteStore, type Durability } from '../../src/store/sqlite/sqlite-store.js';
+import { dropSchema, freshSchema, testDatabaseUrl } from './postgres.js';
 import { tempDir } from './temp-dir.js';
 
 export const TEST_TOKEN = 'test-token-0123456789abcdef';
 
-export interface RunningApp {
+export interface RunningApp<S extends InboxStore = SqliteStore> {
   /** `http://127.0.0.1:<port>` */
   url: string;
   token: string;
   app: App;
-  store: SqliteStore;
+  store: S;
   dataDir: string;
   /** Headers that carry the API token. */
   auth: { authorization: string };
@@ -27,6 +30,26 @@ export interface RunningApp {
 export async function startApp(overrides: Partial<AppDeps> & { durability?: Durability } = {}): Promise<RunningApp> {
   const dir = tempDir();
   const store = new SqliteStore({ file: join(dir.path, 'reception.sqlite'), durability: overrides.durability ?? 'full' });
+  return listenOn(store, dir, overrides, async () => undefined);
+}
+
+/**
+ * The same on PostgreSQL (the machine's test database, see helpers/postgres),
+ * in a fresh schema that `close()` drops.
+ */
+export async function startAppOnPostgres(overrides: Partial<AppDeps> = {}): Promise<RunningApp<PostgresStore>> {
+  const dir = tempDir();
+  const schema = freshSchema();
+  const store = await PostgresStore.open({ connectionString: testDatabaseUrl(), schema });
+  return listenOn(store, dir, overrides, () => dropSchema(schema));
+}
+
+async function listenOn<S extends InboxStore>(
+  store: S,
+  dir: ReturnType<typeof tempDir>,
+  overrides: Partial<AppDeps>,
+  afterClose: () => Promise<void>,
+): Promise<RunningApp<S>> {
   const logger = pino({ level: process.env.RECEPTION_TEST_LOGS === '1' ? 'debug' : 'silent' });
   const app = await buildApp({
     store,
@@ -60,6 +83,7 @@ export async function startApp(overrides: Partial<AppDeps> & { durability?: Dura
       await new Promise<void>((resolve) => app.server.close(() => resolve()));
       await app.queue.drain();
       await store.close();
+      await afterClose();
       dir.remove();
     },
   };

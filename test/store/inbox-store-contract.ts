@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { InboxStore, NewDelivery } from '../../src/store/inbox-store.js';
 import { BASE_TIME, newDeliveries, newDelivery } from './delivery-factory.js';
 import { describeDedupContract } from './inbox-store-contract-dedup.js';
+import { describeOddValuesContract } from './inbox-store-contract-odd-values.js';
 import { describeReadingContract } from './inbox-store-contract-reading.js';
 
 export interface StoreUnderTest {
@@ -38,6 +39,7 @@ export function describeInboxStore(name: string, open: OpenStore): void {
     describeLatestSeqContract(store);
     describeReadingContract(store);
     describeDedupContract(store);
+    describeOddValuesContract(store);
 
     it('checkWritable resolves on a working store', async () => {
       await expect(store().checkWritable()).resolves.toBeUndefined();

@@ -10,6 +10,7 @@ import {
 } from '../inbox-store.js';
 import { DELIVERY_COLUMNS, deliveryFromRow, describeStoreError, type DeliveryRow } from '../delivery-row.js';
 import { migrate } from './migrate.js';
+import { holdable } from './text-values.js';
 
 export interface PostgresStoreOptions {
   connectionString: string;
@@ -156,6 +157,7 @@ export class PostgresStore implements InboxStore {
   }
 
   async list(query: ListQuery): Promise<StoredDelivery[]> {
+    if (query.source !== undefined && !holdable(query.source)) return [];
     const { before, limit } = query.maxBytes === undefined
       ? { before: query.beforeSeq ?? Number.MAX_SAFE_INTEGER, limit: query.limit }
       : await this.pageWithin(query, query.maxBytes);
@@ -197,6 +199,7 @@ export class PostgresStore implements InboxStore {
   }
 
   async readAfter(afterSeq: number, limit: number, source?: string): Promise<StoredDelivery[]> {
+    if (source !== undefined && !holdable(source)) return [];
     const result = source === undefined
       ? await this.execute<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE seq > $1 ORDER BY seq ASC LIMIT $2`, [afterSeq, limit])
       : await this.execute<DeliveryRow>(
@@ -206,6 +209,7 @@ export class PostgresStore implements InboxStore {
   }
 
   async get(id: string): Promise<StoredDelivery | undefined> {
+    if (!holdable(id)) return undefined;
     const result = await this.execute<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE id = $1`, [id]);
     const row = result.rows[0];
     return row === undefined ? undefined : deliveryFromRow(row);
@@ -217,6 +221,7 @@ export class PostgresStore implements InboxStore {
   }
 
   async delete(id: string): Promise<boolean> {
+    if (!holdable(id)) return false;
     return ((await this.execute('DELETE FROM deliveries WHERE id = $1', [id])).rowCount ?? 0) > 0;
   }
 
