@@ -81,7 +81,9 @@ export interface InboxStore {
   readonly kind: string;
   /**
    * Commits a batch in one transaction and resolves only after the commit.
-   * Rejects as a whole when the batch could not be committed.
+   * Rejects as a whole when the batch could not be committed: with
+   * `BatchRefusedError` when the store refused something in the batch (then
+   * a batch without it may commit), else with `StoreUnavailableError`.
    */
   append(batch: readonly NewDelivery[]): Promise<AppendOutcome[]>;
   /** Newest first. */
@@ -107,5 +109,18 @@ export class StoreUnavailableError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'StoreUnavailableError';
+  }
+}
+
+/**
+ * The store refused a batch for something in it, not for being unavailable:
+ * a value it cannot hold, a clash with a stored row. The batch was rolled
+ * back as a whole; its deliveries without the guilty one may commit (the
+ * write queue retries them in halves, see write-queue.ts).
+ */
+export class BatchRefusedError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'BatchRefusedError';
   }
 }

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { Database } from '../../src/store/sqlite/driver.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { StoreUnavailableError, type AppendOutcome } from '../../src/store/inbox-store.js';
+import { BatchRefusedError, StoreUnavailableError, type AppendOutcome } from '../../src/store/inbox-store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { WriteQueue, type WriteQueueOptions } from '../../src/store/write-queue.js';
 import { holdCommits } from '../helpers/held-commits.js';
@@ -150,18 +150,34 @@ describe('WriteQueue on a real SqliteStore', () => {
   });
 
   describe('a failing commit', () => {
-    it('rejects every delivery of the batch and stores none of them', async () => {
+    it('rejects only the delivery that the store refuses, and stores its batch-mates, splitting the batch in halves', async () => {
       const queue = queueWith();
       const a = newDelivery();
       const b = newDelivery();
       const clash = newDelivery({ id: a.id });
-      const results = await Promise.allSettled([a, b, clash].map((d) => queue.enqueue(d)));
-      expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
-      for (const result of results) {
-        if (result.status === 'rejected') expect(result.reason).toBeInstanceOf(StoreUnavailableError);
-      }
-      expect(commits).toEqual([{ size: 3, ok: false }]);
-      expect(rowCount()).toBe(0);
+      const c = newDelivery();
+      const results = await Promise.allSettled([a, b, clash, c].map((d) => queue.enqueue(d)));
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+      const refused = results[2];
+      expect(refused?.status === 'rejected' && refused.reason).toBeInstanceOf(BatchRefusedError);
+      expect(results.map((r) => (r.status === 'fulfilled' ? r.value.id : undefined))).toEqual([a.id, b.id, undefined, c.id]);
+      expect(commits).toEqual([{ size: 4, ok: false }, { size: 2, ok: true }, { size: 2, ok: false }, { size: 1, ok: false }, { size: 1, ok: true }]);
+      expect([a, b, c].every((d) => isOnDisk(d.id))).toBe(true);
+      expect(rowCount()).toBe(3);
+    });
+
+    it('finds one refused delivery among 512 in about 2·log2(512) more commits, keeping the order of the rest', async () => {
+      const queue = queueWith();
+      const batch = newDeliveries(512);
+      const guilty = 300;
+      batch[guilty] = newDelivery({ id: batch[guilty - 1]?.id ?? '' });
+      const results = await Promise.allSettled(batch.map((d) => queue.enqueue(d)));
+      expect(results.filter((r) => r.status === 'rejected')).toHaveLength(1);
+      expect(results[guilty]?.status).toBe('rejected');
+      expect(commits.length).toBeLessThanOrEqual(1 + 2 * 9);
+      expect(rowCount()).toBe(511);
+      const seqs = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value.seq] : []));
+      expect(seqs.every((seq, i) => i === 0 || seq > (seqs[i - 1] ?? Infinity))).toBe(true);
     });
 
     it('lets the next batch of the same burst commit', async () => {
@@ -169,10 +185,47 @@ describe('WriteQueue on a real SqliteStore', () => {
       const a = newDelivery();
       const burst = [a, newDelivery({ id: a.id }), newDelivery(), newDelivery()];
       const results = await Promise.allSettled(burst.map((d) => queue.enqueue(d)));
-      expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'fulfilled', 'fulfilled']);
-      expect(commits).toEqual([{ size: 2, ok: false }, { size: 2, ok: true }]);
-      expect(isOnDisk(a.id)).toBe(false);
-      expect(rowCount()).toBe(2);
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+      expect(commits).toEqual([{ size: 2, ok: false }, { size: 1, ok: true }, { size: 1, ok: false }, { size: 2, ok: true }]);
+      expect(isOnDisk(a.id)).toBe(true);
+      expect(rowCount()).toBe(3);
+    });
+
+    it('fails the whole batch once, without trying its parts, when the store is unavailable', async () => {
+      const queue = queueWith();
+      const locker = new Database(join(dir.path, 'reception.sqlite'));
+      try {
+        locker.exec('BEGIN EXCLUSIVE');
+        const a = newDelivery();
+        const results = await Promise.allSettled([a, newDelivery({ id: a.id }), newDelivery()].map((d) => queue.enqueue(d)));
+        for (const result of results) expect(result.status === 'rejected' && result.reason).toBeInstanceOf(StoreUnavailableError);
+        expect(commits).toEqual([{ size: 3, ok: false }]);
+      } finally {
+        locker.close();
+      }
+    });
+
+    it('stops splitting when the store becomes unavailable halfway, and fails the parts not tried yet with it', async () => {
+      const locker = new Database(join(dir.path, 'reception.sqlite'));
+      let calls = 0;
+      const locking = Object.create(store) as SqliteStore;
+      locking.append = async (batch) => {
+        calls++;
+        // From the second commit on, another connection holds the write lock.
+        if (calls === 2) locker.exec('BEGIN EXCLUSIVE');
+        return store.append(batch);
+      };
+      const queue = new WriteQueue(locking, { maxPending: 100, maxPendingBytes: 1 << 20, maxBatch: 512, onCommit: (size, _s, ok) => commits.push({ size, ok }) });
+      try {
+        const a = newDelivery();
+        const results = await Promise.allSettled([a, newDelivery({ id: a.id }), newDelivery(), newDelivery()].map((d) => queue.enqueue(d)));
+        expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected', 'rejected']);
+        for (const result of results) expect(result.status === 'rejected' && result.reason).toBeInstanceOf(StoreUnavailableError);
+        expect(commits).toEqual([{ size: 4, ok: false }, { size: 2, ok: false }]);
+      } finally {
+        locker.close();
+      }
+      expect(rowCount()).toBe(0);
     });
 
     it('rejects while another connection holds the write lock, and works once it is released', async () => {
@@ -232,11 +285,25 @@ describe('WriteQueue on a real SqliteStore', () => {
 
     it('resolves when the last batch failed', async () => {
       const queue = queueWith();
+      const locker = new Database(join(dir.path, 'reception.sqlite'));
+      try {
+        locker.exec('BEGIN EXCLUSIVE');
+        const failures = newDeliveries(2).map((d) => queue.enqueue(d).catch((e: unknown) => e));
+        await queue.drain();
+        expect(commits).toEqual([{ size: 2, ok: false }]);
+        for (const failure of await Promise.all(failures)) expect(failure).toBeInstanceOf(StoreUnavailableError);
+      } finally {
+        locker.close();
+      }
+    });
+
+    it('resolves once a batch split around a refused delivery is settled', async () => {
+      const queue = queueWith();
       const a = newDelivery();
-      const failures = [a, newDelivery({ id: a.id })].map((d) => queue.enqueue(d).catch((e: unknown) => e));
+      const settled = [a, newDelivery({ id: a.id })].map((d) => queue.enqueue(d).then(() => 'stored', () => 'refused'));
       await queue.drain();
-      expect(commits).toEqual([{ size: 2, ok: false }]);
-      for (const failure of await Promise.all(failures)) expect(failure).toBeInstanceOf(StoreUnavailableError);
+      expect(queue.depth).toBe(0);
+      expect(await Promise.all(settled)).toEqual(['stored', 'refused']);
     });
   });
 });

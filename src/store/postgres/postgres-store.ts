@@ -1,5 +1,6 @@
 import pg from 'pg';
 import {
+  BatchRefusedError,
   StoreUnavailableError,
   type AppendOutcome,
   type InboxStore,
@@ -10,7 +11,7 @@ import {
 } from '../inbox-store.js';
 import { DELIVERY_COLUMNS, deliveryFromRow, describeStoreError, type DeliveryRow } from '../delivery-row.js';
 import { migrate } from './migrate.js';
-import { holdable } from './text-values.js';
+import { escapeKey, holdable, unescapeKey } from './text-values.js';
 
 export interface PostgresStoreOptions {
   connectionString: string;
@@ -115,7 +116,7 @@ export class PostgresStore implements InboxStore {
         batch.map((d) => d.method), batch.map((d) => d.query), batch.map((d) => d.contentType),
         batch.map((d) => d.remoteAddress), batch.map((d) => JSON.stringify(d.headers)), batch.map((d) => d.raw),
         batch.map((d) => d.verification.status), batch.map((d) => d.verification.scheme ?? null),
-        batch.map((d) => d.verification.reason ?? null), batch.map((d) => d.dedupKey),
+        batch.map((d) => d.verification.reason ?? null), batch.map((d) => (d.dedupKey === null ? null : escapeKey(d.dedupKey))),
       ]);
       const seqById = new Map(inserted.rows.map((row) => [row.id, Number(row.seq)]));
       const counts = new Map<string, { count: number; last: number }>();
@@ -129,7 +130,7 @@ export class PostgresStore implements InboxStore {
           continue;
         }
         const first = await client.query<{ id: string; seq: string; received_at: string }>(
-          'SELECT id, seq, received_at FROM deliveries WHERE source = $1 AND dedup_key = $2', [d.source, d.dedupKey],
+          'SELECT id, seq, received_at FROM deliveries WHERE source = $1 AND dedup_key = $2', [d.source, escapeKey(d.dedupKey ?? '')],
         );
         const row = first.rows[0];
         if (row === undefined) throw new Error('insert skipped without a matching dedup key');
@@ -145,13 +146,16 @@ export class PostgresStore implements InboxStore {
       client.release();
       return outcomes;
     } catch (error) {
+      const refused = refusesTheBatch(error);
       if (client !== undefined) {
         // On a connection that stopped answering, ROLLBACK would wait as long
         // again; closing the connection rolls the transaction back as well.
-        if (!isReadTimeout(error)) await client.query('ROLLBACK').catch(() => undefined);
+        const rolledBack = !isReadTimeout(error) && await client.query('ROLLBACK').then(() => true, () => false);
         client.off('error', ignoreConnectionError);
-        client.release(true);
+        // A connection that refused a value is sound: keep it for the retries of the batch's halves.
+        client.release(!(refused && rolledBack));
       }
+      if (refused) throw new BatchRefusedError(`PostgreSQL refused the batch: ${describeStoreError(error)}`, { cause: error });
       throw new StoreUnavailableError(`PostgreSQL could not commit: ${describeStoreError(error)}`, { cause: error });
     }
   }
@@ -166,7 +170,7 @@ export class PostgresStore implements InboxStore {
       : await this.execute<DeliveryRow>(
         `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE source = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3`, [query.source, before, limit],
       );
-    return result.rows.map(deliveryFromRow);
+    return result.rows.map(fromRow);
   }
 
   /**
@@ -205,14 +209,14 @@ export class PostgresStore implements InboxStore {
       : await this.execute<DeliveryRow>(
         `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE source = $1 AND seq > $2 ORDER BY seq ASC LIMIT $3`, [source, afterSeq, limit],
       );
-    return result.rows.map(deliveryFromRow);
+    return result.rows.map(fromRow);
   }
 
   async get(id: string): Promise<StoredDelivery | undefined> {
     if (!holdable(id)) return undefined;
     const result = await this.execute<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE id = $1`, [id]);
     const row = result.rows[0];
-    return row === undefined ? undefined : deliveryFromRow(row);
+    return row === undefined ? undefined : fromRow(row);
   }
 
   async latestSeq(): Promise<number> {
@@ -272,6 +276,25 @@ export class PostgresStore implements InboxStore {
  */
 function ignoreConnectionError(): void {
   // the query in progress reports it
+}
+
+/** A row as a delivery, its dedup key unescaped (see text-values.ts). */
+function fromRow(row: DeliveryRow): StoredDelivery {
+  const delivery = deliveryFromRow(row);
+  if (delivery.dedupKey !== null) delivery.dedupKey = unescapeKey(delivery.dedupKey);
+  return delivery;
+}
+
+/**
+ * True when PostgreSQL refused what the batch holds rather than the work:
+ * a data exception (class 22: a value the type cannot hold), an integrity
+ * constraint (23: an id already stored) or a program limit (54: a dedup key
+ * too long for its index). Another batch, or this one without the guilty
+ * delivery, may commit.
+ */
+function refusesTheBatch(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && /^(22|23|54)[0-9A-Z]{3}$/.test(code);
 }
 
 /** node-postgres's own `query_timeout`: the server did not answer in time, and may never. */

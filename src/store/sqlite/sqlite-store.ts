@@ -2,6 +2,7 @@ import { closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Database } from './driver.js';
 import {
+  BatchRefusedError,
   StoreUnavailableError,
   type AppendOutcome,
   type InboxStore,
@@ -170,6 +171,7 @@ export class SqliteStore implements InboxStore {
     try {
       return this.appendAll(batch);
     } catch (error) {
+      if (refusesTheBatch(error)) throw new BatchRefusedError(`SQLite refused the batch: ${describeStoreError(error)}`, { cause: error });
       throw new StoreUnavailableError(`SQLite could not commit: ${describeStoreError(error)}`, { cause: error });
     }
   }
@@ -236,3 +238,12 @@ export class SqliteStore implements InboxStore {
   }
 }
 
+/**
+ * True when SQLite refused what the batch holds rather than the work: a
+ * constraint (an id already stored), a value too big or of the wrong type.
+ * Busy, full, read-only and I/O errors are the store's, not the batch's.
+ */
+function refusesTheBatch(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && /^SQLITE_(CONSTRAINT|TOOBIG|MISMATCH)/.test(code);
+}
