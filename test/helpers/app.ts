@@ -44,6 +44,14 @@ export async function startAppOnPostgres(overrides: Partial<AppDeps> = {}): Prom
   return listenOn(store, dir, overrides, () => dropSchema(schema));
 }
 
+/**
+ * The app on a store the test opened itself (to reopen one file, say); the
+ * store is closed with the app, its file left where it is.
+ */
+export async function startAppOn<S extends InboxStore>(store: S, overrides: Partial<AppDeps> = {}): Promise<RunningApp<S>> {
+  return listenOn(store, tempDir(), overrides, async () => undefined);
+}
+
 async function listenOn<S extends InboxStore>(
   store: S,
   dir: ReturnType<typeof tempDir>,

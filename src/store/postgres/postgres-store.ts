@@ -254,10 +254,16 @@ export class PostgresStore implements InboxStore {
     }
   }
 
+  /**
+   * Ready when a write to the probe row commits: a read-only replica, a
+   * read-only default or a database that cannot write refuses it. How much
+   * room the database server has left is for its own monitoring; the health
+   * route asks at most once a second (src/http/readiness.ts).
+   */
   async checkWritable(): Promise<void> {
     try {
-      const result = await this.pool.query<{ recovery: boolean }>('SELECT pg_is_in_recovery() AS recovery');
-      if (result.rows[0]?.recovery !== false) throw new Error('the server is a read-only replica');
+      const result = await this.pool.query('UPDATE reception_probe SET checked_at = $1', [Date.now()]);
+      if (result.rowCount !== 1) throw new Error('the probe row is missing from reception_probe');
     } catch (error) {
       throw new StoreUnavailableError(`PostgreSQL is not writable: ${describeStoreError(error)}`, { cause: error });
     }
