@@ -7,6 +7,13 @@ export interface WriteQueueOptions {
   maxPendingBytes: number;
   /** Deliveries per transaction, at most. */
   maxBatch: number;
+  /**
+   * Body bytes per transaction, at most, save that a transaction always
+   * takes at least one delivery, however large. A commit runs on the event
+   * loop (better-sqlite3 is synchronous), so this bounds how long it holds
+   * every other request up.
+   */
+  maxBatchBytes: number;
   /** Told about every commit, for the metrics. */
   onCommit?: (batchSize: number, seconds: number, ok: boolean) => void;
 }
@@ -75,7 +82,7 @@ export class WriteQueue {
 
   private async flush(): Promise<void> {
     this.flushing = true;
-    const batch = this.pending.splice(0, this.options.maxBatch);
+    const batch = this.pending.splice(0, this.batchLength());
     this.committing = batch.length;
     let settled: ReadonlyArray<AppendOutcome | Error> = [];
     try {
@@ -92,6 +99,17 @@ export class WriteQueue {
       if (this.pending.length > 0) this.schedule();
       else this.wakeIdleWaiters();
     }
+  }
+
+  /** How many of the pending deliveries the next transaction takes: maxBatch, or fewer to stay within maxBatchBytes. */
+  private batchLength(): number {
+    const most = Math.min(this.pending.length, this.options.maxBatch);
+    let bytes = 0;
+    for (let count = 0; count < most; count++) {
+      bytes += this.pending[count]?.delivery.raw.length ?? 0;
+      if (bytes > this.options.maxBatchBytes) return Math.max(1, count);
+    }
+    return most;
   }
 
   /**

@@ -21,6 +21,7 @@ describe('WriteQueue on a real SqliteStore', () => {
     maxPending: 10_000,
     maxPendingBytes: 64 * 1024 * 1024,
     maxBatch: 512,
+    maxBatchBytes: 16 * 1024 * 1024,
     onCommit: (size, seconds, ok) => {
       expect(seconds).toBeGreaterThanOrEqual(0);
       commits.push({ size, ok });
@@ -61,6 +62,24 @@ describe('WriteQueue on a real SqliteStore', () => {
       expect(rowCount()).toBe(200);
     });
 
+    it('stops a transaction at maxBatchBytes of body, and still takes one delivery that is larger alone', async () => {
+      const queue = queueWith({ maxBatchBytes: 1000 });
+      const sized = (bytes: number): ReturnType<typeof newDelivery> => newDelivery({ raw: Buffer.alloc(bytes, 0x61) });
+      const burst = [sized(400), sized(400), sized(200), sized(1), sized(2500), sized(999), sized(2), sized(1000)];
+      const outcomes = await Promise.all(burst.map((d) => queue.enqueue(d)));
+      // 400+400+200 = 1000 fits; +1 would not. 1 alone, as 1+2500 would not fit; 2500 alone; 999 (+2 would not fit); 2; 1000.
+      expect(commits.map((c) => c.size)).toEqual([3, 1, 1, 1, 1, 1]);
+      expect(outcomes.map((o) => o.id)).toEqual(burst.map((d) => d.id));
+      expect(rowCount()).toBe(8);
+    });
+
+    it('bounds a transaction by maxBatch and maxBatchBytes, whichever comes first', async () => {
+      const queue = queueWith({ maxBatch: 4, maxBatchBytes: 250 });
+      await Promise.all(newDeliveries(10).map((d) => queue.enqueue({ ...d, raw: Buffer.alloc(100, 0x61) })));
+      await Promise.all(newDeliveries(9).map((d) => queue.enqueue({ ...d, raw: Buffer.alloc(10, 0x61) })));
+      expect(commits.map((c) => c.size)).toEqual([2, 2, 2, 2, 2, 4, 4, 1]);
+    });
+
     it('resolves each promise only after its row is on disk, with its own outcome', async () => {
       const queue = queueWith({ maxBatch: 16 });
       const batch = newDeliveries(100);
@@ -91,7 +110,7 @@ describe('WriteQueue on a real SqliteStore', () => {
 
     it('counts the deliveries inside a running commit as waiting, until it ends', async () => {
       const { store: slowStore, release } = holdCommits(store);
-      const queue = new WriteQueue(slowStore, { maxPending: 100, maxPendingBytes: 1 << 20, maxBatch: 512 });
+      const queue = new WriteQueue(slowStore, { maxPending: 100, maxPendingBytes: 1 << 20, maxBatch: 512, maxBatchBytes: 1 << 20 });
       const done = Promise.all(newDeliveries(3).map((d) => queue.enqueue(d)));
       await new Promise((resolve) => setImmediate(resolve));
       expect(queue.depth).toBe(3);
@@ -215,7 +234,7 @@ describe('WriteQueue on a real SqliteStore', () => {
         if (calls === 2) locker.exec('BEGIN EXCLUSIVE');
         return store.append(batch);
       };
-      const queue = new WriteQueue(locking, { maxPending: 100, maxPendingBytes: 1 << 20, maxBatch: 512, onCommit: (size, _s, ok) => commits.push({ size, ok }) });
+      const queue = new WriteQueue(locking, { maxPending: 100, maxPendingBytes: 1 << 20, maxBatch: 512, maxBatchBytes: 1 << 20, onCommit: (size, _s, ok) => commits.push({ size, ok }) });
       try {
         const a = newDelivery();
         const results = await Promise.allSettled([a, newDelivery({ id: a.id }), newDelivery(), newDelivery()].map((d) => queue.enqueue(d)));
@@ -256,6 +275,7 @@ describe('WriteQueue on a real SqliteStore', () => {
         maxPending: 100,
         maxPendingBytes: 1024 * 1024,
         maxBatch: 10,
+        maxBatchBytes: 1 << 20,
         onCommit: () => { throw new Error('listener bug'); },
       });
       const batch = newDeliveries(3);
