@@ -33,6 +33,14 @@ import { Forwarder } from './forward/forwarder.js';
 import { forwardRoutes } from './http/forward-routes.js';
 import { ForwardMetrics } from './observe/forward-metrics.js';
 
+/**
+ * Body bytes per group commit, at most (one larger delivery still goes
+ * alone). A commit runs on the event loop; without it, a flood of 5 MiB
+ * bodies made transactions of up to RECEPTION_QUEUE_MAX_BYTES (256 MiB),
+ * and stalls of seconds (bench/RESULTS.md, "A flood of 5 MiB bodies").
+ */
+export const MAX_BATCH_BYTES = 16 * 1024 * 1024;
+
 export interface AppDeps {
   store: InboxStore;
   token: string;
@@ -90,6 +98,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     maxPending: deps.queueMaxPending,
     maxPendingBytes: deps.queueMaxPendingBytes,
     maxBatch: 512,
+    maxBatchBytes: MAX_BATCH_BYTES,
     onCommit: (size, seconds, ok) => {
       metrics.recordCommit(size, seconds, ok);
       if (ok) feed.publish();

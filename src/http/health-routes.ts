@@ -3,6 +3,7 @@ import type { Metrics } from '../observe/metrics.js';
 import type { BodyBudget } from '../receive/body-budget.js';
 import type { InboxStore } from '../store/inbox-store.js';
 import type { WriteQueue } from '../store/write-queue.js';
+import { ReadinessCheck } from './readiness.js';
 
 export interface HealthRoutesOptions {
   store: InboxStore;
@@ -11,13 +12,18 @@ export interface HealthRoutesOptions {
   metrics: Metrics;
 }
 
-/** `/healthz` (alive), `/readyz` (the store takes writes), `/metrics` (Prometheus). No token. */
+/**
+ * `/healthz` (alive), `/readyz` (the store takes writes: a probe write
+ * commits and there is room, checked at most once a second), `/metrics`
+ * (Prometheus). No token.
+ */
 export const healthRoutes: FastifyPluginAsync<HealthRoutesOptions> = async (app, { store, queue, incoming, metrics }) => {
+  const readiness = new ReadinessCheck(() => store.checkWritable());
   app.get('/healthz', async () => ({ status: 'ok' }));
 
   app.get('/readyz', async (request, reply) => {
     try {
-      await store.checkWritable();
+      await readiness.check();
       return { status: 'ready', store: store.kind };
     } catch (error) {
       request.log.warn({ err: error }, 'not ready');

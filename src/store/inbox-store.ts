@@ -88,17 +88,20 @@ export interface InboxStore {
   readonly outbox: Outbox;
   /**
    * Commits a batch in one transaction and resolves only after the commit.
-   * Rejects as a whole when the batch could not be committed.
+   * Rejects as a whole when the batch could not be committed: with
+   * `BatchRefusedError` when the store refused something in the batch (then
+   * a batch without it may commit), else with `StoreUnavailableError`.
    */
   append(batch: readonly NewDelivery[]): Promise<AppendOutcome[]>;
   /** Newest first. */
   list(query: ListQuery): Promise<StoredDelivery[]>;
   /** Oldest first: deliveries whose seq is greater than `afterSeq`. */
   readAfter(afterSeq: number, limit: number, source?: string): Promise<StoredDelivery[]>;
+  /** Undefined for an id that no delivery has, one that no delivery could have (a NUL in it) included. */
   get(id: string): Promise<StoredDelivery | undefined>;
   /** The highest seq committed so far (0 for an empty inbox); live readers start after it. */
   latestSeq(): Promise<number>;
-  /** True when a delivery was deleted. */
+  /** True when a delivery was deleted; false for an id that no delivery has or could have. */
   delete(id: string): Promise<boolean>;
   sources(): Promise<SourceSummary[]>;
   /**
@@ -117,5 +120,18 @@ export class StoreUnavailableError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'StoreUnavailableError';
+  }
+}
+
+/**
+ * The store refused a batch for something in it, not for being unavailable:
+ * a value it cannot hold, a clash with a stored row. The batch was rolled
+ * back as a whole; its deliveries without the guilty one may commit (the
+ * write queue retries them in halves, see write-queue.ts).
+ */
+export class BatchRefusedError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'BatchRefusedError';
   }
 }

@@ -5,7 +5,7 @@ import { validateConfig } from '../../src/config/source-config.js';
 import { resolveDestinations } from '../../src/forward/destination.js';
 import { SourceRules } from '../../src/receive/source-rules.js';
 import type { InboxStore } from '../../src/store/inbox-store.js';
-import { startAppOn, type RunningApp, type StoreKind } from '../helpers/app.js';
+import { startAppOnKind, type RunningApp, type StoreKind } from '../helpers/app.js';
 import { requirePostgres } from '../helpers/postgres.js';
 
 export const STORES: StoreKind[] = ['sqlite', 'postgres'];
@@ -13,7 +13,7 @@ export const STORES: StoreKind[] = ['sqlite', 'postgres'];
 /** The real app with a config file's sources and destinations, on the store named. */
 export async function startForwarding(kind: StoreKind, config: ConfigFile, overrides: Partial<AppDeps> = {}): Promise<RunningApp<InboxStore>> {
   expect(validateConfig(config)).toEqual([]);
-  return startAppOn(kind, {
+  return startAppOnKind(kind, {
     rules: SourceRules.fromConfig(config, { maxBodyBytes: 5 * 1024 * 1024, anyJson: false }),
     destinations: resolveDestinations(config.destinations),
     ...overrides,

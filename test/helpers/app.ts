@@ -3,9 +3,9 @@ import { pino } from 'pino';
 import { buildApp, type App, type AppDeps } from '../../src/app.js';
 import { Metrics } from '../../src/observe/metrics.js';
 import { DEFAULT_REDACTED_HEADERS } from '../../src/receive/headers.js';
-import { SqliteStore, type Durability } from '../../src/store/sqlite/sqlite-store.js';
 import type { InboxStore } from '../../src/store/inbox-store.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { SqliteStore, type Durability } from '../../src/store/sqlite/sqlite-store.js';
 import { dropSchema, freshSchema, testDatabaseUrl } from './postgres.js';
 import { tempDir } from './temp-dir.js';
 
@@ -30,28 +30,43 @@ export interface RunningApp<S extends InboxStore = SqliteStore> {
 export async function startApp(overrides: Partial<AppDeps> & { durability?: Durability } = {}): Promise<RunningApp> {
   const dir = tempDir();
   const store = new SqliteStore({ file: join(dir.path, 'reception.sqlite'), durability: overrides.durability ?? 'full' });
-  return startAppWith(store, dir, overrides);
+  return listenOn(store, dir, overrides, async () => undefined);
+}
+
+/**
+ * The same on PostgreSQL (the machine's test database, see helpers/postgres),
+ * in a fresh schema that `close()` drops.
+ */
+export async function startAppOnPostgres(overrides: Partial<AppDeps> = {}): Promise<RunningApp<PostgresStore>> {
+  const dir = tempDir();
+  const schema = freshSchema();
+  const store = await PostgresStore.open({ connectionString: testDatabaseUrl(), schema });
+  return listenOn(store, dir, overrides, () => dropSchema(schema));
+}
+
+/**
+ * The app on a store the test opened itself (to reopen one file, say); the
+ * store is closed with the app, its file left where it is.
+ */
+export async function startAppOn<S extends InboxStore>(store: S, overrides: Partial<AppDeps> = {}): Promise<RunningApp<S>> {
+  return listenOn(store, tempDir(), overrides, async () => undefined);
 }
 
 export type StoreKind = 'sqlite' | 'postgres';
 
-/**
- * The real app on either store: SQLite in a temp dir, or PostgreSQL in a
- * fresh schema of the test database (dropped on close).
- */
-export async function startAppOn(kind: StoreKind, overrides: Partial<AppDeps> = {}): Promise<RunningApp<InboxStore>> {
+/** The real app on the store named: SQLite in a temp dir, or PostgreSQL in a fresh schema (dropped on close). */
+export async function startAppOnKind(kind: StoreKind, overrides: Partial<AppDeps> = {}): Promise<RunningApp<InboxStore>> {
+  if (kind === 'postgres') return startAppOnPostgres(overrides);
   const dir = tempDir();
-  if (kind === 'sqlite') {
-    return startAppWith(new SqliteStore({ file: join(dir.path, 'reception.sqlite'), durability: 'full' }), dir, overrides);
-  }
-  const schema = freshSchema();
-  const store = await PostgresStore.open({ connectionString: testDatabaseUrl(), schema, poolSize: 5 });
-  const running = await startAppWith<InboxStore>(store, dir, overrides);
-  const close = running.close;
-  return { ...running, close: async () => { await close(); await dropSchema(schema); } };
+  return listenOn<InboxStore>(new SqliteStore({ file: join(dir.path, 'reception.sqlite'), durability: 'full' }), dir, overrides, async () => undefined);
 }
 
-async function startAppWith<S extends InboxStore>(store: S, dir: { path: string; remove: () => void }, overrides: Partial<AppDeps>): Promise<RunningApp<S>> {
+async function listenOn<S extends InboxStore>(
+  store: S,
+  dir: ReturnType<typeof tempDir>,
+  overrides: Partial<AppDeps>,
+  afterClose: () => Promise<void>,
+): Promise<RunningApp<S>> {
   const logger = pino({ level: process.env.RECEPTION_TEST_LOGS === '1' ? 'debug' : 'silent' });
   const app = await buildApp({
     store,
@@ -86,6 +101,7 @@ async function startAppWith<S extends InboxStore>(store: S, dir: { path: string;
       await app.queue.drain();
       await app.forwarder.stop(0);
       await store.close();
+      await afterClose();
       dir.remove();
     },
   };

@@ -2,7 +2,9 @@ import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { Database } from '../../src/store/sqlite/driver.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startApp, type RunningApp } from '../helpers/app.js';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { startApp, startAppOn, type RunningApp } from '../helpers/app.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 interface RawAnswer { status: number; headers: Record<string, string>; body: string }
 
@@ -26,10 +28,39 @@ function holdWriteLock(server: RunningApp): { release: () => void } {
   return { release: () => locker.exec('ROLLBACK') };
 }
 
+const dirs: Array<ReturnType<typeof tempDir>> = [];
+
 afterEach(async () => {
   for (const locker of lockers.splice(0)) locker.close();
   for (const server of running.splice(0)) await server.close();
+  for (const dir of dirs.splice(0)) dir.remove();
 });
+
+/**
+ * SQLite's own "database or disk is full" (SQLITE_FULL) on the store's
+ * connection: the file may not grow by a single page from now on.
+ */
+function fillDisk(store: SqliteStore): void {
+  const pages = store.db.pragma('page_count', { simple: true }) as number;
+  store.db.pragma(`max_page_count = ${pages}`);
+}
+
+function makeRoom(store: SqliteStore): void {
+  store.db.pragma('max_page_count = 1073741823');
+}
+
+/** Polls `/readyz` until it answers `status` (it may answer from a result up to a second old). */
+async function readyzBecomes(server: RunningApp<SqliteStore>, status: number): Promise<Response> {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    const answer = await fetch(`${server.url}/readyz`);
+    if (answer.status === status || Date.now() > deadline) {
+      expect(answer.status).toBe(status);
+      return answer;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 
 function post(server: RunningApp, source: string, body: object): Promise<Response> {
   return fetch(`${server.url}/api/webhook/${source}`, {
@@ -113,13 +144,58 @@ describe('when the store cannot take writes', () => {
     const server = await start();
     expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
     const lock = holdWriteLock(server);
-    const locked = await fetch(`${server.url}/readyz`);
-    expect(locked.status).toBe(503);
+    const locked = await readyzBecomes(server, 503);
     expect(locked.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
     lock.release();
-    const free = await fetch(`${server.url}/readyz`);
-    expect(free.status).toBe(200);
+    const free = await readyzBecomes(server, 200);
     expect(await free.json()).toMatchObject({ status: 'ready', store: 'sqlite' });
+  });
+
+  it('answers /readyz 503 when the disk is full, and 200 once there is room again', async () => {
+    const server = await start();
+    expect((await post(server, 'orders', { before: true })).status).toBe(200);
+    expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+    fillDisk(server.store);
+    const full = await readyzBecomes(server, 503);
+    expect(full.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+    expect(await full.json()).toEqual({ status: 'unavailable', store: 'sqlite' });
+    await expectStorageUnavailable(await post(server, 'orders', { padding: 'x'.repeat(64 * 1024) }));
+    makeRoom(server.store);
+    await readyzBecomes(server, 200);
+    expect((await post(server, 'orders', { after: true })).status).toBe(200);
+  });
+
+  it('answers /readyz 503 from its first call after a restart on a full disk', async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const file = join(dir.path, 'reception.sqlite');
+    const before = await startAppOn(new SqliteStore({ file, durability: 'full' }));
+    for (let i = 0; i < 3; i++) expect((await post(before, 'orders', { i })).status).toBe(200);
+    fillDisk(before.store);
+    await readyzBecomes(before, 503);
+    await before.close();
+
+    // The same file, still on a full disk: the new connection may not grow it either.
+    const store = new SqliteStore({ file, durability: 'full' });
+    fillDisk(store);
+    const after = await startAppOn(store);
+    running.push(after);
+    const first = await fetch(`${after.url}/readyz`);
+    expect(first.status).toBe(503);
+    expect(first.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+    makeRoom(store);
+    await readyzBecomes(after, 200);
+    expect(await storedBodies(after)).toEqual([{ i: 2 }, { i: 1 }, { i: 0 }]);
+  });
+
+  it('answers DELETE /api/deliveries/{id} 503 storage_unavailable with Retry-After while the file is locked, and deletes it once it is free', async () => {
+    const server = await start();
+    const { id } = await (await post(server, 'orders', { doomed: true })).json() as { id: string };
+    const lock = holdWriteLock(server);
+    await expectStorageUnavailable(await fetch(`${server.url}/api/deliveries/${id}`, { method: 'DELETE', headers: server.auth }));
+    lock.release();
+    expect((await fetch(`${server.url}/api/deliveries/${id}`, { headers: server.auth })).status).toBe(200);
+    expect((await fetch(`${server.url}/api/deliveries/${id}`, { method: 'DELETE', headers: server.auth })).status).toBe(204);
   });
 
   it('answers 503 storage_unavailable with Retry-After when the disk is full, keeps what it had, and takes writes again once there is room', async () => {

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { InboxStore, NewDelivery } from '../../src/store/inbox-store.js';
+import { BatchRefusedError, type InboxStore, type NewDelivery } from '../../src/store/inbox-store.js';
 import { BASE_TIME, newDeliveries, newDelivery } from './delivery-factory.js';
 import { describeDedupContract } from './inbox-store-contract-dedup.js';
+import { describeOddValuesContract } from './inbox-store-contract-odd-values.js';
 import { describeReadingContract } from './inbox-store-contract-reading.js';
 
 export interface StoreUnderTest {
@@ -38,6 +39,7 @@ export function describeInboxStore(name: string, open: OpenStore): void {
     describeLatestSeqContract(store);
     describeReadingContract(store);
     describeDedupContract(store);
+    describeOddValuesContract(store);
 
     it('checkWritable resolves on a working store', async () => {
       await expect(store().checkWritable()).resolves.toBeUndefined();
@@ -96,7 +98,8 @@ function describeAppendContract(store: () => InboxStore): void {
       const good = newDelivery({ source: 'kept' });
       const other = newDelivery({ source: 'fresh' });
       const clash = newDelivery({ id: good.id, source: 'kept' });
-      await expect(store().append([good, other, clash])).rejects.toBeInstanceOf(Error);
+      // Refused for what it holds, not for being unavailable: the write queue then retries it in parts.
+      await expect(store().append([good, other, clash])).rejects.toBeInstanceOf(BatchRefusedError);
       expect(await store().get(good.id)).toBeUndefined();
       expect(await store().get(other.id)).toBeUndefined();
       expect((await store().list({ limit: 10 })).map((d) => d.id)).toEqual([before.id]);
@@ -108,7 +111,7 @@ function describeAppendContract(store: () => InboxStore): void {
       await store().append([first]);
       const innocent = newDelivery();
       const clash = newDelivery({ id: first.id, raw: Buffer.from('{"second":true}') });
-      await expect(store().append([innocent, clash])).rejects.toBeInstanceOf(Error);
+      await expect(store().append([innocent, clash])).rejects.toBeInstanceOf(BatchRefusedError);
       expect(await store().get(innocent.id)).toBeUndefined();
       expect((await store().get(first.id))?.raw.toString()).toBe('{"first":true}');
     });

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadMigrations } from '../../src/store/postgres/migrate.js';
+import { BatchRefusedError } from '../../src/store/inbox-store.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { dropSchema, freshSchema, requirePostgres, testDatabaseUrl } from '../helpers/postgres.js';
 import { newDelivery } from './delivery-factory.js';
@@ -49,6 +50,39 @@ describe.runIf(run)('PostgresStore', () => {
       const raw = Buffer.from([0x7b, 0x00, 0xff, 0xfe, 0x22, 0x5c, 0x75, 0x30, 0x30, 0x30, 0x30, 0x7d]);
       const [outcome] = await store.append([newDelivery({ raw })]);
       expect((await store.get(outcome?.id ?? ''))?.raw.equals(raw)).toBe(true);
+    });
+
+    it('refuses a NUL in a column that the receiver never fills with one as BatchRefusedError, and takes the next batch on the same pool', async () => {
+      const schema = freshSchema();
+      const store = await PostgresStore.open({ connectionString: testDatabaseUrl(), schema, poolSize: 1 });
+      cleanups.push(() => dropSchema(schema), () => store.close());
+      for (const odd of [{ query: 'a=\u0000' }, { contentType: 'application/json\u0000' }, { remoteAddress: '\u0000' }, { source: 'a\u0000' }]) {
+        await expect(store.append([newDelivery(), newDelivery(odd)]), JSON.stringify(odd)).rejects.toBeInstanceOf(BatchRefusedError);
+      }
+      const [outcome] = await store.append([newDelivery({ dedupKey: 'fine\u0000' })]);
+      expect((await store.get(outcome?.id ?? ''))?.dedupKey).toBe('fine\u0000');
+    });
+
+    it('escapes the backslashes of dedup keys stored before escaping, so that their repeats are still duplicates', async () => {
+      const schema = freshSchema();
+      const before = await PostgresStore.open({ connectionString: testDatabaseUrl(), schema });
+      cleanups.push(() => dropSchema(schema));
+      const keys = ['C:\\path\\0', 'plain', '\\'];
+      const stored = await before.append(keys.map((dedupKey) => newDelivery({ dedupKey })));
+      await before.close();
+      // As an older version left them: keys as sent, migration 3 not applied.
+      const client = new pg.Client({ connectionString: testDatabaseUrl() });
+      await client.connect();
+      await client.query(`UPDATE ${schema}.deliveries SET dedup_key = replace(dedup_key, E'\\\\\\\\', E'\\\\')`);
+      expect((await client.query(`SELECT dedup_key FROM ${schema}.deliveries ORDER BY seq`)).rows.map((r: { dedup_key: string }) => r.dedup_key)).toEqual(keys);
+      await client.query(`DELETE FROM ${schema}.reception_migrations WHERE version = 3`);
+      await client.end();
+
+      const after = await PostgresStore.open({ connectionString: testDatabaseUrl(), schema });
+      cleanups.push(() => after.close());
+      const repeats = await after.append(keys.map((dedupKey) => newDelivery({ dedupKey })));
+      expect(repeats.map((o) => [o.id, o.duplicate])).toEqual(stored.map((o) => [o.id, true]));
+      for (const [index, outcome] of stored.entries()) expect((await after.get(outcome.id))?.dedupKey).toBe(keys[index]);
     });
 
     it('hands out seq in commit order across instances', async () => {

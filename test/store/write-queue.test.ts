@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { Database } from '../../src/store/sqlite/driver.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { StoreUnavailableError, type AppendOutcome } from '../../src/store/inbox-store.js';
+import { BatchRefusedError, StoreUnavailableError, type AppendOutcome } from '../../src/store/inbox-store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { WriteQueue, type WriteQueueOptions } from '../../src/store/write-queue.js';
 import { holdCommits } from '../helpers/held-commits.js';
@@ -21,6 +21,7 @@ describe('WriteQueue on a real SqliteStore', () => {
     maxPending: 10_000,
     maxPendingBytes: 64 * 1024 * 1024,
     maxBatch: 512,
+    maxBatchBytes: 16 * 1024 * 1024,
     onCommit: (size, seconds, ok) => {
       expect(seconds).toBeGreaterThanOrEqual(0);
       commits.push({ size, ok });
@@ -61,6 +62,24 @@ describe('WriteQueue on a real SqliteStore', () => {
       expect(rowCount()).toBe(200);
     });
 
+    it('stops a transaction at maxBatchBytes of body, and still takes one delivery that is larger alone', async () => {
+      const queue = queueWith({ maxBatchBytes: 1000 });
+      const sized = (bytes: number): ReturnType<typeof newDelivery> => newDelivery({ raw: Buffer.alloc(bytes, 0x61) });
+      const burst = [sized(400), sized(400), sized(200), sized(1), sized(2500), sized(999), sized(2), sized(1000)];
+      const outcomes = await Promise.all(burst.map((d) => queue.enqueue(d)));
+      // 400+400+200 = 1000 fits; +1 would not. 1 alone, as 1+2500 would not fit; 2500 alone; 999 (+2 would not fit); 2; 1000.
+      expect(commits.map((c) => c.size)).toEqual([3, 1, 1, 1, 1, 1]);
+      expect(outcomes.map((o) => o.id)).toEqual(burst.map((d) => d.id));
+      expect(rowCount()).toBe(8);
+    });
+
+    it('bounds a transaction by maxBatch and maxBatchBytes, whichever comes first', async () => {
+      const queue = queueWith({ maxBatch: 4, maxBatchBytes: 250 });
+      await Promise.all(newDeliveries(10).map((d) => queue.enqueue({ ...d, raw: Buffer.alloc(100, 0x61) })));
+      await Promise.all(newDeliveries(9).map((d) => queue.enqueue({ ...d, raw: Buffer.alloc(10, 0x61) })));
+      expect(commits.map((c) => c.size)).toEqual([2, 2, 2, 2, 2, 4, 4, 1]);
+    });
+
     it('resolves each promise only after its row is on disk, with its own outcome', async () => {
       const queue = queueWith({ maxBatch: 16 });
       const batch = newDeliveries(100);
@@ -91,7 +110,7 @@ describe('WriteQueue on a real SqliteStore', () => {
 
     it('counts the deliveries inside a running commit as waiting, until it ends', async () => {
       const { store: slowStore, release } = holdCommits(store);
-      const queue = new WriteQueue(slowStore, { maxPending: 100, maxPendingBytes: 1 << 20, maxBatch: 512 });
+      const queue = new WriteQueue(slowStore, { maxPending: 100, maxPendingBytes: 1 << 20, maxBatch: 512, maxBatchBytes: 1 << 20 });
       const done = Promise.all(newDeliveries(3).map((d) => queue.enqueue(d)));
       await new Promise((resolve) => setImmediate(resolve));
       expect(queue.depth).toBe(3);
@@ -150,18 +169,34 @@ describe('WriteQueue on a real SqliteStore', () => {
   });
 
   describe('a failing commit', () => {
-    it('rejects every delivery of the batch and stores none of them', async () => {
+    it('rejects only the delivery that the store refuses, and stores its batch-mates, splitting the batch in halves', async () => {
       const queue = queueWith();
       const a = newDelivery();
       const b = newDelivery();
       const clash = newDelivery({ id: a.id });
-      const results = await Promise.allSettled([a, b, clash].map((d) => queue.enqueue(d)));
-      expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
-      for (const result of results) {
-        if (result.status === 'rejected') expect(result.reason).toBeInstanceOf(StoreUnavailableError);
-      }
-      expect(commits).toEqual([{ size: 3, ok: false }]);
-      expect(rowCount()).toBe(0);
+      const c = newDelivery();
+      const results = await Promise.allSettled([a, b, clash, c].map((d) => queue.enqueue(d)));
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+      const refused = results[2];
+      expect(refused?.status === 'rejected' && refused.reason).toBeInstanceOf(BatchRefusedError);
+      expect(results.map((r) => (r.status === 'fulfilled' ? r.value.id : undefined))).toEqual([a.id, b.id, undefined, c.id]);
+      expect(commits).toEqual([{ size: 4, ok: false }, { size: 2, ok: true }, { size: 2, ok: false }, { size: 1, ok: false }, { size: 1, ok: true }]);
+      expect([a, b, c].every((d) => isOnDisk(d.id))).toBe(true);
+      expect(rowCount()).toBe(3);
+    });
+
+    it('finds one refused delivery among 512 in about 2·log2(512) more commits, keeping the order of the rest', async () => {
+      const queue = queueWith();
+      const batch = newDeliveries(512);
+      const guilty = 300;
+      batch[guilty] = newDelivery({ id: batch[guilty - 1]?.id ?? '' });
+      const results = await Promise.allSettled(batch.map((d) => queue.enqueue(d)));
+      expect(results.filter((r) => r.status === 'rejected')).toHaveLength(1);
+      expect(results[guilty]?.status).toBe('rejected');
+      expect(commits.length).toBeLessThanOrEqual(1 + 2 * 9);
+      expect(rowCount()).toBe(511);
+      const seqs = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value.seq] : []));
+      expect(seqs.every((seq, i) => i === 0 || seq > (seqs[i - 1] ?? Infinity))).toBe(true);
     });
 
     it('lets the next batch of the same burst commit', async () => {
@@ -169,10 +204,47 @@ describe('WriteQueue on a real SqliteStore', () => {
       const a = newDelivery();
       const burst = [a, newDelivery({ id: a.id }), newDelivery(), newDelivery()];
       const results = await Promise.allSettled(burst.map((d) => queue.enqueue(d)));
-      expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'fulfilled', 'fulfilled']);
-      expect(commits).toEqual([{ size: 2, ok: false }, { size: 2, ok: true }]);
-      expect(isOnDisk(a.id)).toBe(false);
-      expect(rowCount()).toBe(2);
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+      expect(commits).toEqual([{ size: 2, ok: false }, { size: 1, ok: true }, { size: 1, ok: false }, { size: 2, ok: true }]);
+      expect(isOnDisk(a.id)).toBe(true);
+      expect(rowCount()).toBe(3);
+    });
+
+    it('fails the whole batch once, without trying its parts, when the store is unavailable', async () => {
+      const queue = queueWith();
+      const locker = new Database(join(dir.path, 'reception.sqlite'));
+      try {
+        locker.exec('BEGIN EXCLUSIVE');
+        const a = newDelivery();
+        const results = await Promise.allSettled([a, newDelivery({ id: a.id }), newDelivery()].map((d) => queue.enqueue(d)));
+        for (const result of results) expect(result.status === 'rejected' && result.reason).toBeInstanceOf(StoreUnavailableError);
+        expect(commits).toEqual([{ size: 3, ok: false }]);
+      } finally {
+        locker.close();
+      }
+    });
+
+    it('stops splitting when the store becomes unavailable halfway, and fails the parts not tried yet with it', async () => {
+      const locker = new Database(join(dir.path, 'reception.sqlite'));
+      let calls = 0;
+      const locking = Object.create(store) as SqliteStore;
+      locking.append = async (batch) => {
+        calls++;
+        // From the second commit on, another connection holds the write lock.
+        if (calls === 2) locker.exec('BEGIN EXCLUSIVE');
+        return store.append(batch);
+      };
+      const queue = new WriteQueue(locking, { maxPending: 100, maxPendingBytes: 1 << 20, maxBatch: 512, maxBatchBytes: 1 << 20, onCommit: (size, _s, ok) => commits.push({ size, ok }) });
+      try {
+        const a = newDelivery();
+        const results = await Promise.allSettled([a, newDelivery({ id: a.id }), newDelivery(), newDelivery()].map((d) => queue.enqueue(d)));
+        expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected', 'rejected']);
+        for (const result of results) expect(result.status === 'rejected' && result.reason).toBeInstanceOf(StoreUnavailableError);
+        expect(commits).toEqual([{ size: 4, ok: false }, { size: 2, ok: false }]);
+      } finally {
+        locker.close();
+      }
+      expect(rowCount()).toBe(0);
     });
 
     it('rejects while another connection holds the write lock, and works once it is released', async () => {
@@ -203,6 +275,7 @@ describe('WriteQueue on a real SqliteStore', () => {
         maxPending: 100,
         maxPendingBytes: 1024 * 1024,
         maxBatch: 10,
+        maxBatchBytes: 1 << 20,
         onCommit: () => { throw new Error('listener bug'); },
       });
       const batch = newDeliveries(3);
@@ -232,11 +305,25 @@ describe('WriteQueue on a real SqliteStore', () => {
 
     it('resolves when the last batch failed', async () => {
       const queue = queueWith();
+      const locker = new Database(join(dir.path, 'reception.sqlite'));
+      try {
+        locker.exec('BEGIN EXCLUSIVE');
+        const failures = newDeliveries(2).map((d) => queue.enqueue(d).catch((e: unknown) => e));
+        await queue.drain();
+        expect(commits).toEqual([{ size: 2, ok: false }]);
+        for (const failure of await Promise.all(failures)) expect(failure).toBeInstanceOf(StoreUnavailableError);
+      } finally {
+        locker.close();
+      }
+    });
+
+    it('resolves once a batch split around a refused delivery is settled', async () => {
+      const queue = queueWith();
       const a = newDelivery();
-      const failures = [a, newDelivery({ id: a.id })].map((d) => queue.enqueue(d).catch((e: unknown) => e));
+      const settled = [a, newDelivery({ id: a.id })].map((d) => queue.enqueue(d).then(() => 'stored', () => 'refused'));
       await queue.drain();
-      expect(commits).toEqual([{ size: 2, ok: false }]);
-      for (const failure of await Promise.all(failures)) expect(failure).toBeInstanceOf(StoreUnavailableError);
+      expect(queue.depth).toBe(0);
+      expect(await Promise.all(settled)).toEqual(['stored', 'refused']);
     });
   });
 });

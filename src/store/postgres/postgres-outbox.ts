@@ -1,5 +1,6 @@
 import type pg from 'pg';
-import { DELIVERY_COLUMNS, deliveryFromRow, type DeliveryRow } from '../delivery-row.js';
+import { DELIVERY_COLUMNS, type DeliveryRow } from '../delivery-row.js';
+import { deliveryFromPgRow, holdable } from './text-values.js';
 import {
   attemptFromRow, budgetSpent, FORWARD_COLUMNS, stateOf, forwardFromRow, LEASE_EXPIRED, type AttemptRow, type ForwardRow,
 } from '../forward-row.js';
@@ -107,7 +108,7 @@ export class PostgresOutbox implements Outbox {
         'SELECT delivery_seq, destination, status FROM forwards WHERE delivery_seq = ANY($1::bigint[]) ORDER BY position',
         [forwards.map((f) => f.deliverySeq)]);
       const deliveries = new Map(rows.rows.map((row) => {
-        const delivery = deliveryFromRow(row);
+        const delivery = deliveryFromPgRow(row);
         delivery.forwards = summaries.rows.filter((s) => Number(s.delivery_seq) === delivery.seq)
           .map((s) => ({ destination: s.destination, status: s.status }));
         return [delivery.seq, delivery];
@@ -154,6 +155,7 @@ export class PostgresOutbox implements Outbox {
   }
 
   private async finish(id: string, now: number, nack?: { at: number; budget: RetryBudget }): Promise<boolean> {
+    if (!holdable(id)) return false;
     return this.db.transaction(async (client) => {
       const found = await client.query<LeasedRow>(`SELECT ${FORWARD_COLUMNS}, attempt_started_at FROM forwards WHERE id = $1 FOR UPDATE`, [id]);
       const row = found.rows[0];
@@ -186,11 +188,13 @@ export class PostgresOutbox implements Outbox {
   }
 
   async get(id: string): Promise<Forward | undefined> {
+    if (!holdable(id)) return undefined;
     const row = (await this.db.execute<ForwardRow>(`SELECT ${FORWARD_COLUMNS} FROM forwards WHERE id = $1`, [id])).rows[0];
     return row === undefined ? undefined : forwardFromRow(row);
   }
 
   async forwardsOf(deliveryId: string): Promise<Array<Forward & { attempts: Attempt[] }>> {
+    if (!holdable(deliveryId)) return [];
     const forwards = (await this.db.execute<ForwardRow>(
       `SELECT ${FORWARD_COLUMNS} FROM forwards WHERE delivery_seq = (SELECT seq FROM deliveries WHERE id = $1) ORDER BY position`,
       [deliveryId])).rows.map(forwardFromRow);
@@ -223,6 +227,7 @@ export class PostgresOutbox implements Outbox {
   }
 
   async list(query: ForwardQuery): Promise<Forward[]> {
+    if (![query.destination, query.source].every((value) => value === undefined || holdable(value))) return [];
     const rows = await this.db.execute<ForwardRow>(
       `SELECT ${FORWARD_COLUMNS} FROM forwards WHERE position < $1
          AND ($2::text IS NULL OR destination = $2) AND ($3::text IS NULL OR status = $3) AND ($4::text IS NULL OR source = $4)
@@ -232,6 +237,8 @@ export class PostgresOutbox implements Outbox {
   }
 
   async retry(selection: RetrySelection, now: number): Promise<number> {
+    if ('ids' in selection ? !selection.ids.every(holdable)
+      : ![selection.destination, selection.source].every((value) => value === undefined || holdable(value))) return 0;
     const set = `UPDATE forwards SET status = 'pending', budget_used = 0, budget_started_at = $1, next_attempt_at = $1, updated_at = $1
       WHERE status = 'failed'`;
     const result = 'ids' in selection
@@ -243,6 +250,7 @@ export class PostgresOutbox implements Outbox {
   }
 
   async cancel(id: string, now: number): Promise<boolean> {
+    if (!holdable(id)) return false;
     const result = await this.db.execute(
       `UPDATE forwards SET status = 'cancelled', next_attempt_at = NULL, lease_until = NULL, attempt_started_at = NULL, updated_at = $1
        WHERE id = $2 AND status IN ('pending', 'delivering', 'failed')`, [now, id]);
@@ -251,6 +259,7 @@ export class PostgresOutbox implements Outbox {
   }
 
   async create(deliveryId: string, forward: NewForward, now: number): Promise<Forward | undefined> {
+    if (!holdable(deliveryId)) return undefined;
     const row = (await this.db.execute<ForwardRow>(
       `INSERT INTO forwards (id, delivery_seq, delivery_id, source, destination, status, budget_started_at,
          next_attempt_at, created_at, updated_at)

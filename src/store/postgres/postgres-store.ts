@@ -1,5 +1,6 @@
 import pg from 'pg';
 import {
+  BatchRefusedError,
   StoreUnavailableError,
   type AppendOutcome,
   type InboxStore,
@@ -8,9 +9,10 @@ import {
   type SourceSummary,
   type StoredDelivery,
 } from '../inbox-store.js';
-import { DELIVERY_COLUMNS, deliveryFromRow, describeStoreError, type DeliveryRow } from '../delivery-row.js';
+import { DELIVERY_COLUMNS, describeStoreError, type DeliveryRow } from '../delivery-row.js';
 import { migrate } from './migrate.js';
 import { PostgresOutbox } from './postgres-outbox.js';
+import { deliveryFromPgRow as fromRow, escapeKey, holdable } from './text-values.js';
 
 export interface PostgresStoreOptions {
   connectionString: string;
@@ -126,7 +128,7 @@ export class PostgresStore implements InboxStore {
         batch.map((d) => d.method), batch.map((d) => d.query), batch.map((d) => d.contentType),
         batch.map((d) => d.remoteAddress), batch.map((d) => JSON.stringify(d.headers)), batch.map((d) => d.raw),
         batch.map((d) => d.verification.status), batch.map((d) => d.verification.scheme ?? null),
-        batch.map((d) => d.verification.reason ?? null), batch.map((d) => d.dedupKey),
+        batch.map((d) => d.verification.reason ?? null), batch.map((d) => (d.dedupKey === null ? null : escapeKey(d.dedupKey))),
       ]);
       const seqById = new Map(inserted.rows.map((row) => [row.id, Number(row.seq)]));
       const counts = new Map<string, { count: number; last: number }>();
@@ -140,7 +142,7 @@ export class PostgresStore implements InboxStore {
           continue;
         }
         const first = await client.query<{ id: string; seq: string; received_at: string }>(
-          'SELECT id, seq, received_at FROM deliveries WHERE source = $1 AND dedup_key = $2', [d.source, d.dedupKey],
+          'SELECT id, seq, received_at FROM deliveries WHERE source = $1 AND dedup_key = $2', [d.source, escapeKey(d.dedupKey ?? '')],
         );
         const row = first.rows[0];
         if (row === undefined) throw new Error('insert skipped without a matching dedup key');
@@ -164,18 +166,22 @@ export class PostgresStore implements InboxStore {
       client.release();
       return outcomes;
     } catch (error) {
+      const refused = refusesTheBatch(error);
       if (client !== undefined) {
         // On a connection that stopped answering, ROLLBACK would wait as long
         // again; closing the connection rolls the transaction back as well.
-        if (!isReadTimeout(error)) await client.query('ROLLBACK').catch(() => undefined);
+        const rolledBack = !isReadTimeout(error) && await client.query('ROLLBACK').then(() => true, () => false);
         client.off('error', ignoreConnectionError);
-        client.release(true);
+        // A connection that refused a value is sound: keep it for the retries of the batch's halves.
+        client.release(!(refused && rolledBack));
       }
+      if (refused) throw new BatchRefusedError(`PostgreSQL refused the batch: ${describeStoreError(error)}`, { cause: error });
       throw new StoreUnavailableError(`PostgreSQL could not commit: ${describeStoreError(error)}`, { cause: error });
     }
   }
 
   async list(query: ListQuery): Promise<StoredDelivery[]> {
+    if (query.source !== undefined && !holdable(query.source)) return [];
     const { before, limit } = query.maxBytes === undefined
       ? { before: query.beforeSeq ?? Number.MAX_SAFE_INTEGER, limit: query.limit }
       : await this.pageWithin(query, query.maxBytes);
@@ -184,7 +190,7 @@ export class PostgresStore implements InboxStore {
       : await this.execute<DeliveryRow>(
         `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE source = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3`, [query.source, before, limit],
       );
-    return this.withForwards(result.rows.map(deliveryFromRow));
+    return this.withForwards(result.rows.map(fromRow));
   }
 
   /** The deliveries with their forwards' summaries, read in one query. */
@@ -227,18 +233,20 @@ export class PostgresStore implements InboxStore {
   }
 
   async readAfter(afterSeq: number, limit: number, source?: string): Promise<StoredDelivery[]> {
+    if (source !== undefined && !holdable(source)) return [];
     const result = source === undefined
       ? await this.execute<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE seq > $1 ORDER BY seq ASC LIMIT $2`, [afterSeq, limit])
       : await this.execute<DeliveryRow>(
         `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE source = $1 AND seq > $2 ORDER BY seq ASC LIMIT $3`, [source, afterSeq, limit],
       );
-    return this.withForwards(result.rows.map(deliveryFromRow));
+    return this.withForwards(result.rows.map(fromRow));
   }
 
   async get(id: string): Promise<StoredDelivery | undefined> {
+    if (!holdable(id)) return undefined;
     const result = await this.execute<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE id = $1`, [id]);
     const row = result.rows[0];
-    return row === undefined ? undefined : (await this.withForwards([deliveryFromRow(row)]))[0];
+    return row === undefined ? undefined : (await this.withForwards([fromRow(row)]))[0];
   }
 
   async latestSeq(): Promise<number> {
@@ -247,6 +255,7 @@ export class PostgresStore implements InboxStore {
   }
 
   async delete(id: string): Promise<boolean> {
+    if (!holdable(id)) return false;
     return ((await this.execute('DELETE FROM deliveries WHERE id = $1', [id])).rowCount ?? 0) > 0;
   }
 
@@ -302,10 +311,16 @@ export class PostgresStore implements InboxStore {
     }
   }
 
+  /**
+   * Ready when a write to the probe row commits: a read-only replica, a
+   * read-only default or a database that cannot write refuses it. How much
+   * room the database server has left is for its own monitoring; the health
+   * route asks at most once a second (src/http/readiness.ts).
+   */
   async checkWritable(): Promise<void> {
     try {
-      const result = await this.pool.query<{ recovery: boolean }>('SELECT pg_is_in_recovery() AS recovery');
-      if (result.rows[0]?.recovery !== false) throw new Error('the server is a read-only replica');
+      const result = await this.pool.query('UPDATE reception_probe SET checked_at = $1', [Date.now()]);
+      if (result.rowCount !== 1) throw new Error('the probe row is missing from reception_probe');
     } catch (error) {
       throw new StoreUnavailableError(`PostgreSQL is not writable: ${describeStoreError(error)}`, { cause: error });
     }
@@ -324,6 +339,20 @@ export class PostgresStore implements InboxStore {
  */
 function ignoreConnectionError(): void {
   // the query in progress reports it
+}
+
+/** A row as a delivery, its dedup key unescaped (see text-values.ts). */
+
+/**
+ * True when PostgreSQL refused what the batch holds rather than the work:
+ * a data exception (class 22: a value the type cannot hold), an integrity
+ * constraint (23: an id already stored) or a program limit (54: a dedup key
+ * too long for its index). Another batch, or this one without the guilty
+ * delivery, may commit.
+ */
+function refusesTheBatch(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && /^(22|23|54)[0-9A-Z]{3}$/.test(code);
 }
 
 /** node-postgres's own `query_timeout`: the server did not answer in time, and may never. */

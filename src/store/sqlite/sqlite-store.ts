@@ -1,7 +1,8 @@
-import { closeSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, statfsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Database } from './driver.js';
 import {
+  BatchRefusedError,
   StoreUnavailableError,
   type AppendOutcome,
   type InboxStore,
@@ -38,6 +39,14 @@ export interface SqliteStoreOptions {
  * also keeps the WAL file near 1 MiB.
  */
 export const WAL_CHECKPOINT_PAGES = 250;
+
+/**
+ * The room the inbox must have left to be ready (`/readyz`), in bytes:
+ * twice a commit of the write queue's largest batch (16 MiB, see app.ts),
+ * once in the WAL and once more when the checkpoint copies it into the
+ * database file. With less, the next deliveries may fail with SQLITE_FULL.
+ */
+export const READY_MIN_ROOM_BYTES = 32 * 1024 * 1024;
 
 /**
  * Opens a connection with the pragmas every connection of the inbox needs.
@@ -179,6 +188,7 @@ export class SqliteStore implements InboxStore {
     try {
       return this.appendAll(batch);
     } catch (error) {
+      if (refusesTheBatch(error)) throw new BatchRefusedError(`SQLite refused the batch: ${describeStoreError(error)}`, { cause: error });
       throw new StoreUnavailableError(`SQLite could not commit: ${describeStoreError(error)}`, { cause: error });
     }
   }
@@ -226,7 +236,12 @@ export class SqliteStore implements InboxStore {
   }
 
   async delete(id: string): Promise<boolean> {
-    return this.statements.delete.run(id).changes > 0;
+    try {
+      return this.statements.delete.run(id).changes > 0;
+    } catch (error) {
+      // A full, locked or failing disk: 503, and the client tries again, as a sender would.
+      throw new StoreUnavailableError(`SQLite could not delete: ${describeStoreError(error)}`, { cause: error });
+    }
   }
 
   async sources(): Promise<SourceSummary[]> {
@@ -241,13 +256,37 @@ export class SqliteStore implements InboxStore {
     return this.statements.prune.run(before, limit).changes;
   }
 
+  /**
+   * Ready when there is room (`room`, at least READY_MIN_ROOM_BYTES) and a
+   * write to the probe row commits. The write alone would not do: on a
+   * full disk, a write of a page or two still commits as long as the WAL
+   * file has room left from before, and a tiny write never needs a new
+   * page of the database file, while the next delivery does. Each call
+   * costs a commit (an fsync with `full` durability): the health route
+   * asks at most once a second (src/http/readiness.ts).
+   */
   async checkWritable(): Promise<void> {
     try {
-      this.db.prepare('BEGIN IMMEDIATE').run();
-      this.db.prepare('ROLLBACK').run();
+      const room = this.room();
+      if (room < READY_MIN_ROOM_BYTES) {
+        throw new Error(`${room} bytes of room left, less than the ${READY_MIN_ROOM_BYTES} a ready inbox keeps`);
+      }
+      this.db.prepare('UPDATE reception_probe SET checked_at = ?').run(Date.now());
     } catch (error) {
       throw new StoreUnavailableError(`SQLite is not writable: ${describeStoreError(error)}`, { cause: error });
     }
+  }
+
+  /**
+   * How many bytes the inbox can still grow by: what the file system has
+   * free for this process, or what SQLite's own page limit leaves
+   * (`max_page_count`, pages freed by deletes counted in), whichever is less.
+   */
+  private room(): number {
+    const disk = statfsSync(dirname(this.file));
+    const pragma = (name: string): number => this.db.pragma(name, { simple: true }) as number;
+    const pages = pragma('max_page_count') - pragma('page_count') + pragma('freelist_count');
+    return Math.min(disk.bavail * disk.bsize, pages * pragma('page_size'));
   }
 
   async close(): Promise<void> {
@@ -255,3 +294,12 @@ export class SqliteStore implements InboxStore {
   }
 }
 
+/**
+ * True when SQLite refused what the batch holds rather than the work: a
+ * constraint (an id already stored), a value too big or of the wrong type.
+ * Busy, full, read-only and I/O errors are the store's, not the batch's.
+ */
+function refusesTheBatch(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && /^SQLITE_(CONSTRAINT|TOOBIG|MISMATCH)/.test(code);
+}

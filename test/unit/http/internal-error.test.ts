@@ -50,7 +50,7 @@ describe('internal errors', () => {
 
     it('a fault inside the receiver is a 500 problem with Retry-After; the error goes to the log only', async () => {
       const receiver = new Receiver({
-        queue: new WriteQueue(store, { maxPending: 10, maxPendingBytes: 1 << 20, maxBatch: 10 }),
+        queue: new WriteQueue(store, { maxPending: 10, maxPendingBytes: 1 << 20, maxBatch: 10, maxBatchBytes: 1 << 20 }),
         trustedProxies: new TrustedProxies([]),
         redactHeaders: new Set(),
         rules: () => { throw new TypeError(`rules failed ${INSIDE}`); },
