@@ -1,4 +1,5 @@
 import { ConfigFileError, loadConfigFile } from '../config/source-config.js';
+import { escapeForTerminal } from '../text/terminal-safe.js';
 import { parseCommand, renderHelp, UsageError, type CommandSpec } from './usage.js';
 
 export const checkConfigSpec: CommandSpec = {
@@ -25,7 +26,7 @@ export async function runCheckConfig(argv: string[]): Promise<number> {
     const config = loadConfigFile(file);
     const sources = Object.keys(config.sources ?? {});
     process.stdout.write(`${file} is valid: ${sources.length} source${sources.length === 1 ? '' : 's'}`
-      + `${sources.length > 0 ? ` (${sources.join(', ')})` : ''}, strict mode ${config.strict === true ? 'on' : 'off'}.\n`);
+      + `${sources.length > 0 ? ` (${sources.map(escapeForTerminal).join(', ')})` : ''}, strict mode ${config.strict === true ? 'on' : 'off'}.\n`);
     return 0;
   } catch (error) {
     if (!(error instanceof ConfigFileError)) throw error;
