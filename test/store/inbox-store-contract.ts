@@ -3,6 +3,7 @@ import type { InboxStore, NewDelivery } from '../../src/store/inbox-store.js';
 import { BASE_TIME, newDeliveries, newDelivery } from './delivery-factory.js';
 import { describeDedupContract } from './inbox-store-contract-dedup.js';
 import { describeReadingContract } from './inbox-store-contract-reading.js';
+import { describeSourcesContract } from './inbox-store-contract-sources.js';
 
 export interface StoreUnderTest {
   store: InboxStore;
@@ -37,6 +38,7 @@ export function describeInboxStore(name: string, open: OpenStore): void {
     describeRoundTripContract(store);
     describeLatestSeqContract(store);
     describeReadingContract(store);
+    describeSourcesContract(store);
     describeDedupContract(store);
 
     it('checkWritable resolves on a working store', async () => {
