@@ -10,6 +10,7 @@ import { relativeTime } from './format.ts';
 import { bindListKeys } from './keyboard.ts';
 import { LiveStream, type LiveState } from './live-stream.ts';
 import { go, readRoute, routeHref } from './route.ts';
+import { sourceName } from './source-name.ts';
 import { SourcesPanel } from './sources-panel.ts';
 import { toast } from './toast.ts';
 
@@ -130,7 +131,8 @@ export class InboxView {
 
   private async loadList(): Promise<void> {
     const generation = ++this.generation;
-    replaceChildren(this.listTitle, this.filter === undefined ? 'All deliveries' : `From ${this.filter}`);
+    if (this.filter === undefined) replaceChildren(this.listTitle, 'All deliveries');
+    else replaceChildren(this.listTitle, 'From ', sourceName(this.filter));
     this.list.setLoading();
     const page = await listDeliveries(this.filter === undefined ? {} : { source: this.filter });
     if (generation !== this.generation) return;

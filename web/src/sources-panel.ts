@@ -9,6 +9,7 @@ import { listSources, type Delivery, type SourcePage, type SourceSummary } from 
 import { compareNames, cursorAfterName } from './cursor.ts';
 import { button, h, replaceChildren } from './dom.ts';
 import { formatTime, relativeTime } from './format.ts';
+import { sourceName } from './source-name.ts';
 
 /** Sources per request. */
 export const SOURCE_PAGE = 100;
@@ -225,7 +226,7 @@ export class SourcesPanel {
     const link = h('a', {
       class: 'source',
       attrs: { href: this.options.hrefFor(summary.source), 'data-source': summary.source, ...(current ? { 'aria-current': 'true' } : {}) },
-    }, h('span', { class: 'source-name' }, summary.source), count, seen);
+    }, h('span', { class: 'source-name' }, sourceName(summary.source)), count, seen);
     const row: Row = { summary: { ...summary }, item: h('li', {}, link), count, seen };
     this.renderRow(row);
     return row;
@@ -254,7 +255,7 @@ export class SourcesPanel {
     if (active === undefined || this.rows.has(active)) return;
     this.pinned = h('li', { class: 'pinned' }, h('a', {
       class: 'source', attrs: { href: this.options.hrefFor(active), 'aria-current': 'true', 'data-source': active },
-    }, h('span', { class: 'source-name' }, active)));
+    }, h('span', { class: 'source-name' }, sourceName(active))));
     this.list.insertBefore(this.pinned, this.allLink.parentElement?.nextSibling ?? null);
   }
 
