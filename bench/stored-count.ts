@@ -1,20 +1,29 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 
-interface SourceList {
+interface SourcePage {
   items: Array<{ source: string; count: number }>;
+  nextCursor: string | null;
 }
 
-/** One read of `GET /api/sources`: the stored count of `source` (0 when absent). */
+/** One walk of `GET /api/sources?q=<source>` (a page at a time): the stored count of `source` (0 when absent). */
 async function readCount(url: string, token: string, source: string): Promise<number> {
-  const response = await fetch(`${url}/api/sources`, {
-    headers: { authorization: `Bearer ${token}` },
-    signal: AbortSignal.timeout(5000),
-  });
-  if (response.status !== 200) {
-    throw new Error(`GET /api/sources answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
-  }
-  const list = (await response.json()) as SourceList;
-  return list.items.find((item) => item.source === source)?.count ?? 0;
+  let cursor: string | null = null;
+  do {
+    const params = new URLSearchParams({ q: source, limit: '500' });
+    if (cursor !== null) params.set('cursor', cursor);
+    const response = await fetch(`${url}/api/sources?${params.toString()}`, {
+      headers: { authorization: `Bearer ${token}` },
+      signal: AbortSignal.timeout(5000),
+    });
+    if (response.status !== 200) {
+      throw new Error(`GET /api/sources answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
+    }
+    const page = (await response.json()) as SourcePage;
+    const found = page.items.find((item) => item.source === source);
+    if (found !== undefined) return found.count;
+    cursor = page.nextCursor;
+  } while (cursor !== null);
+  return 0;
 }
 
 /**

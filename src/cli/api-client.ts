@@ -33,6 +33,11 @@ export interface SourceSummary {
   lastReceivedAt: string;
 }
 
+export interface SourcePage {
+  items: SourceSummary[];
+  nextCursor: string | null;
+}
+
 /** The read side of the Reception API (CONTRACT 3) over fetch. */
 export class ApiClient {
   constructor(readonly target: ServerTarget) {}
@@ -58,14 +63,34 @@ export class ApiClient {
     return Buffer.from(await response.arrayBuffer());
   }
 
-  async sources(signal?: AbortSignal): Promise<SourceSummary[]> {
-    const body = await this.json('/api/sources', signal);
+  /** One page of the sources, by name (`GET /api/sources`); `q` keeps names that contain it, ignoring case. */
+  async sources(query: { q?: string; limit?: number; cursor?: string } = {}, signal?: AbortSignal): Promise<SourcePage> {
+    const params = new URLSearchParams();
+    if (query.q !== undefined) params.set('q', query.q);
+    if (query.limit !== undefined) params.set('limit', String(query.limit));
+    if (query.cursor !== undefined) params.set('cursor', query.cursor);
+    const body = await this.json(`/api/sources?${params.toString()}`, signal);
     if (!isRecord(body) || !Array.isArray(body.items)) throw malformed('/api/sources');
-    return body.items.filter(isRecord).map((item) => ({
-      source: String(item.source),
-      count: typeof item.count === 'number' ? item.count : 0,
-      lastReceivedAt: String(item.lastReceivedAt),
-    }));
+    return {
+      items: body.items.filter(isRecord).map((item) => ({
+        source: String(item.source),
+        count: typeof item.count === 'number' ? item.count : 0,
+        lastReceivedAt: String(item.lastReceivedAt),
+      })),
+      nextCursor: typeof body.nextCursor === 'string' ? body.nextCursor : null,
+    };
+  }
+
+  /** How many deliveries the inbox (or one source) holds: the counts of every page of sources added up. */
+  async deliveryCount(source?: string, signal?: AbortSignal): Promise<number> {
+    let total = 0;
+    let cursor: string | undefined;
+    for (;;) {
+      const page = await this.sources({ limit: 500, ...(source === undefined ? {} : { q: source }), ...(cursor === undefined ? {} : { cursor }) }, signal);
+      for (const item of page.items) if (source === undefined || item.source === source) total += item.count;
+      if (page.nextCursor === null) return total;
+      cursor = page.nextCursor;
+    }
   }
 
   /** The seq of the newest delivery (of one source), or 0 when there is none: "the present". */

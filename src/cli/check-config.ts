@@ -1,4 +1,5 @@
 import { ConfigFileError, loadConfigFile } from '../config/source-config.js';
+import { escapeForTerminal } from '../text/terminal-safe.js';
 import { parseCommand, renderHelp, UsageError, type CommandSpec } from './usage.js';
 
 export const checkConfigSpec: CommandSpec = {
@@ -29,7 +30,7 @@ export async function runCheckConfig(argv: string[]): Promise<number> {
     const forwarding = destinations.length === 0 ? ''
       : `, ${destinations.length} destination${destinations.length === 1 ? '' : 's'} (${destinations.join(', ')}) with ${routes} route${routes === 1 ? '' : 's'}`;
     process.stdout.write(`${file} is valid: ${sources.length} source${sources.length === 1 ? '' : 's'}`
-      + `${sources.length > 0 ? ` (${sources.join(', ')})` : ''}${forwarding}, strict mode ${config.strict === true ? 'on' : 'off'}.\n`);
+      + `${sources.length > 0 ? ` (${sources.map(escapeForTerminal).join(', ')})` : ''}${forwarding}, strict mode ${config.strict === true ? 'on' : 'off'}.\n`);
     return 0;
   } catch (error) {
     if (!(error instanceof ConfigFileError)) throw error;

@@ -45,11 +45,7 @@ export async function runExport(argv: string[]): Promise<number> {
   const api = new ApiClient(serverTarget(values));
   exitQuietlyOnClosedPipe();
 
-  let total: number | undefined;
-  if (since === undefined && mode !== 'none') {
-    const sources = await api.sources();
-    total = sources.filter((s) => source === undefined || s.source === source).reduce((sum, s) => sum + s.count, 0);
-  }
+  const total = since === undefined && mode !== 'none' ? await api.deliveryCount(source) : undefined;
   const progress = new Progress(mode, total);
   let written = 0;
   let cursor: string | undefined;

@@ -105,17 +105,18 @@ async function runCommand(name: string, run: Command['run'], argv: string[]): Pr
   }
 }
 
+/** Error messages carry what a server answered and what was typed: escaped like any payload. */
 function fail(error: unknown): number {
   if (error instanceof UsageError) {
     const help = error.command === undefined ? 'reception --help' : `reception ${error.command} --help`;
-    process.stderr.write(`reception: ${error.message}\nRun "${help}" for usage.\n`);
+    process.stderr.write(`reception: ${escapeForTerminal(error.message)}\nRun "${help}" for usage.\n`);
     return 2;
   }
   if (error instanceof ApiError || error instanceof CliError) {
-    process.stderr.write(`reception: ${error.message}\n`);
+    process.stderr.write(`reception: ${escapeForTerminal(error.message)}\n`);
     return 1;
   }
-  process.stderr.write(`reception: ${describeError(error)}\n`);
+  process.stderr.write(`reception: ${escapeForTerminal(describeError(error))}\n`);
   return 1;
 }
 

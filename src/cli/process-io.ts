@@ -1,3 +1,4 @@
+import { escapeForTerminal } from '../text/terminal-safe.js';
 import { formatDelay } from './backoff.js';
 import type { StreamStatus } from './event-stream.js';
 
@@ -18,8 +19,9 @@ export async function writeOut(text: string): Promise<void> {
   }
 }
 
+/** One line to stderr, escaped: it may quote a server's error message or a delivery's id. */
 export function writeErr(line: string): void {
-  process.stderr.write(`${line}\n`);
+  process.stderr.write(`${escapeForTerminal(line)}\n`);
 }
 
 /** Resolves once everything written to stdout so far has been handed to the OS. */

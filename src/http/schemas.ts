@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { MAX_SOURCE_CHARS } from '../receive/source-name.js';
 import { POSITIVE_DIGITS } from './query-params.js';
 
 export const ProblemSchema = Type.Object({
@@ -75,10 +76,21 @@ export const IdParamsSchema = Type.Object({
   id: Type.String({ maxLength: MAX_PARAM_LENGTH }),
 });
 
+/** Sources one page holds when `limit` is absent, and at most (a larger `limit` is capped to it). */
+export const SOURCE_PAGE = 100;
+export const MAX_SOURCE_PAGE = 500;
+
+export const SourceQuerySchema = Type.Object({
+  limit: Type.Optional(Type.String({ pattern: POSITIVE_DIGITS, description: `Sources per page: a whole number from 1, in digits (${SOURCE_PAGE} when absent); a value above ${MAX_SOURCE_PAGE} is taken as ${MAX_SOURCE_PAGE}.` })),
+  cursor: Type.Optional(Type.String({ pattern: '^[0-9A-Za-z_-]{1,1024}$', description: 'The nextCursor of the page before, as it was handed out.' })),
+  q: Type.Optional(Type.String({ maxLength: MAX_SOURCE_CHARS, description: `Only sources whose name contains this text, ignoring case: up to ${MAX_SOURCE_CHARS} characters (empty: every source).` })),
+});
+
 export const SourceListSchema = Type.Object({
   items: Type.Array(Type.Object({
     source: Type.String(),
     count: Type.Integer(),
-    lastReceivedAt: Type.String(),
-  })),
+    lastReceivedAt: Type.String({ description: 'RFC 3339 UTC with milliseconds' }),
+  }), { description: 'Ordered by name, code point by code point' }),
+  nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass it back as cursor (with the same q) for the next page; null on the last page' }),
 });

@@ -70,6 +70,20 @@ export interface ListQuery {
   maxBytes?: number;
 }
 
+/**
+ * Which sources to list. Names are ordered by code point (the order of
+ * their UTF-8 bytes), the same on every backend, so that a page can go on
+ * after the last name of the one before it.
+ */
+export interface SourceQuery {
+  /** At most this many; every one when absent. */
+  limit?: number;
+  /** Only names that come after this one. */
+  after?: string;
+  /** Only names that contain this text, ignoring case (Unicode lower case). */
+  search?: string;
+}
+
 export interface SourceSummary {
   source: string;
   count: number;
@@ -103,7 +117,8 @@ export interface InboxStore {
   latestSeq(): Promise<number>;
   /** True when a delivery was deleted; false for an id that no delivery has or could have. */
   delete(id: string): Promise<boolean>;
-  sources(): Promise<SourceSummary[]>;
+  /** Sources with their counts, by name (see SourceQuery). */
+  sources(query?: SourceQuery): Promise<SourceSummary[]>;
   /**
    * Deletes at most `limit` deliveries received before `before` (ms); returns
    * how many. A delivery whose forwards are not all settled (`pending`,

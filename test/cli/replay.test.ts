@@ -67,6 +67,13 @@ describe('reception replay', { timeout: 60_000 }, () => {
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('404 not_found');
 
+    // The server's detail quotes the id given: an escape sequence in it is printed as an escape, not sent to the terminal.
+    const hostile = await replay(['x\x1b]0;title\x07\x1b[2J\u202e\u200b', '--to', target.url()]);
+    expect(hostile.code).toBe(1);
+    expect(hostile.stderr).toContain('404 not_found');
+    expect([...hostile.stderr].filter((char) => ['\x1b', '\x07', '\u202e', '\u200b'].includes(char))).toEqual([]);
+    expect(hostile.stderr).toContain('x\\e]0;title\\x07\\e[2J\\u202e\\u200b');
+
     const down = target.url();
     await target.stop();
     const refused = await replay([sent.id, '--to', down]);

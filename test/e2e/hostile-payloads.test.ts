@@ -132,6 +132,76 @@ describe.skipIf(skipBrowserTests)('hostile payloads stay inert text', () => {
     await session.close();
   });
 
+  it('lookalike source names look different: an invisible character shows its escape, a mixed-script name is marked', async () => {
+    const session = await openPage(browser, server);
+    const { page } = session;
+    // U+0455 is the Cyrillic letter dze, which looks like a Latin s.
+    const names = ['stripe', 'stripe\u200b', '\u0455tripe', 'stripe\u3164', 'str\u00adipe', 'stripe\ufe0f', 'stripe\u{e0041}'];
+    const sent = [];
+    for (const name of names) sent.push(await sendWebhook(server, name, '{"a":1}'));
+    const nameIn = (source: string) => page.locator(`.source[data-source="${source}"] .source-name`);
+    for (const name of names) await nameIn(name).waitFor({ timeout: 2000 });
+
+    // What a person reads in the sources panel: seven different names.
+    const shown = await Promise.all(names.map((name) => nameIn(name).innerText()));
+    expect(shown).toEqual([
+      'stripe', 'stripe\\u200b', 'mixed scripts\u0455tripe', 'stripe\\u3164', 'str\\u00adipe', 'stripe\\ufe0f', 'stripe\\u{e0041}',
+    ]);
+    expect(new Set(shown).size).toBe(names.length);
+    const escape = nameIn('stripe\u200b').locator('.invisible-char');
+    expect(await escape.isVisible()).toBe(true);
+    expect(await escape.textContent()).toBe('\\u200b');
+    const mark = nameIn('\u0455tripe').locator('.mixed-script');
+    expect(await mark.isVisible()).toBe(true);
+    expect(await mark.getAttribute('title')).toBe('This name mixes Cyrillic and Latin letters: it may imitate the name of another source.');
+    expect(await nameIn('stripe').locator('.mixed-script, .invisible-char').count()).toBe(0);
+
+    // The same in the list and in the detail.
+    expect(await row(page, sent[1]?.id ?? '').locator('.row-source').innerText()).toBe('stripe\\u200b');
+    expect(await row(page, sent[2]?.id ?? '').locator('.row-source .mixed-script').isVisible()).toBe(true);
+    await row(page, sent[2]?.id ?? '').locator('a').click();
+    await page.locator('.detail .json-tree').waitFor();
+    expect(await page.locator('.detail-source .mixed-script').isVisible()).toBe(true);
+    expect(await page.locator('.detail-source').innerText()).toContain('\u0455tripe');
+    await row(page, sent[1]?.id ?? '').locator('a').click();
+    await expect.poll(() => page.locator('.detail-source').innerText()).toBe('stripe\\u200b');
+    // Not one invisible character is left in the page's text.
+    expect(await page.locator('#app').innerText()).not.toMatch(/[\p{Cf}\p{Default_Ignorable_Code_Point}]/u);
+    await assertNothingRan(session);
+    await session.close();
+  });
+
+  it('invisible and control characters in a payload show as escapes, in the tree, the raw body and a header; emoji stay whole', async () => {
+    const session = await openPage(browser, server);
+    const { page } = session;
+    const family = '\u{1f468}\u200d\u{1f469}\u200d\u{1f467}';
+    const json = `{"note":"pay\u200b now","fill":"\u3164","soft":"a\u00adb","tag":"x\u{e0041}","emoji":"${family} \u2764\ufe0f"}`;
+    const sent = await sendWebhook(server, 'payload-invisible', json, { 'content-type': 'application/json', 'x-sig': 'abc\u0085' });
+    await row(page, sent.id).locator('a').click();
+    const detail = page.locator('.detail');
+    await detail.locator('.json-tree').waitFor();
+    const tree = await detail.locator('.json-tree').innerText();
+    expect(tree).toContain('"pay\\u200b now"');
+    expect(tree).toContain('"\\u3164"');
+    expect(tree).toContain('"a\\u00adb"');
+    expect(tree).toContain('"x\\u{e0041}"');
+    expect(tree).toContain(`"${family} \u2764\ufe0f"`);
+    // A header value is bytes read as Latin-1: byte 0x85 is the C1 control U+0085.
+    expect(await detail.locator('.headers-table tr', { hasText: 'x-sig' }).locator('td').innerText()).toBe('abc\\u0085');
+    // Nothing unseen is left in the page's text but the joiners inside the emoji.
+    const left = (await page.locator('#app').innerText()).replaceAll(family, '').replaceAll('\u2764\ufe0f', '');
+    expect([...left].filter((char) => /[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}]/u.test(char) && !'\t\n'.includes(char))).toEqual([]);
+
+    // Raw form data keeps its tab and line break; ESC and NEL show as escapes.
+    const form = 'a=x\u001b[2J\u0085\ttab\nb=\u200b';
+    const formSent = await sendWebhook(server, 'payload-invisible', form, { 'content-type': 'application/x-www-form-urlencoded' });
+    await row(page, formSent.id).locator('a').click();
+    await page.locator(`.detail[data-id="${formSent.id}"]`).getByRole('tab', { name: 'Raw' }).click();
+    await expect.poll(() => page.locator('.raw-body').innerText()).toBe('a=x\\u001b[2J\\u0085\ttab\nb=\\u200b');
+    await assertNothingRan(session);
+    await session.close();
+  });
+
   it('in form data: keys and values in the table are text', async () => {
     const session = await openPage(browser, server);
     const { page } = session;

@@ -194,10 +194,29 @@ export interface SourceView {
   lastReceivedAt: string;
 }
 
+export interface SourcePage {
+  items: SourceView[];
+  nextCursor: string | null;
+}
+
+/** Every source, by walking the pages of `GET /api/sources` (with `query`, such as `q=…`). */
+export async function allSources(server: RunningApp, query = ''): Promise<SourceView[]> {
+  const all: SourceView[] = [];
+  let cursor: string | null = null;
+  do {
+    const params = new URLSearchParams(query);
+    params.set('limit', '500');
+    if (cursor !== null) params.set('cursor', cursor);
+    const page: SourcePage = await readJson<SourcePage>(server, `/api/sources?${params.toString()}`);
+    all.push(...page.items);
+    cursor = page.nextCursor;
+  } while (cursor !== null);
+  return all;
+}
+
 /** How many deliveries the whole inbox holds, as the read API tells it. */
 export async function inboxTotal(server: RunningApp): Promise<number> {
-  const { items } = await readJson<{ items: SourceView[] }>(server, '/api/sources');
-  return items.reduce((sum, s) => sum + s.count, 0);
+  return (await allSources(server)).reduce((sum, s) => sum + s.count, 0);
 }
 
 /** Every delivery of the inbox (or of one source), newest first, by walking the pages. */

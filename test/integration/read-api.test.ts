@@ -182,8 +182,9 @@ describe('read API', () => {
 
   describe('GET /api/sources', () => {
     async function sources(): Promise<Map<string, SourceView>> {
-      const body = await readJson<{ items: SourceView[] }>(server, '/api/sources');
-      expect(Object.keys(body)).toEqual(['items']);
+      const body = await readJson<{ items: SourceView[]; nextCursor: string | null }>(server, '/api/sources');
+      expect(Object.keys(body)).toEqual(['items', 'nextCursor']);
+      expect(body.nextCursor).toBeNull();
       return new Map(body.items.map((s) => [s.source, s]));
     }
 

@@ -4,6 +4,7 @@ import { BASE_TIME, newDeliveries, newDelivery } from './delivery-factory.js';
 import { describeDedupContract } from './inbox-store-contract-dedup.js';
 import { describeOddValuesContract } from './inbox-store-contract-odd-values.js';
 import { describeReadingContract } from './inbox-store-contract-reading.js';
+import { describeSourcesContract } from './inbox-store-contract-sources.js';
 
 export interface StoreUnderTest {
   store: InboxStore;
@@ -38,6 +39,7 @@ export function describeInboxStore(name: string, open: OpenStore): void {
     describeRoundTripContract(store);
     describeLatestSeqContract(store);
     describeReadingContract(store);
+    describeSourcesContract(store);
     describeDedupContract(store);
     describeOddValuesContract(store);
 

@@ -85,6 +85,26 @@ describe.runIf(run)('PostgresStore', () => {
       for (const [index, outcome] of stored.entries()) expect((await after.get(outcome.id))?.dedupKey).toBe(keys[index]);
     });
 
+    it('lists sources in code point order under a database collation that sorts otherwise, from the index', async () => {
+      const schema = freshSchema();
+      const store = await PostgresStore.open({ connectionString: testDatabaseUrl(), schema });
+      cleanups.push(() => dropSchema(schema), () => store.close());
+      const client = new pg.Client({ connectionString: testDatabaseUrl() });
+      await client.connect();
+      cleanups.push(() => client.end());
+      // ICU's root collation puts 'a' before 'B' and ignores '-' and ' ' at first: the order of a database in en_US.UTF-8.
+      await client.query(`ALTER TABLE ${schema}.sources ALTER COLUMN source TYPE text COLLATE "und-x-icu"`);
+      const names = ['A', 'B', 'a', 'a b', 'a-b', 'ab', 'b', '\uff5a', '\u{1f600}'];
+      await store.append([...names].reverse().map((source) => newDelivery({ source })));
+      const first = (await store.sources({ limit: 4 })).map((s) => s.source);
+      const rest = (await store.sources({ limit: 10, after: first[first.length - 1] ?? '' })).map((s) => s.source);
+      expect([...first, ...rest]).toEqual(names);
+      await client.query(`SET search_path = ${schema}`);
+      await client.query('SET enable_seqscan = off');
+      const plan = (await client.query('EXPLAIN SELECT source FROM sources WHERE source COLLATE "C" > $1 ORDER BY source COLLATE "C" LIMIT 100', ['a'])).rows;
+      expect(JSON.stringify(plan)).toContain('sources_by_name');
+    });
+
     it('hands out seq in commit order across instances', async () => {
       const schema = freshSchema();
       const stores = await Promise.all([1, 2, 3].map(() => PostgresStore.open({ connectionString: testDatabaseUrl(), schema, poolSize: 3 })));

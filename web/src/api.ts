@@ -2,9 +2,9 @@
 // SameSite=Strict) rides along on every same-origin request; the page never
 // sees or stores the token itself.
 
-import type { Delivery, DeliveryPage, SourceSummary } from './delivery.ts';
+import type { Delivery, DeliveryPage, SourcePage } from './delivery.ts';
 
-export type { Delivery, DeliveryPage, SourceSummary, Verification } from './delivery.ts';
+export type { Delivery, DeliveryPage, SourcePage, SourceSummary, Verification } from './delivery.ts';
 
 /** The server said 401: the session is gone (logged out elsewhere, token changed). */
 export class Unauthorized extends Error {
@@ -87,9 +87,10 @@ export async function logOut(): Promise<void> {
   await fetch('/api/session', { method: 'DELETE', credentials: 'same-origin' });
 }
 
-export async function listSources(): Promise<SourceSummary[]> {
-  const response = await call('/api/sources');
-  return ((await response.json()) as { items: SourceSummary[] }).items;
+/** A page of sources by name; `q` keeps the names that contain it, ignoring case. */
+export async function listSources(options: { q?: string; cursor?: string; limit?: number } = {}): Promise<SourcePage> {
+  const response = await call(`/api/sources${query(options)}`);
+  return (await response.json()) as SourcePage;
 }
 
 export async function listDeliveries(options: { source?: string; cursor?: string; limit?: number }): Promise<DeliveryPage> {

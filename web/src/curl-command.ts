@@ -1,12 +1,13 @@
 // curl command lines: the one that sends a first webhook, and the one that
-// sends a stored delivery again, byte for byte.
+// sends a stored delivery again, byte for byte. A person pastes them into a
+// terminal, so every word goes through shellWord: no control character or
+// invisible character of a payload ever reaches the terminal as it is.
 
 import type { Delivery } from './delivery.ts';
+import { shellWord } from '../../src/text/shell-word.js';
 
-/** Quotes for a POSIX shell: everything literal inside single quotes. */
-export function shellQuote(text: string): string {
-  return `'${text.replace(/'/g, `'\\''`)}'`;
-}
+/** One shell word for `text`: single quotes, or `$'…'` with escapes for controls and invisible characters. */
+export const shellQuote = shellWord;
 
 /** The webhook address of a source on this very server. */
 export function webhookUrl(origin: string, source: string, query = ''): string {
@@ -51,10 +52,18 @@ function base64(raw: Uint8Array): string {
 }
 
 /**
+ * Linux refuses to start a program with one argument longer than 128 KiB
+ * (MAX_ARG_STRLEN): a body quoted longer than this goes to curl through a
+ * pipe from `printf`, a shell builtin that no such limit applies to.
+ */
+export const LONGEST_ARGUMENT = 64 * 1024;
+
+/**
  * A curl command that sends the delivery to the same source on this server
  * again: same query string, Content-Type and sender headers, and exactly the
- * stored bytes (`--data-raw` for UTF-8 text, which curl sends as it is, never
- * reading a file for a leading `@`; through base64 for anything else).
+ * stored bytes. UTF-8 text without NUL goes as `--data-raw`, which curl sends
+ * as it is, never reading a file for a leading `@` (or, when long, through
+ * `printf` and `--data-binary @-`); anything else through base64.
  * `--globoff`: curl would otherwise read `{a,b}` and `[1-9]` in the query as
  * patterns and send several requests, or refuse the URL.
  */
@@ -67,10 +76,12 @@ export function resendCommand(origin: string, delivery: Delivery, raw: Uint8Arra
     parts.push(`-H ${shellQuote(value.trim() === '' ? `${name};` : `${name}: ${value}`)}`);
   }
   const text = decodeUtf8(raw);
-  if (text !== undefined) {
-    parts.push(`--data-raw ${shellQuote(text)}`);
+  const word = text === undefined ? undefined : shellQuote(text);
+  if (word !== undefined && word.length <= LONGEST_ARGUMENT) {
+    parts.push(`--data-raw ${word}`);
     return parts.join(' \\\n  ');
   }
   parts.push('--data-binary @-');
-  return `printf %s ${shellQuote(base64(raw))} | base64 -d | ${parts.join(' \\\n  ')}`;
+  const feed = word === undefined ? `printf %s ${shellQuote(base64(raw))} | base64 -d` : `printf %s ${word}`;
+  return `${feed} | ${parts.join(' \\\n  ')}`;
 }

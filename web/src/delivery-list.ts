@@ -8,6 +8,7 @@ import { firstWebhookCommand } from './curl-command.ts';
 import { button, h, replaceChildren } from './dom.ts';
 import { forwardBadge } from './forward-badges.ts';
 import { bodyPreview, formatSize, formatTime, relativeTime, shortContentType } from './format.ts';
+import { sourceName } from './source-name.ts';
 import { toast } from './toast.ts';
 
 export interface ListOptions {
@@ -159,7 +160,7 @@ export class DeliveryList {
       attrs: { href: this.options.hrefFor(delivery.id), 'data-id': delivery.id },
     },
     h('span', { class: 'row-top' },
-      h('span', { class: 'row-source' }, delivery.source),
+      h('span', { class: 'row-source' }, sourceName(delivery.source)),
       h('time', {
         class: 'row-time',
         attrs: { datetime: delivery.receivedAt, title: formatTime(delivery.receivedAt), 'data-relative': delivery.receivedAt },
@@ -179,7 +180,7 @@ export class DeliveryList {
 
   private renderFooter(): void {
     if (this.rows.size === 0) {
-      replaceChildren(this.footer, this.filter === undefined ? firstWebhookState() : h('p', { class: 'empty' }, 'No deliveries from ', h('strong', {}, this.filter), ' yet.'));
+      replaceChildren(this.footer, this.filter === undefined ? firstWebhookState() : h('p', { class: 'empty' }, 'No deliveries from ', h('strong', {}, sourceName(this.filter)), ' yet.'));
       return;
     }
     if (this.loading) replaceChildren(this.footer, h('p', { class: 'muted' }, 'Loading…'));

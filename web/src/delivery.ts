@@ -41,3 +41,9 @@ export interface SourceSummary {
   count: number;
   lastReceivedAt: string;
 }
+
+/** A page of `GET /api/sources`: by name, `nextCursor` null on the last page. */
+export interface SourcePage {
+  items: SourceSummary[];
+  nextCursor: string | null;
+}

@@ -8,6 +8,7 @@ import { resendCommand } from './curl-command.ts';
 import { button, h, replaceChildren } from './dom.ts';
 import { formatSize, formatTime, relativeTime } from './format.ts';
 import { forwardsSection } from './forwards-view.ts';
+import { sourceName } from './source-name.ts';
 import { toast } from './toast.ts';
 
 export interface DetailHandlers {
@@ -108,7 +109,7 @@ export function renderDetail(container: HTMLElement, delivery: Delivery, handler
     h('article', { class: 'detail', attrs: { 'aria-label': 'Delivery detail', 'data-id': delivery.id } },
       h('header', { class: 'detail-head' },
         button('← List', handlers.onBack, 'button back-button'),
-        h('h2', { class: 'detail-source' }, delivery.source),
+        h('h2', { class: 'detail-source' }, sourceName(delivery.source)),
         verificationBadge(verification)),
       h('p', { class: 'detail-time' }, formatTime(delivery.receivedAt), ' · ', received),
       h('div', { class: 'actions' },
@@ -118,7 +119,7 @@ export function renderDetail(container: HTMLElement, delivery: Delivery, handler
       confirmBox,
       curlBox,
       h('dl', { class: 'meta' },
-        ...metaRow('Source', delivery.source),
+        ...metaRow('Source', sourceName(delivery.source)),
         ...metaRow('Received', formatTime(delivery.receivedAt)),
         ...metaRow('Size', `${formatSize(delivery.size)} (${delivery.size.toLocaleString()} bytes)`),
         ...metaRow('Content type', delivery.contentType || '(none)'),

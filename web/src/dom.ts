@@ -2,6 +2,8 @@
 // headers and source names are hostile, so nothing here ever parses HTML
 // (ESLint forbids innerHTML and friends in web/).
 
+import { BIDI_CONTROL, codePointEscape, splitInvisible } from '../../src/text/invisible.js';
+
 export type Child = Node | string | number | null | undefined | false;
 
 export interface Props {
@@ -30,35 +32,38 @@ export function h<K extends keyof HTMLElementTagNameMap>(
   return element;
 }
 
-// Characters that reorder the text around them (bidirectional overrides,
-// embeddings, isolates and marks): in a key, `"amount\u202e": "1000.50"`
-// reads as `"amount"05.0001" :"`, so a payload could make a value look like
-// another. They are shown as visible escapes instead, as `reception tail`
-// prints them.
-// The group keeps each control in what `split` returns.
-const BIDI_CONTROL = /([\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069])/u;
+// Characters that cannot be seen, or that change how the text around them
+// reads, are shown as visible escapes (`\u200b`), as `reception tail` prints
+// them: the invisible characters of src/text/invisible.ts (zero-width
+// characters, fillers, variation selectors outside an emoji, tags, the BOM,
+// bidirectional controls: in a key, `"amount\u202e": "1000.50"` would read
+// as `"amount"05.0001" :"`), and C0 and C1 controls save the tab and the line
+// breaks that a raw body keeps. `stripe` and `stripe` + U+200B then no longer
+// look the same.
+const CONTROLS = '\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f';
 
-/** Text as DOM nodes: a text node, or, around bidirectional controls, text nodes and a marked escape for each control. */
+/** Text as DOM nodes: a text node, or text nodes and a marked escape for each character that cannot be seen. */
 export function textNodes(text: string): Node {
-  if (!BIDI_CONTROL.test(text)) return document.createTextNode(text);
+  const pieces = splitInvisible(text, CONTROLS);
+  if (pieces.length === 1) return document.createTextNode(text);
   const fragment = document.createDocumentFragment();
-  text.split(BIDI_CONTROL).forEach((piece, index) => {
+  pieces.forEach((piece, index) => {
     if (piece === '') return;
     if (index % 2 === 0) {
       fragment.appendChild(document.createTextNode(piece));
       return;
     }
-    const code = `\\u${piece.charCodeAt(0).toString(16).padStart(4, '0')}`;
+    const bidi = BIDI_CONTROL.test(piece);
     const marker = document.createElement('span');
-    marker.className = 'bidi-control';
-    marker.title = 'a bidirectional control character, shown as an escape';
-    marker.appendChild(document.createTextNode(code));
+    marker.className = bidi ? 'bidi-control' : 'invisible-char';
+    marker.title = bidi ? 'a bidirectional control character, shown as an escape' : 'an invisible or control character, shown as an escape';
+    marker.appendChild(document.createTextNode(codePointEscape(piece)));
     fragment.appendChild(marker);
   });
   return fragment;
 }
 
-/** Appends children; strings and numbers become text nodes (bidirectional controls as visible escapes). */
+/** Appends children; strings and numbers become text nodes (invisible characters as visible escapes). */
 export function append(parent: Node, ...children: Child[]): void {
   for (const child of children) {
     if (child === null || child === undefined || child === false) continue;

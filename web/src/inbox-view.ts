@@ -1,7 +1,7 @@
 // The inbox once logged in: top bar, sources, the live list and the open
 // delivery. This file wires them together; each part draws itself.
 
-import { getDelivery, listDeliveries, listSources, logOut, Unauthorized, type Delivery } from './api.ts';
+import { getDelivery, listDeliveries, logOut, Unauthorized, type Delivery } from './api.ts';
 import { cursorBefore } from './cursor.ts';
 import { DeliveryList } from './delivery-list.ts';
 import { renderDetail, renderNoDetail } from './detail-view.ts';
@@ -12,6 +12,7 @@ import { relativeTime } from './format.ts';
 import { bindListKeys } from './keyboard.ts';
 import { LiveStream, type LiveState } from './live-stream.ts';
 import { go, readRoute, routeHref } from './route.ts';
+import { sourceName } from './source-name.ts';
 import { SourcesPanel } from './sources-panel.ts';
 import { toast } from './toast.ts';
 
@@ -39,7 +40,6 @@ export class InboxView {
   private openId: string | undefined;
   private cursor: string | null = null;
   private generation = 0;
-  private sourcesTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private readonly root: HTMLElement, private readonly onLoggedOut: () => void) {
     this.list = new DeliveryList({
@@ -49,7 +49,7 @@ export class InboxView {
         this.cursor = cursorBefore(oldest.seq);
       },
     });
-    this.sources = new SourcesPanel((source) => routeHref({ source }));
+    this.sources = new SourcesPanel({ hrefFor: (source) => routeHref({ source }), onError: report });
     this.detailPane = h('section', { class: 'detail-pane', attrs: { 'aria-label': 'Delivery' } });
     this.listTitle = h('h2', { class: 'pane-title' });
     this.liveBadge = h('span', { class: 'live', attrs: { 'data-state': 'connecting', role: 'status' } }, LIVE_LABELS.connecting);
@@ -112,13 +112,16 @@ export class InboxView {
     const route = readRoute();
     this.filter = route.source;
     this.sources.setActive(this.filter);
-    await Promise.all([this.loadList(), this.loadSources()]);
+    // Counts can be one off for a delivery that arrives between these reads
+    // and the stream's start (counted by both, or by neither); a search or a
+    // reload reads them again.
+    await Promise.all([this.loadList(), this.sources.load()]);
     await this.open(route.id);
   }
 
   stop(): void {
     this.stream.stop();
-    if (this.sourcesTimer !== undefined) clearTimeout(this.sourcesTimer);
+    this.sources.stop();
     for (const cleanup of this.cleanups.splice(0)) cleanup();
   }
 
@@ -134,7 +137,8 @@ export class InboxView {
 
   private async loadList(): Promise<void> {
     const generation = ++this.generation;
-    replaceChildren(this.listTitle, this.filter === undefined ? 'All deliveries' : `From ${this.filter}`);
+    if (this.filter === undefined) replaceChildren(this.listTitle, 'All deliveries');
+    else replaceChildren(this.listTitle, 'From ', sourceName(this.filter));
     this.list.setLoading();
     const page = await listDeliveries(this.filter === undefined ? {} : { source: this.filter });
     if (generation !== this.generation) return;
@@ -161,22 +165,10 @@ export class InboxView {
     this.list.addPage(page.items, page.nextCursor);
   }
 
-  private async loadSources(): Promise<void> {
-    this.sources.update(await listSources());
-  }
-
-  /** Counts change with every arrival: refresh them, at most every half second. */
-  private refreshSourcesSoon(): void {
-    if (this.sourcesTimer !== undefined) return;
-    this.sourcesTimer = setTimeout(() => {
-      this.sourcesTimer = undefined;
-      void this.loadSources().catch(report);
-    }, 500);
-  }
-
   private arrived(delivery: Delivery): void {
     if (this.filter === undefined || delivery.source === this.filter) this.list.prepend(delivery);
-    this.refreshSourcesSoon();
+    // Counted in place: the sources are not fetched again for an arrival.
+    this.sources.arrived(delivery);
   }
 
   private async open(id: string | undefined): Promise<void> {
@@ -199,7 +191,7 @@ export class InboxView {
       onDeleted: (deleted) => {
         const next = this.list.remove(deleted);
         go({ source: this.filter, id: next }, true);
-        this.refreshSourcesSoon();
+        this.sources.removed(delivery.source);
       },
       onBack: () => go({ source: this.filter }),
     });

@@ -71,7 +71,7 @@ export class LiveStream {
     this.retry = undefined;
     if (this.stopped) return;
     try {
-      await listSources();
+      await listSources({ limit: 1 });
     } catch (error) {
       // Logged out: the page shows the login form and stops this stream.
       if (error instanceof Unauthorized) return;

@@ -38,7 +38,8 @@ setUnauthorizedHandler(() => { if (inbox !== undefined) showLogin(); });
 
 async function boot(): Promise<void> {
   try {
-    await listSources();
+    // Any read tells whether the session cookie is still good; one source is the smallest.
+    await listSources({ limit: 1 });
   } catch (error) {
     if (error instanceof Unauthorized) {
       showLogin();

@@ -6,6 +6,7 @@ import {
   type InboxStore,
   type ListQuery,
   type NewDelivery,
+  type SourceQuery,
   type SourceSummary,
   type StoredDelivery,
 } from '../inbox-store.js';
@@ -259,9 +260,19 @@ export class PostgresStore implements InboxStore {
     return ((await this.execute('DELETE FROM deliveries WHERE id = $1', [id])).rowCount ?? 0) > 0;
   }
 
-  async sources(): Promise<SourceSummary[]> {
+  async sources(query: SourceQuery = {}): Promise<SourceSummary[]> {
+    // COLLATE "C": code point order, as SQLite's, whatever the database's locale;
+    // the index sources_by_name (migration 3) answers it. LIMIT NULL: no limit.
+    // lower() folds by the database's LC_CTYPE (every script in a UTF-8 locale).
+    const values: unknown[] = [query.after ?? '', query.limit ?? null];
+    let search = '';
+    if (query.search !== undefined) {
+      values.push(query.search);
+      search = ' AND strpos(lower(source), lower($3)) > 0';
+    }
     const result = await this.execute<{ source: string; count: string; last_received_at: string }>(
-      'SELECT source, count, last_received_at FROM sources ORDER BY source',
+      `SELECT source, count, last_received_at FROM sources
+        WHERE source COLLATE "C" > $1${search} ORDER BY source COLLATE "C" LIMIT $2`, values,
     );
     return result.rows.map((row) => ({ source: row.source, count: Number(row.count), lastReceivedAt: Number(row.last_received_at) }));
   }

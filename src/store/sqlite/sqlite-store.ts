@@ -8,6 +8,7 @@ import {
   type InboxStore,
   type ListQuery,
   type NewDelivery,
+  type SourceQuery,
   type SourceSummary,
   type StoredDelivery,
 } from '../inbox-store.js';
@@ -99,6 +100,12 @@ function switchToWal(db: Database): void {
   }
 }
 
+interface SourceRow {
+  source: string;
+  count: number;
+  last_received_at: number;
+}
+
 export class SqliteStore implements InboxStore {
   readonly kind = 'sqlite';
   readonly db: Database;
@@ -112,6 +119,8 @@ export class SqliteStore implements InboxStore {
     this.db = openDatabase(options);
     migrate(this.db);
     const db = this.db;
+    // SQLite's own lower() folds ASCII only; the search ignores case in every script.
+    db.function('reception_lower', { deterministic: true }, (text: unknown) => (typeof text === 'string' ? text.toLowerCase() : null));
     this.outbox = new SqliteOutbox(db);
     const outbox = this.outbox;
     this.statements = {
@@ -143,8 +152,13 @@ export class SqliteStore implements InboxStore {
       latestSeq: db.prepare<[], { seq: number }>(
         "SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'deliveries'), 0) AS seq",
       ),
-      sources: db.prepare<[], { source: string; count: number; last_received_at: number }>(
-        'SELECT source, count, last_received_at FROM sources ORDER BY source',
+      // The primary key orders the names (BINARY: UTF-8 bytes, code point order); a page starts after a name. LIMIT -1: no limit.
+      sources: db.prepare<[string, number], SourceRow>(
+        'SELECT source, count, last_received_at FROM sources WHERE source > ? ORDER BY source LIMIT ?',
+      ),
+      searchSources: db.prepare<[string, string, number], SourceRow>(
+        `SELECT source, count, last_received_at FROM sources
+          WHERE source > ? AND instr(reception_lower(source), ?) > 0 ORDER BY source LIMIT ?`,
       ),
       prune: db.prepare(
         `DELETE FROM deliveries WHERE seq IN (
@@ -244,8 +258,13 @@ export class SqliteStore implements InboxStore {
     }
   }
 
-  async sources(): Promise<SourceSummary[]> {
-    return this.statements.sources.all().map((row) => ({
+  async sources(query: SourceQuery = {}): Promise<SourceSummary[]> {
+    const after = query.after ?? '';
+    const limit = query.limit ?? -1;
+    const rows = query.search === undefined
+      ? this.statements.sources.all(after, limit)
+      : this.statements.searchSources.all(after, query.search.toLowerCase(), limit);
+    return rows.map((row) => ({
       source: row.source,
       count: row.count,
       lastReceivedAt: row.last_received_at,

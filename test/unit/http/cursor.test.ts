@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ProblemError } from '../../../src/errors.js';
-import { decodeCursor, encodeCursor } from '../../../src/http/cursor.js';
-import { cursorBefore } from '../../../web/src/cursor.js';
+import { decodeCursor, decodeNameCursor, encodeCursor, encodeNameCursor } from '../../../src/http/cursor.js';
+import { compareNames, cursorAfterName, cursorBefore } from '../../../web/src/cursor.js';
 
 function refusal(cursor: string): ProblemError {
   try {
@@ -51,5 +51,43 @@ describe('list cursors', () => {
     const error = refusal(cursor);
     expect(error.code).toBe('invalid_query');
     expect(error.status).toBe(400);
+  });
+});
+
+describe('sources cursors', () => {
+  it.each(['a', 'it\'s odd', 'ѕtripe\u200b', '\u{1f600}', 'x'.repeat(128)])('the web page makes the same cursor as the server after %j', (name) => {
+    expect(cursorAfterName(name)).toBe(encodeNameCursor(name));
+  });
+
+  it('the web page orders names as the stores do: by code point, not by UTF-16 unit', () => {
+    const names = ['\u{1f600}', '\uff5a', 'é', 'b', 'a-b', 'ab', 'a', 'B', 'A', 'a b', ''];
+    expect([...names].sort(compareNames)).toEqual(['', 'A', 'B', 'a', 'a b', 'a-b', 'ab', 'b', 'é', '\uff5a', '\u{1f600}']);
+    // The order of the bytes of their UTF-8, as SQLite's BINARY and PostgreSQL's COLLATE "C" compare.
+    const byBytes = [...names].sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y)));
+    expect([...names].sort(compareNames)).toEqual(byBytes);
+  });
+
+  it.each(['a', 'stripe', 'it\'s odd', 'ѕtripe\u200b', '\u{1f600}', 'x'.repeat(128)])('round-trips the name %j, URL-safe', (name) => {
+    const cursor = encodeNameCursor(name);
+    expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(decodeNameCursor(cursor)).toBe(name);
+  });
+
+  it.each([
+    ['a deliveries cursor', encodeCursor(42)],
+    ['an empty name', raw('n')],
+    ['another prefix', raw('sname')],
+    ['bytes that are not UTF-8', Buffer.from([0x6e, 0xc3]).toString('base64url')],
+    ['a cursor with junk that base64 decoding would skip', `${encodeNameCursor('abc')}=`],
+    ['plain text', 'not-a-cursor'],
+  ])('refuses %s with 400 invalid_query', (_label, cursor) => {
+    let caught: unknown;
+    try {
+      decodeNameCursor(cursor);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ProblemError);
+    expect((caught as ProblemError).code).toBe('invalid_query');
   });
 });
