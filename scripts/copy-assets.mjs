@@ -1,6 +1,10 @@
 // tsc compiles TypeScript only: copy the SQL migrations beside the compiled store.
-import { cpSync } from 'node:fs';
+// The folder is emptied first: a migration renamed or removed in src/ must not
+// linger in dist/ (a stale copy under its old number would be applied again).
+import { cpSync, rmSync } from 'node:fs';
 
 for (const backend of ['sqlite', 'postgres']) {
-  cpSync(`src/store/${backend}/migrations`, `dist/src/store/${backend}/migrations`, { recursive: true });
+  const target = `dist/src/store/${backend}/migrations`;
+  rmSync(target, { recursive: true, force: true });
+  cpSync(`src/store/${backend}/migrations`, target, { recursive: true });
 }
