@@ -106,7 +106,7 @@ export class PushDispatcher {
           claimed = await outbox.claim({
             destination: destination.name,
             max: want,
-            leaseMs: destination.timeoutMs + (this.deps.leaseMarginMs ?? DEFAULT_LEASE_MARGIN_MS),
+            leaseMs: this.leaseMs(want),
             now: Date.now(),
             ordered: destination.ordered,
             budget: budgetOf(destination),
@@ -143,6 +143,17 @@ export class PushDispatcher {
     return held > concurrency + (target - concurrency) / 2 ? 0 : Math.min(MAX_CLAIM, target - held);
   }
 
+  /**
+   * A claim's lease: the last forward of the batch may wait in line behind
+   * every one held before it, `concurrency` at a time, each attempt at most
+   * `timeoutMs`; then the margin (time to record the outcome).
+   */
+  private leaseMs(want: number): number {
+    const { concurrency, timeoutMs } = this.destination;
+    const rounds = Math.ceil((this.queue.length + this.inflight + want) / concurrency);
+    return timeoutMs * Math.max(1, rounds) + (this.deps.leaseMarginMs ?? DEFAULT_LEASE_MARGIN_MS);
+  }
+
   /** Starts attempts from the queue while there is room (and a rate token). */
   private pump(): void {
     while (this.inflight < this.destination.concurrency && this.queue.length > 0 && !this.stopped) {
@@ -158,7 +169,11 @@ export class PushDispatcher {
         this.bucket.take(1);
       }
       const next = this.queue.shift();
-      if (next !== undefined) this.send(next);
+      if (next === undefined) break;
+      // Its lease could run out before the attempt ends (the destination was slower than
+      // the lease allowed for): handed back rather than sent, so that it is never sent twice.
+      if ((next.forward.leaseUntil ?? 0) - Date.now() < this.destination.timeoutMs) void this.release([next]);
+      else this.send(next);
     }
   }
 
