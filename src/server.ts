@@ -8,7 +8,7 @@ import { SourceRules } from './receive/source-rules.js';
 import { resolveDestinations, type Destination } from './forward/destination.js';
 import { createLogger, LogDestination } from './observe/logger.js';
 import { Metrics } from './observe/metrics.js';
-import { RetentionPruner } from './retention/pruner.js';
+import { RetentionPruner } from './store/retention-pruner.js';
 import type { InboxStore } from './store/inbox-store.js';
 import { PostgresStore } from './store/postgres/postgres-store.js';
 import { permissionWarning, SqliteStore } from './store/sqlite/sqlite-store.js';
