@@ -1,14 +1,14 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildApp } from './app.js';
-import { resolveToken, TOKEN_FILE, tokenFileWarning } from './auth/token.js';
+import { buildApp, type App } from './app.js';
+import { resolveToken, TOKEN_FILE, tokenFileWarning, type ResolvedToken } from './auth/token.js';
 import type { Settings } from './config/settings.js';
 import { loadConfigFile } from './config/source-config.js';
 import { SourceRules } from './receive/source-rules.js';
 import { resolveDestinations, type Destination } from './forward/destination.js';
-import { createLogger, LogDestination } from './observe/logger.js';
+import { createLogger, LogDestination, type Logger } from './observe/logger.js';
 import { Metrics } from './observe/metrics.js';
-import { RetentionPruner } from './retention/pruner.js';
+import { RetentionPruner } from './store/retention-pruner.js';
 import type { InboxStore } from './store/inbox-store.js';
 import { PostgresStore } from './store/postgres/postgres-store.js';
 import { permissionWarning, SqliteStore } from './store/sqlite/sqlite-store.js';
@@ -17,67 +17,137 @@ import { PostgresCommitFeed } from './stream/postgres-commit-feed.js';
 /** Below this length the token is accepted with a warning. */
 const SHORT_TOKEN = 16;
 
-/** Starts Reception: settings, store, app, listen; drains on SIGTERM and SIGINT. */
+/** What the steps of a start share: the settings and the log. */
+interface Start {
+  settings: Settings;
+  logger: Logger;
+}
+
+/**
+ * Starts Reception, step by step: the log, the data directory, the store
+ * and its commit feed, the API token, the config file (reloaded on
+ * SIGHUP), the app, the retention pruner, the signals that shut it down,
+ * then listen and say where. Resolves once it listens.
+ */
 export async function startServer(settings: Settings): Promise<void> {
   const logDestination = new LogDestination();
-  const logger = createLogger(settings.logLevel, logDestination);
+  const start: Start = { settings, logger: createLogger(settings.logLevel, logDestination) };
+  warnIgnoredVariables(start);
+  prepareDataDir(settings);
+  const store = await openStore(start);
+  const feed = await startCommitFeed(start, store);
+  const apiToken = resolveApiToken(start);
+  const metrics = new Metrics();
+  const config = loadConfig(settings);
+  logConfig(start, config, 'config loaded');
+  const app = await buildApp({ ...settings, ...config, store, token: apiToken.token, logger: start.logger, metrics, ...(feed === undefined ? {} : { feed }) });
+  reloadConfigOnSighup(start, app, metrics);
+  const pruner = settings.retentionMs === undefined
+    ? undefined
+    : new RetentionPruner({ store, retentionMs: settings.retentionMs, logger: start.logger, metrics });
+  shutDownOnSignals(start, { app, store, feed, pruner, logDestination });
+  const base = await listen(settings, app, apiToken);
+  start.logger.info({ url: base, pid: process.pid, store: store.kind, durability: settings.durability, dataDir: settings.dataDir, retention: retentionText(settings) }, 'listening');
+  pruner?.start();
+  if (apiToken.generated) showGeneratedToken(apiToken, base);
+}
+
+/** `RECEPTION_*` variables that nothing reads: each is warned of, with the name probably meant. */
+function warnIgnoredVariables({ settings, logger }: Start): void {
   for (const { name, meant } of settings.ignoredVariables) {
     logger.warn({ variable: name, ...(meant === undefined ? {} : { meant }) },
       `${name} is not a Reception setting and is ignored${meant === undefined ? '' : `: did you mean ${meant}?`}`);
   }
-  // SQLite keeps the inbox there, and a generated token lives there on any
-  // store (a PostgreSQL instance that only reads its saved token needs no more).
+}
+
+/**
+ * SQLite keeps the inbox in the data directory, and a generated token lives
+ * there on any store (a PostgreSQL instance that only reads its saved token
+ * needs no more): then the directory must exist and be writable.
+ */
+function prepareDataDir(settings: Settings): void {
   if (settings.databaseUrl === undefined || (settings.token === undefined && !existsSync(join(settings.dataDir, TOKEN_FILE)))) {
     checkDataDir(settings.dataDir);
   }
-  const store = await openStore(settings);
-  if (store instanceof SqliteStore) {
-    const warning = permissionWarning(store.file);
-    if (warning !== undefined) logger.warn(warning);
-  }
-  const feed = settings.databaseUrl === undefined || !(store instanceof PostgresStore)
-    ? undefined
-    : new PostgresCommitFeed(settings.databaseUrl, store.channel, logger);
-  await feed?.start();
-  const { token, generated, file } = resolveToken(settings.token, settings.dataDir);
-  const tokenWarning = file === undefined ? undefined : tokenFileWarning(file);
-  if (tokenWarning !== undefined) logger.warn(tokenWarning);
-  if (token.length < SHORT_TOKEN) {
+}
+
+/** PostgreSQL's commit feed (LISTEN/NOTIFY), so that every instance's streams hear every commit; none on SQLite. */
+async function startCommitFeed({ settings, logger }: Start, store: InboxStore): Promise<PostgresCommitFeed | undefined> {
+  if (settings.databaseUrl === undefined || !(store instanceof PostgresStore)) return undefined;
+  const feed = new PostgresCommitFeed(settings.databaseUrl, store.channel, logger);
+  await feed.start();
+  return feed;
+}
+
+/** The API token (given, kept or generated), with warnings for a token file others can read and for a short token. */
+function resolveApiToken({ settings, logger }: Start): ResolvedToken {
+  const resolved = resolveToken(settings.token, settings.dataDir);
+  const fileWarning = resolved.file === undefined ? undefined : tokenFileWarning(resolved.file);
+  if (fileWarning !== undefined) logger.warn(fileWarning);
+  if (resolved.token.length < SHORT_TOKEN) {
     // Accepted (CONTRACT 3 sets no length), but said out loud: a short token is easy to guess.
-    logger.warn({ tokenLength: token.length }, `RECEPTION_TOKEN is shorter than ${SHORT_TOKEN} characters: anyone who guesses it can read and delete the inbox; unset it to have a long one generated`);
+    logger.warn({ tokenLength: resolved.token.length }, `RECEPTION_TOKEN is shorter than ${SHORT_TOKEN} characters: anyone who guesses it can read and delete the inbox; unset it to have a long one generated`);
   }
-  const metrics = new Metrics();
-  const defaults = { maxBodyBytes: settings.maxBodyBytes, anyJson: false };
-  const loadConfig = (): { rules: SourceRules; destinations: Map<string, Destination> } => {
-    const config = settings.configFile === undefined ? undefined : loadConfigFile(settings.configFile);
-    return { rules: SourceRules.fromConfig(config, defaults), destinations: resolveDestinations(config?.destinations) };
+  return resolved;
+}
+
+interface LoadedConfig {
+  rules: SourceRules;
+  destinations: Map<string, Destination>;
+}
+
+/** The source rules and destinations of the config file; the defaults without one. */
+function loadConfig(settings: Settings): LoadedConfig {
+  const config = settings.configFile === undefined ? undefined : loadConfigFile(settings.configFile);
+  return {
+    rules: SourceRules.fromConfig(config, { maxBodyBytes: settings.maxBodyBytes, anyJson: false }),
+    destinations: resolveDestinations(config?.destinations),
   };
-  const { rules, destinations } = loadConfig();
-  if (settings.configFile !== undefined) {
-    logger.info({ file: settings.configFile, sources: rules.configuredSources.length, destinations: destinations.size, strict: rules.strict }, 'config loaded');
-  }
-  const app = await buildApp({ ...settings, store, token, logger, metrics, rules, destinations, ...(feed === undefined ? {} : { feed }) });
+}
+
+/** The `config loaded` (or `config reloaded`) line: what the file names, and whether strict mode is on. */
+function logConfig({ settings, logger }: Start, { rules, destinations }: LoadedConfig, message: string): void {
+  if (settings.configFile === undefined) return;
+  logger.info({ file: settings.configFile, sources: rules.configuredSources.length, destinations: destinations.size, strict: rules.strict }, message);
+}
+
+/** SIGHUP reads the config file again; a file that does not load is refused and the previous config stays in force. */
+function reloadConfigOnSighup(start: Start, app: App, metrics: Metrics): void {
+  const { settings, logger } = start;
   process.on('SIGHUP', () => {
     if (settings.configFile === undefined) {
       logger.info('SIGHUP: there is no config file (RECEPTION_CONFIG) to reload');
       return;
     }
     try {
-      const { rules, destinations } = loadConfig();
-      app.setRules(rules);
-      app.forwarder.apply(destinations);
+      const loaded = loadConfig(settings);
+      app.setRules(loaded.rules);
+      app.forwarder.apply(loaded.destinations);
       metrics.configReloads.inc({ result: 'ok' });
-      logger.info({ file: settings.configFile, sources: rules.configuredSources.length, destinations: destinations.size, strict: rules.strict }, 'config reloaded');
+      logConfig(start, loaded, 'config reloaded');
     } catch (error) {
       metrics.configReloads.inc({ result: 'refused' });
       logger.error({ file: settings.configFile, problem: error instanceof Error ? error.message : String(error) },
         'config reload refused: the previous config stays in force');
     }
   });
-  const pruner = settings.retentionMs === undefined
-    ? undefined
-    : new RetentionPruner({ store, retentionMs: settings.retentionMs, logger, metrics });
+}
 
+/** What shutdown stops, in its order. */
+interface Running {
+  app: App;
+  store: InboxStore;
+  feed: PostgresCommitFeed | undefined;
+  pruner: RetentionPruner | undefined;
+  logDestination: LogDestination;
+}
+
+/**
+ * SIGTERM and SIGINT (once, whichever comes first): stop accepting, give
+ * requests and forwarding attempts in flight the grace period, then drain
+ * the write queue, close the store and exit (1 when the queue did not drain).
+ */
+function shutDownOnSignals({ settings, logger }: Start, { app, store, feed, pruner, logDestination }: Running): void {
   let shuttingDown = false;
   const shutdown = async (signal: string): Promise<void> => {
     if (shuttingDown) return;
@@ -112,7 +182,10 @@ export async function startServer(settings: Settings): Promise<void> {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+}
 
+/** Listens on the settings' host and port; resolves with the base URL (the port the system chose for port 0). */
+async function listen(settings: Settings, app: App, { generated, file }: ResolvedToken): Promise<string> {
   try {
     await new Promise<void>((resolve, reject) => {
       app.server.once('error', reject);
@@ -127,20 +200,25 @@ export async function startServer(settings: Settings): Promise<void> {
   }
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : settings.port;
-  const base = `http://${settings.host.includes(':') ? `[${settings.host}]` : settings.host}:${port}`;
-  const retention = settings.retentionMs === undefined ? 'none: kept until deleted' : `${settings.retentionMs / 3_600_000} h`;
-  logger.info({ url: base, pid: process.pid, store: store.kind, durability: settings.durability, dataDir: settings.dataDir, retention }, 'listening');
-  pruner?.start();
-  if (generated) {
-    process.stderr.write(
-      `\nReception generated an API token and saved it in ${file ?? 'the data directory'} (mode 0600).\n`
-      + 'It is shown this once. Read your inbox with:\n\n'
-      + `  curl -H 'Authorization: Bearer ${token}' ${base}/api/deliveries\n\n`,
-    );
-  }
+  return `http://${settings.host.includes(':') ? `[${settings.host}]` : settings.host}:${port}`;
 }
 
-async function openStore(settings: Settings): Promise<InboxStore> {
+/** The retention in force, as the `listening` line says it. */
+function retentionText(settings: Settings): string {
+  return settings.retentionMs === undefined ? 'none: kept until deleted' : `${settings.retentionMs / 3_600_000} h`;
+}
+
+/** A generated token is shown once, on stderr (never in the log), with a command that uses it. */
+function showGeneratedToken({ token, file }: ResolvedToken, base: string): void {
+  process.stderr.write(
+    `\nReception generated an API token and saved it in ${file ?? 'the data directory'} (mode 0600).\n`
+    + 'It is shown this once. Read your inbox with:\n\n'
+    + `  curl -H 'Authorization: Bearer ${token}' ${base}/api/deliveries\n\n`,
+  );
+}
+
+/** PostgreSQL with a database URL, else SQLite in the data directory (warned of when others can read its file). */
+async function openStore({ settings, logger }: Start): Promise<InboxStore> {
   if (settings.databaseUrl !== undefined) {
     return await PostgresStore.open({
       connectionString: settings.databaseUrl,
@@ -148,7 +226,10 @@ async function openStore(settings: Settings): Promise<InboxStore> {
       poolSize: settings.databasePoolSize,
     });
   }
-  return new SqliteStore({ file: join(settings.dataDir, 'reception.sqlite'), durability: settings.durability });
+  const store = new SqliteStore({ file: join(settings.dataDir, 'reception.sqlite'), durability: settings.durability });
+  const warning = permissionWarning(store.file);
+  if (warning !== undefined) logger.warn(warning);
+  return store;
 }
 
 /** How long shutdown waits for the store's last commit (each is bounded by the store itself), and then for it to close. */

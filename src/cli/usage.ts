@@ -31,6 +31,8 @@ export interface FlagSpec {
   help: string;
   /** The environment variable read when the flag is absent. */
   env?: string;
+  /** The value used when neither the flag nor its variable is set, as help shows it. */
+  default?: string;
 }
 
 export interface CommandSpec {
@@ -133,7 +135,7 @@ export function renderHelp(spec: CommandSpec): string {
   const width = Math.min(30, Math.max(...labels.map((l) => l.length)) + 2);
   flags.forEach((flag, i) => {
     const label = labels[i] ?? '';
-    const help = flag.env === undefined ? flag.help : `${flag.help} [env ${flag.env}]`;
+    const help = `${flag.help}${helpNote(flag)}`;
     const body = wrap(help, 76 - width);
     if (label.length + 2 > width) {
       lines.push(`  ${label}`);
@@ -145,6 +147,15 @@ export function renderHelp(spec: CommandSpec): string {
   lines.push('', 'Examples:');
   for (const example of spec.examples) lines.push(`  ${example}`);
   return `${lines.join('\n')}\n`;
+}
+
+/** ` [default 8080; env RECEPTION_PORT]`: what a flag falls back on, if anything. */
+function helpNote(flag: FlagSpec): string {
+  const notes = [
+    ...(flag.default === undefined ? [] : [`default ${flag.default}`]),
+    ...(flag.env === undefined ? [] : [`env ${flag.env}`]),
+  ];
+  return notes.length === 0 ? '' : ` [${notes.join('; ')}]`;
 }
 
 function wrap(text: string, width: number): string[] {

@@ -4,8 +4,9 @@ import { StoreUnavailableError, type NewDelivery, type Verification } from '../s
 import type { WriteQueue } from '../store/write-queue.js';
 import { newDeliveryId } from './delivery-id.js';
 import { bodyHandshake, queryHandshake, type HandshakeReply } from './handshake.js';
+import { compressed, contentCoding, parseContentLength, unsupported } from './body-headers.js';
 import { headerList } from './headers.js';
-import { classifyMediaType, hasConflictingContentTypes } from './media-type.js';
+import { classifyMediaType, hasConflictingContentTypes, type BodyKind } from './media-type.js';
 import { checkFormFields, parseFormBody, type FormBody } from './parse-form.js';
 import { checkJsonBody, jsonBodyValue } from './parse-json.js';
 import { BodyBudgetSpentError } from './body-budget.js';
@@ -73,27 +74,81 @@ const MAX_HANDSHAKE_BYTES = 64 * 1024;
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' } as const;
 const PROBLEM_HEADERS = { 'content-type': 'application/problem+json; charset=utf-8' } as const;
 
+/** What admission learnt from the request line and headers, for the steps after it. */
+interface Admitted {
+  source: string;
+  rule: SourceRule;
+  /** The Content-Type header as sent. */
+  contentType: string | undefined;
+  /** Several Content-Type headers that disagree. */
+  conflicting: boolean;
+  /** How the body is parsed; undefined for a media type not accepted here. */
+  kind: BodyKind | undefined;
+  /** A content coding other than identity, refused. */
+  coding: string | undefined;
+}
+
+/** The body, read and checked. */
+interface Body {
+  raw: Buffer;
+  /** The parsed fields of a form body (a JSON body is parsed only when something needs its value). */
+  form: FormBody | undefined;
+}
+
+/** The signature check's outcome. */
+interface Checked {
+  verification: Verification;
+  /** The delivery id that the scheme signs, a dedup key when no dedup header is configured. */
+  deliveryId: string | undefined;
+  /** Which of the source's secrets matched (a handshake answers with the same one). */
+  secretIndex: number;
+}
+
+/** What is known of a request when a step fails: said in the answer (source, verification) and how the connection ends. */
+interface Known {
+  source?: string;
+  bodyRead: boolean;
+  verification?: Verification;
+}
+
+/** A step's answer that ends the request there: a refusal or a handshake. */
+class Finished {
+  constructor(readonly answer: Answer) {}
+}
+
 /**
- * Decides what happens to one webhook request: checks the source name, the
- * method, the media type and the size, parses the body, and hands the
- * delivery to the write queue. It answers 200 only after the commit.
+ * Decides what happens to one webhook request, in four steps: admit (the
+ * source name, the method, the rate limit, what the headers refuse), read
+ * (the body, within its size, parsed as its media type), verify (the
+ * signature and a handshake) and keep (hand the delivery to the write
+ * queue; answer 200 only after the commit). Each step returns what the next
+ * one needs, or the answer that ends the request there.
  * No HTTP framework is involved: adapters move bytes in and out.
  */
 export class Receiver {
   constructor(private readonly options: ReceiverOptions) {}
 
   async handle(request: InboundRequest): Promise<Answer> {
-    let source: string | undefined;
-    let bodyRead = false;
-    let verification: Verification = { status: 'none' };
-    try {
-      source = decodeSourceName(request.sourceSegment);
+    const admitted = this.admit(request);
+    if (admitted instanceof Finished) return admitted.answer;
+    const body = await this.read(request, admitted);
+    if (body instanceof Finished) return body.answer;
+    const checked = this.verify(request, admitted, body);
+    if (checked instanceof Finished) return checked.answer;
+    return await this.keep(request, admitted, body, checked);
+  }
+
+  /** Admit: everything decided before the body is read. A handshake on the query is answered here. */
+  private admit(request: InboundRequest): Admitted | Finished {
+    const source = this.step({ bodyRead: false }, () => decodeSourceName(request.sourceSegment));
+    if (source instanceof Finished) return source;
+    return this.step({ source, bodyRead: false }, () => {
       const rule = this.options.rules().forSource(source);
       if (rule === undefined) {
         throw new ProblemError('unknown_source', 'This server only accepts the sources named in its config file.');
       }
       const handshake = queryHandshake(rule, request.method, request.query);
-      if (handshake !== undefined) return this.handshakeAnswer(handshake, source);
+      if (handshake !== undefined) return new Finished(this.handshakeAnswer(handshake, source));
       if (request.method !== 'POST') {
         // Meta's and X's handshakes come as GET: those sources take GET, for the handshake only.
         const getHandshake = rule.handshake?.type === 'meta' || rule.handshake?.type === 'x';
@@ -104,55 +159,76 @@ export class Receiver {
       if (waitSeconds > 0) {
         throw new ProblemError('rate_limited', `This source takes no more deliveries right now; retry in ${waitSeconds} s.`, { 'retry-after': String(waitSeconds) });
       }
-      const { policy } = rule;
+      const { maxBodyBytes } = rule.policy;
       const contentType = request.headers['content-type'];
       const conflicting = hasConflictingContentTypes(request.rawHeaders);
       const kind = conflicting ? undefined : classifyMediaType(contentType);
       const declaredLength = parseContentLength(request.headers['content-length']);
-      if (declaredLength !== undefined && declaredLength > policy.maxBodyBytes) {
-        throw new ProblemError('payload_too_large', `The body is larger than ${policy.maxBodyBytes} bytes.`);
+      if (declaredLength !== undefined && declaredLength > maxBodyBytes) {
+        throw new ProblemError('payload_too_large', `The body is larger than ${maxBodyBytes} bytes.`);
       }
       // Refusals that need no body are given before it is read when one is announced.
       const announcesBody = (declaredLength ?? 0) > 0;
       if (kind === undefined && announcesBody) throw unsupported(contentType, conflicting);
       const coding = contentCoding(request.headers['content-encoding']);
       if (coding !== undefined && announcesBody) throw compressed(coding);
-      const raw = await request.readBody(policy.maxBodyBytes);
-      bodyRead = true;
+      return { source, rule, contentType, conflicting, kind, coding };
+    });
+  }
+
+  /** Read: the whole body within the source's limit, then the refusals that needed it, then its syntax. */
+  private async read(request: InboundRequest, admitted: Admitted): Promise<Body | Finished> {
+    const { source, rule, contentType, conflicting, kind, coding } = admitted;
+    const raw = await this.stepAsync({ source, bodyRead: false }, () => request.readBody(rule.policy.maxBodyBytes));
+    if (raw instanceof Finished) return raw;
+    return this.step({ source, bodyRead: true }, () => {
       if (raw.length === 0) throw new ProblemError('empty_body', 'The request has no body.');
       if (kind === undefined) throw unsupported(contentType, conflicting);
       if (coding !== undefined) throw compressed(coding);
-      let form: FormBody | undefined;
       if (kind === 'form') {
         checkFormFields(raw);
-        form = parseFormBody(raw);
-      } else {
-        checkJsonBody(raw, policy.anyJson);
+        return { raw, form: parseFormBody(raw) };
       }
+      checkJsonBody(raw, rule.policy.anyJson);
+      return { raw, form: undefined };
+    });
+  }
 
-      let deliveryId: string | undefined;
-      let secretIndex = 0;
-      if (rule.verifier !== undefined) {
-        const result = rule.verifier.verify({
-          raw, headers: request.headers, query: request.query, contentType: contentType ?? '', nowMs: Date.now(),
-        });
-        if (result.ok) {
-          verification = { status: 'verified', scheme: rule.verifier.scheme };
-          deliveryId = result.deliveryId;
-          secretIndex = result.secretIndex;
-        } else {
-          verification = { status: 'failed', scheme: rule.verifier.scheme, reason: result.reason };
-        }
+  /**
+   * Verify: the source's signature check, then a handshake in the body
+   * (never on a failed check), then the source's `onFailure`: a failed
+   * check is refused, or kept as failed.
+   */
+  private verify(request: InboundRequest, admitted: Admitted, body: Body): Checked | Finished {
+    const { source, rule, contentType } = admitted;
+    const checked = this.step({ source, bodyRead: true }, (): Checked => {
+      if (rule.verifier === undefined) return { verification: { status: 'none' }, deliveryId: undefined, secretIndex: 0 };
+      const result = rule.verifier.verify({
+        raw: body.raw, headers: request.headers, query: request.query, contentType: contentType ?? '', nowMs: Date.now(),
+      });
+      return result.ok
+        ? { verification: { status: 'verified', scheme: rule.verifier.scheme }, deliveryId: result.deliveryId, secretIndex: result.secretIndex }
+        : { verification: { status: 'failed', scheme: rule.verifier.scheme, reason: result.reason }, deliveryId: undefined, secretIndex: 0 };
+    });
+    if (checked instanceof Finished) return checked;
+    const { verification } = checked;
+    return this.step({ source, bodyRead: true, verification }, () => {
+      if (verification.status === 'failed') {
+        if (rule.onFailure === 'reject') throw new ProblemError('signature_invalid', signatureDetail(verification));
+        return checked;
       }
-      if (verification.status !== 'failed') {
-        const reply = bodyHandshake(rule, () => form ?? (raw.length <= MAX_HANDSHAKE_BYTES ? jsonBodyValue(raw) : undefined), secretIndex);
-        if (reply !== undefined) return this.handshakeAnswer(reply, source, verification);
-      }
-      if (verification.status === 'failed' && rule.onFailure === 'reject') {
-        throw new ProblemError('signature_invalid', signatureDetail(verification));
-      }
+      const { raw, form } = body;
+      const reply = bodyHandshake(rule, () => form ?? (raw.length <= MAX_HANDSHAKE_BYTES ? jsonBodyValue(raw) : undefined), checked.secretIndex);
+      return reply === undefined ? checked : new Finished(this.handshakeAnswer(reply, source, verification));
+    });
+  }
 
-      const dedupKey = verification.status === 'failed' ? null : dedupHeaderValue(request.headers, rule.dedupHeader) ?? deliveryId ?? null;
+  /** Keep: the delivery and its forwards go to the write queue; the answer waits for the commit. */
+  private async keep(request: InboundRequest, admitted: Admitted, body: Body, checked: Checked): Promise<Answer> {
+    const { source, rule, contentType } = admitted;
+    const { verification, deliveryId } = checked;
+    const answer = await this.stepAsync({ source, bodyRead: true, verification }, async () => {
+      const failed = verification.status === 'failed';
       const delivery: NewDelivery = {
         id: newDeliveryId(),
         source,
@@ -162,17 +238,17 @@ export class Receiver {
         contentType: contentType ?? '',
         remoteAddress: clientAddress(request.socketAddress, request.headers['x-forwarded-for'], this.options.trustedProxies),
         headers: headerList(request.rawHeaders, this.options.redactHeaders),
-        raw,
+        raw: body.raw,
         verification,
-        dedupKey,
+        dedupKey: failed ? null : dedupHeaderValue(request.headers, rule.dedupHeader) ?? deliveryId ?? null,
       };
-      if (verification.status !== 'failed' && rule.routes.length > 0) {
-        delivery.forwards = this.forwardsOf(rule, request, raw, form, verification);
+      if (!failed && rule.routes.length > 0) {
+        delivery.forwards = this.forwardsOf(rule, request, body, verification);
       }
       const outcome = await this.options.queue.enqueue(delivery);
-      if (verification.status === 'failed') {
-        const answer = this.problem('signature_invalid', `${signatureDetail(verification)} The delivery was kept, as failed.`);
-        return { ...answer, source, id: outcome.id, verification };
+      if (failed) {
+        const refusal = this.problem('signature_invalid', `${signatureDetail(verification)} The delivery was kept, as failed.`);
+        return { ...refusal, source, id: outcome.id, verification };
       }
       const receivedAt = new Date(outcome.receivedAt).toISOString();
       const answerBody = outcome.duplicate
@@ -187,20 +263,41 @@ export class Receiver {
         id: outcome.id,
         verification,
       };
+    });
+    return answer instanceof Finished ? answer.answer : answer;
+  }
+
+  /** Runs one step; what it throws becomes the answer, told what is `known` of the request so far. */
+  private step<T>(known: Known, run: () => T): T | Finished {
+    try {
+      return run();
     } catch (error) {
-      if (error instanceof BodyAbortedError) {
-        return { ...this.problem('request_timeout', error.message), aborted: true, ...(source === undefined ? {} : { source }) };
-      }
-      const answer = this.answerFor(error);
-      if (source !== undefined) answer.source = source;
-      if (verification.status !== 'none') answer.verification = verification;
-      if (!bodyRead) answer.closeConnection = true;
-      return answer;
+      return new Finished(this.refusal(error, known));
     }
   }
 
+  private async stepAsync<T>(known: Known, run: () => Promise<T>): Promise<T | Finished> {
+    try {
+      return await run();
+    } catch (error) {
+      return new Finished(this.refusal(error, known));
+    }
+  }
+
+  /** The answer to an error thrown by a step. A body not read to its end closes the connection after the answer. */
+  private refusal(error: unknown, { source, bodyRead, verification }: Known): Answer {
+    if (error instanceof BodyAbortedError) {
+      return { ...this.problem('request_timeout', error.message), aborted: true, ...(source === undefined ? {} : { source }) };
+    }
+    const answer = this.answerFor(error);
+    if (source !== undefined) answer.source = source;
+    if (verification !== undefined && verification.status !== 'none') answer.verification = verification;
+    if (!bodyRead) answer.closeConnection = true;
+    return answer;
+  }
+
   /** The forwards a delivery gets: one per destination whose route matches (CONTRACT 6). */
-  private forwardsOf(rule: SourceRule, request: InboundRequest, raw: Buffer, form: FormBody | undefined, verification: Verification): NewForward[] {
+  private forwardsOf(rule: SourceRule, request: InboundRequest, { raw, form }: Body, verification: Verification): NewForward[] {
     const destinations = destinationsFor(rule.routes, () => {
       const body = form ?? jsonBodyValue(raw);
       return {
@@ -263,30 +360,6 @@ function signatureDetail(verification: Verification): string {
   return `The ${verification.scheme ?? ''} signature check failed: ${text}.`;
 }
 
-function compressed(coding: string): ProblemError {
-  return new ProblemError('unsupported_media_type', `Content-Encoding "${coding}" is not accepted here: send the body uncompressed.`);
-}
-
-function unsupported(contentType: string | undefined, conflicting: boolean): ProblemError {
-  if (conflicting) {
-    return new ProblemError('unsupported_media_type', 'The request has several Content-Type headers that disagree; send one.');
-  }
-  const detail = contentType === undefined
-    ? 'The request has no Content-Type; send application/json or application/x-www-form-urlencoded.'
-    : 'Send application/json, application/*+json or application/x-www-form-urlencoded.';
-  return new ProblemError('unsupported_media_type', detail);
-}
-
-/**
- * A content coding other than `identity` (gzip, br...), as RFC 9110 8.4.1
- * allows a server to refuse with 415: the body would be stored compressed
- * and parsed as garbage. Cut to 40 characters for the answer.
- */
-function contentCoding(header: string | undefined): string | undefined {
-  const coding = header?.trim().toLowerCase();
-  return coding === undefined || coding === '' || coding === 'identity' ? undefined : coding.slice(0, 40);
-}
-
 /**
  * The configured dedup header's value; undefined when it is absent or blank,
  * which is no key at all (else every delivery with an empty header would be
@@ -297,10 +370,4 @@ function dedupHeaderValue(headers: IncomingHttpHeaders, name: string | undefined
   const value = headers[name];
   const first = (Array.isArray(value) ? value[0] : value)?.trim();
   return first === undefined || first === '' ? undefined : first;
-}
-
-/** The declared body size; one past 2^53 (or too long to read as a number at all) is larger than any limit, not unknown. */
-function parseContentLength(header: string | undefined): number | undefined {
-  const digits = header?.trim();
-  return digits !== undefined && /^\d+$/.test(digits) ? Number(digits) : undefined;
 }

@@ -62,4 +62,11 @@ describe('reception serve', { timeout: 60_000 }, () => {
     expect(cli.stderr()).toContain('--durability: expected "full" or "relaxed", got "sometimes"');
     expect(cli.stderr()).toContain('--retention: expected a duration');
   });
+
+  it('has a flag for every setting, the incoming bound and the lease margin included', async () => {
+    const cli = startCli(['serve', '--incoming-max-bytes', '10', '--forward-lease-margin-ms', '5']);
+    expect(await cli.exited).toBe(2);
+    expect(cli.stderr()).toContain('--incoming-max-bytes: expected a whole number from 1024 to 17179869184, got "10"');
+    expect(cli.stderr()).toContain('--forward-lease-margin-ms: expected a whole number from 100 to 3600000, got "5"');
+  });
 });

@@ -1,7 +1,8 @@
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadMigrations } from '../../src/store/postgres/migrate.js';
 import { BatchRefusedError } from '../../src/store/inbox-store.js';
+import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrate.js';
+import { loadMigrations } from '../../src/store/migrations.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { dropSchema, freshSchema, requirePostgres, testDatabaseUrl } from '../helpers/postgres.js';
 import { newDelivery } from './delivery-factory.js';
@@ -37,7 +38,7 @@ describe.runIf(run)('PostgresStore', () => {
       await client.connect();
       const rows = (await client.query(`SELECT version FROM ${schema}.reception_migrations ORDER BY version`)).rows;
       await client.end();
-      expect(rows).toEqual(loadMigrations().map((m) => ({ version: m.version })));
+      expect(rows).toEqual(loadMigrations(POSTGRES_MIGRATIONS).map((m) => ({ version: m.version })));
       const [a, b] = stores;
       const outcome = await a?.append([newDelivery({ source: 'x' })]);
       expect((await b?.get(outcome?.[0]?.id ?? ''))?.source).toBe('x');

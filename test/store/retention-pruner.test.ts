@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Metrics } from '../../src/observe/metrics.js';
-import { RetentionPruner } from '../../src/retention/pruner.js';
+import { RetentionPruner } from '../../src/store/retention-pruner.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { capturingLogger } from '../helpers/log-capture.js';
 import { tempDir } from '../helpers/temp-dir.js';

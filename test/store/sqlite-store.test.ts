@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { Database } from '../../src/store/sqlite/driver.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../../src/store/inbox-store.js';
-import { loadMigrations, migrate } from '../../src/store/sqlite/migrate.js';
+import { loadMigrations } from '../../src/store/migrations.js';
+import { migrate, SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrate.js';
 import { openDatabase, permissionWarning, SqliteStore, WAL_CHECKPOINT_PAGES, type Durability } from '../../src/store/sqlite/sqlite-store.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { newDelivery } from './delivery-factory.js';
@@ -124,8 +125,8 @@ describe('SqliteStore on a real file', () => {
 
     it('creates the directory and applies every migration on a new file', () => {
       const store = open();
-      expect(applied(store.db)).toEqual(loadMigrations().map((m) => m.version));
-      expect(loadMigrations().length).toBeGreaterThan(0);
+      expect(applied(store.db)).toEqual(loadMigrations(SQLITE_MIGRATIONS).map((m) => m.version));
+      expect(loadMigrations(SQLITE_MIGRATIONS).length).toBeGreaterThan(0);
     });
 
     it('applies nothing again when the file is reopened, and keeps the inbox', async () => {
@@ -134,7 +135,7 @@ describe('SqliteStore on a real file', () => {
       await first.append([delivery]);
       await first.close();
       const again = open();
-      expect(applied(again.db)).toEqual(loadMigrations().map((m) => m.version));
+      expect(applied(again.db)).toEqual(loadMigrations(SQLITE_MIGRATIONS).map((m) => m.version));
       expect(migrate(again.db)).toBe(0);
       expect((await again.get(delivery.id))?.raw.equals(delivery.raw)).toBe(true);
     });
@@ -145,7 +146,7 @@ describe('SqliteStore on a real file', () => {
       const seqs = results.map((r) => (r.ok ? r.seq : -1));
       expect(new Set(seqs).size).toBe(4);
       const check = otherConnection();
-      expect(applied(check)).toEqual(loadMigrations().map((m) => m.version));
+      expect(applied(check)).toEqual(loadMigrations(SQLITE_MIGRATIONS).map((m) => m.version));
       expect(check.prepare('SELECT count(*) AS n FROM deliveries').get()).toEqual({ n: 4 });
     });
 

@@ -1,22 +1,10 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import type { PoolClient } from 'pg';
+import { loadMigrations } from '../migrations.js';
 
-const MIGRATIONS_DIR = new URL('./migrations/', import.meta.url);
+/** The `.sql` files beside this module (copied beside the compiled one by `scripts/copy-assets.mjs`). */
+export const POSTGRES_MIGRATIONS = new URL('./migrations/', import.meta.url);
 /** Held while migrating, so that instances starting together migrate one at a time. */
 const MIGRATION_LOCK = 7_305_162_020;
-
-interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
-
-export function loadMigrations(): Migration[] {
-  return readdirSync(MIGRATIONS_DIR)
-    .filter((file) => /^\d+-[\w-]+\.sql$/.test(file))
-    .map((file) => ({ version: Number.parseInt(file, 10), name: file, sql: readFileSync(new URL(file, MIGRATIONS_DIR), 'utf8') }))
-    .sort((a, b) => a.version - b.version);
-}
 
 /**
  * Creates the schema and applies the migrations not yet applied, each in its
@@ -31,7 +19,7 @@ export async function migrate(client: PoolClient, schema: string): Promise<numbe
       version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
     const applied = new Set((await client.query<{ version: number }>('SELECT version FROM reception_migrations')).rows.map((r) => r.version));
     let count = 0;
-    for (const migration of loadMigrations()) {
+    for (const migration of loadMigrations(POSTGRES_MIGRATIONS)) {
       if (applied.has(migration.version)) continue;
       await client.query('BEGIN');
       try {

@@ -1,25 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { loadMigrations } from '../migrations.js';
 import type { Database } from './driver.js';
 
-const MIGRATIONS_DIR = new URL('./migrations/', import.meta.url);
-
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
-
-/** The `.sql` files beside this module, ordered by their leading number. */
-export function loadMigrations(): Migration[] {
-  return readdirSync(MIGRATIONS_DIR)
-    .filter((file) => /^\d+-[\w-]+\.sql$/.test(file))
-    .map((file) => ({
-      version: Number.parseInt(file, 10),
-      name: file,
-      sql: readFileSync(new URL(file, MIGRATIONS_DIR), 'utf8'),
-    }))
-    .sort((a, b) => a.version - b.version);
-}
+/** The `.sql` files beside this module (copied beside the compiled one by `scripts/copy-assets.mjs`). */
+export const SQLITE_MIGRATIONS = new URL('./migrations/', import.meta.url);
 
 /**
  * Applies the migrations not yet applied, each in its own IMMEDIATE
@@ -32,7 +15,7 @@ export function migrate(db: Database): number {
   const applied = db.prepare<[number], { version: number }>('SELECT version FROM reception_migrations WHERE version = ?');
   const record = db.prepare('INSERT INTO reception_migrations (version, name, applied_at) VALUES (?, ?, ?)');
   let count = 0;
-  for (const migration of loadMigrations()) {
+  for (const migration of loadMigrations(SQLITE_MIGRATIONS)) {
     const apply = db.transaction(() => {
       if (applied.get(migration.version) !== undefined) return;
       db.exec(migration.sql);

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadSettings, SettingsError } from '../../../src/config/settings.js';
+import { SETTINGS } from '../../../src/config/settings-table.js';
 import { TrustedProxies } from '../../../src/receive/remote-address.js';
 
 function problemsOf(env: Record<string, string>): string[] {
@@ -42,7 +43,7 @@ describe('loadSettings', () => {
   });
 
   it('reads every variable', () => {
-    const settings = loadSettings({
+    const env = {
       RECEPTION_PORT: '9090',
       RECEPTION_HOST: '0.0.0.0',
       RECEPTION_DATA: '/var/lib/reception',
@@ -65,7 +66,10 @@ describe('loadSettings', () => {
       RECEPTION_STREAM_HEARTBEAT_MS: '1000',
       RECEPTION_STREAM_BUFFER_BYTES: '4096',
       RECEPTION_FORWARD_LEASE_MARGIN_MS: '2000',
-    });
+    };
+    // Every setting of the table is set here.
+    expect(Object.keys(env).sort()).toEqual(Object.values(SETTINGS).map((spec) => spec.env).sort());
+    const settings = loadSettings(env);
     expect(settings).toMatchObject({
       port: 9090,
       host: '0.0.0.0',

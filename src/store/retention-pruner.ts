@@ -1,12 +1,25 @@
-import type { Logger } from '../observe/logger.js';
-import type { Metrics } from '../observe/metrics.js';
-import type { InboxStore } from '../store/inbox-store.js';
+import type { InboxStore } from './inbox-store.js';
+
+/**
+ * What the pruner logs and counts with: the app's pino logger and its
+ * Metrics fit these shapes. Named here, not imported from `observe/`,
+ * because `observe/` already imports the store's types: the folders stay
+ * out of a circle.
+ */
+export interface PrunerLog {
+  info(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+}
+export interface PrunerMetrics {
+  /** reception_retention_pruned_total */
+  pruned: { inc(count: number): void };
+}
 
 export interface PrunerOptions {
   store: InboxStore;
   retentionMs: number;
-  logger: Logger;
-  metrics: Metrics;
+  logger: PrunerLog;
+  metrics: PrunerMetrics;
   /** Deliveries deleted per transaction. */
   batchSize?: number;
   /** Time between rounds, in ms. */

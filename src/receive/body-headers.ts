@@ -1,0 +1,38 @@
+/**
+ * What a webhook request's headers say of its body: its declared length,
+ * its content coding, and the refusals of a media type or coding that is
+ * not taken here (given before the body is read when one is announced).
+ */
+import { ProblemError } from '../errors.js';
+
+/** The refusal of a compressed body. */
+export function compressed(coding: string): ProblemError {
+  return new ProblemError('unsupported_media_type', `Content-Encoding "${coding}" is not accepted here: send the body uncompressed.`);
+}
+
+/** The refusal of a media type not taken here, or of several that disagree. */
+export function unsupported(contentType: string | undefined, conflicting: boolean): ProblemError {
+  if (conflicting) {
+    return new ProblemError('unsupported_media_type', 'The request has several Content-Type headers that disagree; send one.');
+  }
+  const detail = contentType === undefined
+    ? 'The request has no Content-Type; send application/json or application/x-www-form-urlencoded.'
+    : 'Send application/json, application/*+json or application/x-www-form-urlencoded.';
+  return new ProblemError('unsupported_media_type', detail);
+}
+
+/**
+ * A content coding other than `identity` (gzip, br...), as RFC 9110 8.4.1
+ * allows a server to refuse with 415: the body would be stored compressed
+ * and parsed as garbage. Cut to 40 characters for the answer.
+ */
+export function contentCoding(header: string | undefined): string | undefined {
+  const coding = header?.trim().toLowerCase();
+  return coding === undefined || coding === '' || coding === 'identity' ? undefined : coding.slice(0, 40);
+}
+
+/** The declared body size; one past 2^53 (or too long to read as a number at all) is larger than any limit, not unknown. */
+export function parseContentLength(header: string | undefined): number | undefined {
+  const digits = header?.trim();
+  return digits !== undefined && /^\d+$/.test(digits) ? Number(digits) : undefined;
+}
