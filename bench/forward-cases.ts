@@ -137,10 +137,13 @@ export async function startDestination(context: ForwardContext): Promise<ServerU
 /**
  * Reception with a config file whose sources forward everything: the
  * measured and warm-up sources to the push destination, and with
- * `drain`, the measured source to all three destinations.
+ * `drain`, the measured source to all three destinations. The push
+ * destination has the default `concurrency` (10) unless one is given.
  */
-export function forwardingReception(context: ForwardContext, destinationUrl: string, drain: boolean, nodeFlags: string[]): StartCommand {
-  const push = { url: `${destinationUrl}/hook`, allowPrivateNetwork: true };
+export function forwardingReception(
+  context: ForwardContext, destinationUrl: string, drain: boolean, nodeFlags: string[], concurrency?: number,
+): StartCommand {
+  const push = { url: `${destinationUrl}/hook`, allowPrivateNetwork: true, ...(concurrency === undefined ? {} : { concurrency }) };
   const config = drain
     ? {
       destinations: { [PUSH]: push, [PULL]: { pull: true }, [FLOOR]: { pull: true } },
