@@ -172,13 +172,13 @@ export async function referenceCounts(url: string): Promise<Omit<Sample, 'at' | 
 }
 
 /** The outbox floor: the issue 2 prototype (FULL) with an outbox row per delivery, forwarded by a bare pump. */
-export function referenceOutbox(context: ForwardContext, destinationUrl: string, nodeFlags: string[]): StartCommand {
+export function referenceOutbox(context: ForwardContext, destinationUrl: string, nodeFlags: string[], concurrency = 10): StartCommand {
   return {
     command: process.execPath,
     args: [...nodeFlags, REFERENCE_SERVER],
     env: {
       BARE_PORT: '0', BARE_HOST: '127.0.0.1', REFERENCE_MODE: 'sqlite-full-outbox',
-      REFERENCE_DATA: `${context.dir}/data`, REFERENCE_FORWARD_URL: `${destinationUrl}/hook`,
+      REFERENCE_DATA: `${context.dir}/data`, REFERENCE_FORWARD_URL: `${destinationUrl}/hook`, REFERENCE_FORWARD_CONCURRENCY: String(concurrency),
     },
   };
 }

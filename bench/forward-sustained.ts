@@ -27,10 +27,12 @@ function reception(concurrency?: number): Target {
   };
 }
 
-const REFERENCE: Target = {
-  start: referenceOutbox,
-  counts: (url) => referenceCounts(url),
-};
+function reference(concurrency: number): Target {
+  return {
+    start: (context, destinationUrl, nodeFlags) => referenceOutbox(context, destinationUrl, nodeFlags, concurrency),
+    counts: (url) => referenceCounts(url),
+  };
+}
 
 /**
  * Sustained forwarding: wrk sends deliveries for `seconds` as fast as the
@@ -148,5 +150,6 @@ export const SUSTAINED_CASES: readonly ForwardCase[] = [
   // the same with as many slots as wrk has connections.
   sustained('forward sustained concurrency=50', 'the same with the destination\'s concurrency at 50, as many as wrk\'s connections', reception(50)),
   sustained('ref outbox floor', 'the FULL prototype plus an outbox row per delivery, POSTed by a bare undici pump (10 at a time) '
-    + 'and marked done 100 at a time (or 10 ms after the first): no leases, attempts, logs or metrics', REFERENCE),
+    + 'and marked done 100 at a time (or 10 ms after the first): no leases, attempts, logs or metrics', reference(10)),
+  sustained('ref outbox floor concurrency=50', 'the same floor with 50 POSTs in flight', reference(50)),
 ];

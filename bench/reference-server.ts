@@ -29,8 +29,8 @@ const mode = process.env.REFERENCE_MODE as Mode | undefined;
 if (mode !== 'answer' && mode !== 'sqlite-full' && mode !== 'sqlite-normal' && mode !== 'sqlite-full-outbox') {
   throw new Error('REFERENCE_MODE must be answer, sqlite-full, sqlite-normal or sqlite-full-outbox');
 }
-/** Outbox rows sent at once by the `sqlite-full-outbox` pump: Reception's default `concurrency`. */
-const FORWARD_CONCURRENCY = 10;
+/** Outbox rows sent at once by the `sqlite-full-outbox` pump: REFERENCE_FORWARD_CONCURRENCY, else Reception's default `concurrency`. */
+const FORWARD_CONCURRENCY = Number(process.env.REFERENCE_FORWARD_CONCURRENCY ?? '10');
 
 interface Pending {
   id: string;
