@@ -57,7 +57,7 @@ export interface BenchCase {
 
 const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
 const BARE_SERVER = fileURLToPath(new URL('./bare-server.js', import.meta.url));
-const REFERENCE_SERVER = fileURLToPath(new URL('./reference-server.js', import.meta.url));
+export const REFERENCE_SERVER = fileURLToPath(new URL('./reference-server.js', import.meta.url));
 
 /**
  * The `node` flags of `npm start` (package.json), so that the bench measures
@@ -74,22 +74,27 @@ function startFlags(): string[] {
 export const MEASURED_SOURCE = 'bench';
 export const WARMUP_SOURCE = 'bench-warmup';
 
+/** Reception as `npm start` runs it, its data in the case's directory, logging at info. */
+export function receptionCommand({ dir, token, nodeFlags }: CaseContext, extraEnv: Record<string, string>): StartCommand {
+  return {
+    command: process.execPath,
+    args: [...startFlags(), ...nodeFlags, MAIN],
+    env: {
+      RECEPTION_PORT: '0',
+      RECEPTION_HOST: '127.0.0.1',
+      RECEPTION_DATA: `${dir}/data`,
+      RECEPTION_TOKEN: token,
+      RECEPTION_LOG_LEVEL: 'info',
+      ...extraEnv,
+    },
+  };
+}
+
 function reception(name: string, description: string, extraEnv: Record<string, string>): BenchCase {
   return {
     name,
     description,
-    start: ({ dir, token, nodeFlags }) => ({
-      command: process.execPath,
-      args: [...startFlags(), ...nodeFlags, MAIN],
-      env: {
-        RECEPTION_PORT: '0',
-        RECEPTION_HOST: '127.0.0.1',
-        RECEPTION_DATA: `${dir}/data`,
-        RECEPTION_TOKEN: token,
-        RECEPTION_LOG_LEVEL: 'info',
-        ...extraEnv,
-      },
-    }),
+    start: (context) => receptionCommand(context, extraEnv),
     storedCount: (url, { token }) => storedCount(url, token, MEASURED_SOURCE),
   };
 }

@@ -88,11 +88,11 @@ export async function stopChild(child: Child, signal: NodeJS.Signals, graceMs: n
 }
 
 /**
- * Runs a command to its end and returns its stdout; SIGKILLs it and rejects
+ * Runs a command to its end (in `env`, else the bench's environment) and returns its stdout; SIGKILLs it and rejects
  * when it runs longer than `timeoutMs` or exits with a non-zero code.
  */
-export async function runToEnd(command: string, args: readonly string[], timeoutMs: number): Promise<string> {
-  const child = startChild(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+export async function runToEnd(command: string, args: readonly string[], timeoutMs: number, env?: NodeJS.ProcessEnv): Promise<string> {
+  const child = startChild(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...(env === undefined ? {} : { env }) });
   let stdout = '';
   let stderr = '';
   child.process.stdout?.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk; });

@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { Database } from '../src/store/sqlite/driver.js';
+import { outboxPump, type OutboxPump } from './reference-outbox.js';
 import { serveBaseline } from './serve-baseline.js';
 
 /**
@@ -17,13 +18,19 @@ import { serveBaseline } from './serve-baseline.js';
  *   `NORMAL`): the deliveries read in one turn of the event loop share one
  *   transaction, and each is answered after it. One table, no headers
  *   redaction, no logs, no metrics.
+ * - `sqlite-full-outbox`: `sqlite-full` that also writes a row of `outbox`
+ *   in each delivery's transaction and forwards it to REFERENCE_FORWARD_URL
+ *   (bench/reference-outbox.ts): the floor of forwarding as a service.
+ *   `GET /stats` answers `{ stored, forwarded }`.
  */
-type Mode = 'answer' | 'sqlite-full' | 'sqlite-normal';
+type Mode = 'answer' | 'sqlite-full' | 'sqlite-normal' | 'sqlite-full-outbox';
 
 const mode = process.env.REFERENCE_MODE as Mode | undefined;
-if (mode !== 'answer' && mode !== 'sqlite-full' && mode !== 'sqlite-normal') {
-  throw new Error('REFERENCE_MODE must be answer, sqlite-full or sqlite-normal');
+if (mode !== 'answer' && mode !== 'sqlite-full' && mode !== 'sqlite-normal' && mode !== 'sqlite-full-outbox') {
+  throw new Error('REFERENCE_MODE must be answer, sqlite-full, sqlite-normal or sqlite-full-outbox');
 }
+/** Outbox rows sent at once by the `sqlite-full-outbox` pump: REFERENCE_FORWARD_CONCURRENCY, else Reception's default `concurrency`. */
+const FORWARD_CONCURRENCY = Number(process.env.REFERENCE_FORWARD_CONCURRENCY ?? '10');
 
 interface Pending {
   id: string;
@@ -42,19 +49,37 @@ function answer(res: ServerResponse, id: string, source: string, receivedAt: num
   res.end(body);
 }
 
+let pump: OutboxPump | undefined;
+let stored = 0;
+
 function openCommit(): (batch: Pending[]) => void {
   const dir = process.env.REFERENCE_DATA ?? '.';
   mkdirSync(dir, { recursive: true });
   const db = new Database(join(dir, 'reference.sqlite'));
   db.pragma('journal_mode = WAL');
-  db.pragma(`synchronous = ${mode === 'sqlite-full' ? 'FULL' : 'NORMAL'}`);
+  db.pragma(`synchronous = ${mode === 'sqlite-normal' ? 'NORMAL' : 'FULL'}`);
   db.exec(`CREATE TABLE IF NOT EXISTS deliveries (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, source TEXT NOT NULL,
     received_at INTEGER NOT NULL, headers TEXT NOT NULL, raw BLOB NOT NULL)`);
   const insert = db.prepare('INSERT INTO deliveries (id, source, received_at, headers, raw) VALUES (?, ?, ?, ?, ?)');
-  return db.transaction((batch: Pending[]) => {
-    for (const d of batch) insert.run(d.id, d.source, d.receivedAt, d.headers, d.raw);
+  if (mode !== 'sqlite-full-outbox') {
+    return db.transaction((batch: Pending[]) => {
+      for (const d of batch) insert.run(d.id, d.source, d.receivedAt, d.headers, d.raw);
+    });
+  }
+  const url = process.env.REFERENCE_FORWARD_URL;
+  if (url === undefined) throw new Error('REFERENCE_MODE=sqlite-full-outbox needs REFERENCE_FORWARD_URL');
+  const forwarding = outboxPump(db, url, FORWARD_CONCURRENCY);
+  pump = forwarding;
+  const enqueue = db.prepare('INSERT INTO outbox (seq) VALUES (?)');
+  const transaction = db.transaction((batch: Pending[]) => {
+    for (const d of batch) enqueue.run(insert.run(d.id, d.source, d.receivedAt, d.headers, d.raw).lastInsertRowid);
   });
+  return (batch) => {
+    transaction(batch);
+    stored += batch.length;
+    forwarding.wake();
+  };
 }
 
 const commit = mode === 'answer' ? undefined : openCommit();
@@ -70,6 +95,11 @@ function flush(): void {
 }
 
 const server = createServer((req, res) => {
+  if (req.method === 'GET' && req.url === '/stats') {
+    const body = JSON.stringify({ stored, forwarded: pump?.stats().forwarded ?? 0 });
+    res.writeHead(200, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(body) }).end(body);
+    return;
+  }
   const chunks: Buffer[] = [];
   req.on('data', (chunk: Buffer) => chunks.push(chunk));
   req.on('end', () => {

@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { SLOW_SYNC_MS, type DiskProbeResult } from './disk-probe.js';
+import type { ForwardResult } from './forward-cases.js';
 import type { LoadResult } from './load.js';
 
 /** What the report says about the run as a whole. */
@@ -21,6 +22,10 @@ export interface RunMeta {
   bodyBytes: number;
   receptionLogs: string;
   profiled: boolean;
+  /** With forwarding cases: their settings (bench/run.ts). */
+  forwardSeconds?: number;
+  drainForwards?: number;
+  forwardRounds?: number;
 }
 
 export interface CaseResult {
@@ -58,6 +63,8 @@ export interface CaseResult {
 export interface RunReport {
   meta: RunMeta;
   cases: CaseResult[];
+  /** The forwarding cases of each round they ran in, in order. */
+  forwarding?: ForwardResult[];
   problems: string[];
 }
 

@@ -1,12 +1,16 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CASES, MEASURED_SOURCE, WARMUP_SOURCE, type BenchCase, type CaseContext, type LoadRequest } from './cases.js';
 import { stopChild } from './child-processes.js';
 import { startDiskProbe, SLOW_SYNC_MS } from './disk-probe.js';
+import type { ForwardCase, ForwardResult, IngestOnly } from './forward-cases.js';
+import { DRAIN_CASE } from './forward-drain.js';
+import { forwardMarkdown } from './forward-report.js';
+import { SUSTAINED_CASES } from './forward-sustained.js';
 import { chooseLoadGenerator, jsonBody, type LoadGenerator } from './load.js';
 import { cpuSeconds, peakRssBytes } from './process-stats.js';
 import { summarizeProfiles } from './profile-summary.js';
@@ -24,6 +28,9 @@ import { describeDriver } from '../src/store/sqlite/driver.js';
  * BENCH_CASES (comma-separated parts of case names to run),
  * BENCH_CPU_PROF (a directory: run the servers under `node --cpu-prof`),
  * BENCH_KEEP=1 (keep the temp directory with logs and data).
+ * The forwarding cases (bench/forward-cases.ts) run after the others, in
+ * the first BENCH_FORWARD_ROUNDS rounds (1): BENCH_FORWARD_SECONDS (30) of
+ * sustained load, and a backlog of BENCH_DRAIN_FORWARDS (100000) to drain.
  */
 
 const LAST_RUN = fileURLToPath(new URL('../../bench/last-run.json', import.meta.url));
@@ -45,6 +52,12 @@ const rounds = whole('BENCH_ROUNDS', 3, 1, 20);
 const threads = whole('BENCH_THREADS', Math.max(1, Math.min(4, Math.floor(cpus().length / 2))), 1, 64);
 const profileDir = process.env.BENCH_CPU_PROF;
 const keep = process.env.BENCH_KEEP === '1';
+const forwardSeconds = whole('BENCH_FORWARD_SECONDS', 30, 1, 3600);
+const drainForwards = whole('BENCH_DRAIN_FORWARDS', 100_000, 1, 10_000_000);
+const forwardRounds = whole('BENCH_FORWARD_ROUNDS', 1, 0, 20);
+const FORWARD_CASES: readonly ForwardCase[] = [...SUSTAINED_CASES, DRAIN_CASE];
+/** The case whose rate the forwarding cases are compared with: receiving alone, at the same durability. */
+const INGEST_ONLY = 'reception durability=full';
 const only = (process.env.BENCH_CASES ?? '').split(',').map((s) => s.trim()).filter((s) => s.length > 0);
 
 const slug = (name: string): string => name.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '').toLowerCase();
@@ -122,13 +135,18 @@ function settle(): void {
 }
 
 async function main(): Promise<number> {
-  const cases = CASES.filter((c) => only.length === 0 || only.some((part) => c.name.includes(part)));
-  if (cases.length === 0) throw new Error(`BENCH_CASES="${only.join(',')}" matches no case of: ${CASES.map((c) => c.name).join(', ')}`);
+  const selected = (c: { name: string }): boolean => only.length === 0 || only.some((part) => c.name.includes(part));
+  const cases = CASES.filter(selected);
+  const forwardCases = forwardRounds === 0 ? [] : FORWARD_CASES.filter(selected);
+  if (cases.length === 0 && forwardCases.length === 0) {
+    throw new Error(`BENCH_CASES="${only.join(',')}" matches no case of: ${[...CASES, ...FORWARD_CASES].map((c) => c.name).join(', ')}`);
+  }
   const generator = chooseLoadGenerator(threads);
   const runDir = mkdtempSync(join(tmpdir(), 'reception-bench-'));
   const token = randomBytes(24).toString('hex');
   // Every wait inside is bounded; this bounds the whole run as well.
-  const budgetMs = rounds * cases.length * (2 * (warmupSeconds + seconds) + 150) * 1000;
+  const forwardBudgetS = forwardCases.length * (2 * (warmupSeconds + forwardSeconds) + 600) + 4 * Math.max(120, drainForwards * 0.005);
+  const budgetMs = (rounds * cases.length * (2 * (warmupSeconds + seconds) + 150) + Math.min(rounds, forwardRounds) * forwardBudgetS) * 1000;
   const overTime = setTimeout(() => {
     process.stderr.write(`bench: over its time budget of ${budgetMs / 1000} s, stopping\n`);
     process.exit(1);
@@ -153,8 +171,10 @@ async function main(): Promise<number> {
       profiled: profileDir !== undefined,
     },
     cases: [],
+    forwarding: [],
     problems: [],
   };
+  if (forwardCases.length > 0) Object.assign(report.meta, { forwardSeconds, drainForwards, forwardRounds });
   process.stdout.write(`bench: ${generator.label}, ${connections} connections, ${warmupSeconds} s warm-up + ${seconds} s per case, ${rounds} round${rounds === 1 ? '' : 's'}, work dir ${runDir}\n`);
 
   const runCase = async (benchCase: BenchCase, round: number): Promise<CaseResult> => {
@@ -196,8 +216,44 @@ async function main(): Promise<number> {
     return result;
   };
 
+  const runForwardCase = async (forwardCase: ForwardCase, round: number, ingestOnly: IngestOnly | undefined): Promise<ForwardResult> => {
+    const name = `${slug(forwardCase.name)}-round-${round}`;
+    const dir = join(runDir, name);
+    mkdirSync(dir);
+    const caseProfileDir = profileDir === undefined ? undefined : join(profileDir, name);
+    process.stdout.write(`bench: ${forwardCase.name} (round ${round})...\n`);
+    const context = {
+      dir, token, generator, connections, warmupSeconds, seconds: forwardSeconds, drainForwards, body: jsonBody(1024),
+      settleDisk: settle, ...(caseProfileDir === undefined ? {} : { profileDir: caseProfileDir }),
+    };
+    let result: ForwardResult;
+    try {
+      result = await forwardCase.run(context, report.problems);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      report.problems.push(`${forwardCase.name} (round ${round}): ${message}`);
+      result = forwardCase.name === DRAIN_CASE.name
+        ? { kind: 'drain', name: forwardCase.name, description: forwardCase.description, rows: [], check: '–', error: message.split('\n')[0] }
+        : { kind: 'sustained', name: forwardCase.name, description: forwardCase.description, samples: [], check: '–', error: message.split('\n')[0] };
+    }
+    if (ingestOnly !== undefined) result.ingestOnly = ingestOnly;
+    settle();
+    process.stdout.write(forwardMarkdown([result]));
+    if (caseProfileDir !== undefined && existsSync(caseProfileDir)) {
+      for (const server of readdirSync(caseProfileDir)) {
+        try {
+          process.stdout.write(`${forwardCase.name}, ${server}: ${summarizeProfiles(join(caseProfileDir, server))}`);
+        } catch (error) {
+          process.stdout.write(`no profile for ${forwardCase.name}, ${server}: ${String(error)}\n`);
+        }
+      }
+    }
+    return result;
+  };
+
   // Each round's ratios are taken within the round; the rows are then folded over the rounds.
   const perRound: CaseResult[][] = [];
+  const forwardingByRound: ForwardResult[][] = [];
   for (let round = 1; round <= rounds; round++) {
     if (rounds > 1) process.stdout.write(`bench: round ${round} of ${rounds}\n`);
     const results: CaseResult[] = [];
@@ -205,11 +261,26 @@ async function main(): Promise<number> {
     compareToBaseline(results, CASES[0]?.name);
     compareCases(results, CASES);
     perRound.push(results);
+    if (round <= forwardRounds && forwardCases.length > 0) {
+      const forwarding: ForwardResult[] = [];
+      const base = results.find((r) => r.name === INGEST_ONLY);
+      const ingestOnly = base?.load === undefined ? undefined : {
+        name: base.name,
+        requestsPerSecond: base.load.requestsPerSecond,
+        ...(base.serverCpuPercent === undefined ? {} : { cpuUsPerDelivery: (base.serverCpuPercent / 100 / base.load.requestsPerSecond) * 1e6 }),
+      };
+      for (const forwardCase of forwardCases) forwarding.push(await runForwardCase(forwardCase, round, ingestOnly));
+      forwardingByRound.push(forwarding);
+      report.forwarding?.push(...forwarding);
+    }
   }
   report.cases = cases.map((_, index) => combineRounds(perRound.map((results) => results[index] as CaseResult)));
   clearTimeout(overTime);
   report.meta.loadAverageAtEnd = loadavg();
   process.stdout.write(`\n${markdown(report)}`);
+  forwardingByRound.forEach((results, index) => {
+    process.stdout.write(`\n${forwardMarkdown(results, forwardingByRound.length > 1 ? index + 1 : undefined)}`);
+  });
   writeJson(report, LAST_RUN);
   process.stdout.write(`\nwrote ${LAST_RUN}\n`);
   if (keep || report.problems.length > 0) {
