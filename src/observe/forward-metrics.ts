@@ -7,6 +7,7 @@ export class ForwardMetrics {
   readonly duration: Histogram<'destination'>;
   private outbox: Outbox | undefined;
   private readonly children = new Map<string, { inc: () => void }>();
+  private readonly durations = new Map<string, { observe: (seconds: number) => void }>();
 
   constructor(registry: Registry) {
     this.attempts = new Counter({
@@ -72,6 +73,11 @@ export class ForwardMetrics {
       this.children.set(key, child);
     }
     child.inc();
-    this.duration.observe({ destination }, seconds);
+    let timer = this.durations.get(destination);
+    if (timer === undefined) {
+      timer = this.duration.labels(destination);
+      this.durations.set(destination, timer);
+    }
+    timer.observe(seconds);
   }
 }

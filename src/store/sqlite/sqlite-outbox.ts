@@ -55,6 +55,9 @@ export class SqliteOutbox implements Outbox {
          RETURNING ${FORWARD_COLUMNS}`),
       deliveriesBySeq: prepare<[string], DeliveryRow>(
         `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE seq IN (SELECT value FROM json_each(?))`),
+      succeed: prepare<[number, string]>(
+        `UPDATE forwards SET status = 'succeeded', next_attempt_at = NULL, lease_until = NULL, attempt_started_at = NULL,
+           last_status = NULL, last_error = NULL, updated_at = ? WHERE id = ?`),
       release: prepare<[{ now: number; id: string; n: number }]>(
         `UPDATE forwards SET status = 'pending', attempt_count = attempt_count - 1, budget_used = max(0, budget_used - 1),
            next_attempt_at = @now, lease_until = NULL, attempt_started_at = NULL, updated_at = @now
@@ -92,7 +95,7 @@ export class SqliteOutbox implements Outbox {
          ORDER BY position DESC LIMIT @limit`),
       retryIds: prepare<[{ now: number; ids: string }]>(
         `UPDATE forwards SET status = 'pending', budget_used = 0, budget_started_at = @now, next_attempt_at = @now, updated_at = @now
-         WHERE status = 'failed' AND id IN (SELECT value FROM json_each(@ids))`),
+         WHERE +status = 'failed' AND id IN (SELECT value FROM json_each(@ids))`),
       retryWhere: prepare<[{ now: number; destination: string | null; source: string | null; since: number | null; until: number | null }]>(
         `UPDATE forwards SET status = 'pending', budget_used = 0, budget_started_at = @now, next_attempt_at = @now, updated_at = @now
          WHERE status = 'failed' AND (@destination IS NULL OR destination = @destination) AND (@source IS NULL OR source = @source)
@@ -232,8 +235,7 @@ export class SqliteOutbox implements Outbox {
       this.q.attempt.run({ id, n: forward.attemptCount, startedAt, durationMs: Math.max(0, now - startedAt), status: null, error: nack === undefined ? null : 'nack' });
     }
     if (nack === undefined) {
-      this.db.prepare(`UPDATE forwards SET status = 'succeeded', next_attempt_at = NULL, lease_until = NULL, attempt_started_at = NULL,
-        last_status = NULL, last_error = NULL, updated_at = ? WHERE id = ?`).run(now, id);
+      this.q.succeed.run(now, id);
       this.q.succeededAt.run(forward.destination, now);
     } else {
       const failed = budgetSpent(forward, nack.budget, now);
