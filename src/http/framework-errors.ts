@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ProblemError, problemFor } from '../errors.js';
+import { ProblemError } from '../errors.js';
 import type { TokenGuard } from './auth.js';
+import { sendProblem } from './error-handler.js';
 
 /** The routes whose parameter (a delivery id) the router may refuse: `/api/deliveries/:id` and `…/raw`. */
 const DELIVERY_ID_ROUTES = '/api/deliveries/';
@@ -24,8 +25,7 @@ export function createFrameworkErrorHandler(
     const path = (request.raw.url ?? '').split('?')[0] ?? '';
     const refusal = (path.startsWith(DELIVERY_ID_ROUTES) ? guard.refusal(request) : undefined)
       ?? new ProblemError('not_found', `There is no ${request.method} ${printable(path)} here.`);
-    const problem = problemFor(refusal.code, refusal.message);
-    void reply.headers(refusal.headers).code(problem.status).type('application/problem+json; charset=utf-8').send(problem);
+    sendProblem(reply, refusal.code, refusal.message, refusal.headers);
     logRequest(request, reply);
   };
 }

@@ -1,6 +1,6 @@
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { problemFor, type ProblemCode } from '../errors.js';
+import { PROBLEM_CONTENT_TYPE, problemFor, type ProblemCode } from '../errors.js';
 import type { Logger } from '../observe/logger.js';
 
 /**
@@ -14,7 +14,7 @@ import type { Logger } from '../observe/logger.js';
 export function rawProblem(code: ProblemCode, detail: string, extraHead = ''): string {
   const problem = problemFor(code, detail);
   const body = JSON.stringify(problem);
-  return `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status] ?? ''}\r\n${extraHead}Content-Type: application/problem+json; charset=utf-8\r\n`
+  return `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status] ?? ''}\r\n${extraHead}Content-Type: ${PROBLEM_CONTENT_TYPE}\r\n`
     + `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
 }
 
@@ -41,7 +41,7 @@ export function refuseBeforeRouting(logger: Logger, req: IncomingMessage, res: S
   const body = JSON.stringify(problem);
   res.shouldKeepAlive = false;
   res.writeHead(problem.status, {
-    'content-type': 'application/problem+json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close',
+    'content-type': PROBLEM_CONTENT_TYPE, 'content-length': Buffer.byteLength(body), connection: 'close',
   });
   res.end(body);
   req.resume();
