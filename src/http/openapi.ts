@@ -27,7 +27,7 @@ function refusalResponses(): Record<string, object> {
 
 /**
  * The receive route is a plain `node:http` handler in front of Fastify
- * (webhook-handler.ts), so no Fastify route describes it: its entry is
+ * (edge/webhook-handler.ts), so no Fastify route describes it: its entry is
  * added here, from the same schemas and the error catalogue.
  */
 const RECEIVE_PATH = {

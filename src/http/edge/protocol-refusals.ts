@@ -1,13 +1,13 @@
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { PROBLEM_CONTENT_TYPE, problemFor, type ProblemCode } from '../errors.js';
-import type { Logger } from '../observe/logger.js';
+import { PROBLEM_CONTENT_TYPE, problemFor, type ProblemCode } from '../../errors.js';
+import type { Logger } from '../../observe/logger.js';
 
 /**
  * Requests that HTTP itself rules out, which Node would otherwise answer
  * with a bare status or not at all: each gets a problem, one log line
  * (`request refused before routing`, as the parser's refusals in
- * client-error.ts) and the close of its connection.
+ * parser-refusals.ts) and the close of its connection.
  */
 
 /** A problem answer as bytes for the connection itself, for what never became a request Node could answer. */

@@ -1,12 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { problemCatalogue } from '../errors.js';
-import type { Logger } from '../observe/logger.js';
-import { markAnswered, refusalOf, unmarkAnswered } from './client-error.js';
-import type { Metrics } from '../observe/metrics.js';
-import type { BodyBudget } from '../receive/body-budget.js';
-import { readBody } from '../receive/read-body.js';
+import { problemCatalogue } from '../../errors.js';
+import type { Logger } from '../../observe/logger.js';
+import { markAnswered, refusalOf, unmarkAnswered } from './parser-refusals.js';
+import type { Metrics } from '../../observe/metrics.js';
+import type { BodyBudget } from '../../receive/body-budget.js';
+import { readBody } from '../../receive/read-body.js';
 import { hasRequestBehind, markClosing, mayReadRequest } from './pipelined-requests.js';
-import type { Answer, Receiver } from '../receive/receiver.js';
+import type { Answer, Receiver } from '../../receive/receiver.js';
 
 export const WEBHOOK_PREFIX = '/api/webhook/';
 
@@ -66,7 +66,7 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): (req: IncomingMe
           if (answer.closeConnection) discardRest(req);
         }
         const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-        // Aborted: answered by Node's parser handler (client-error.ts: 408 at the request
+        // Aborted: answered by Node's parser handler (parser-refusals.ts: 408 at the request
         // timeout, 400 for a body that broke HTTP), or the sender left (499, nginx's word for it).
         const refusedAs = answer.aborted === true ? refusalOf(req.socket) : undefined;
         const status = answer.aborted ? (refusedAs === undefined ? 499 : problemCatalogue[refusedAs].status) : answer.status;

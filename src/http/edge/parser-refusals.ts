@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { problemCatalogue, type ProblemCode } from '../errors.js';
-import type { Logger } from '../observe/logger.js';
+import { problemCatalogue, type ProblemCode } from '../../errors.js';
+import type { Logger } from '../../observe/logger.js';
 import { rawProblem } from './protocol-refusals.js';
 
 const answered = new WeakSet<Socket>();
