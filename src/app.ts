@@ -1,10 +1,11 @@
 import type { Server } from 'node:http';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { installErrorHandling } from './http/error-handler.js';
 import { deliveryJson, deliveryText } from './http/delivery-json.js';
 import { createEdge } from './http/edge/front-door.js';
 import { createFrameworkErrorHandler } from './http/framework-errors.js';
+import { createRequestLog } from './http/request-log.js';
 import { acceptEmptyJsonBodies } from './http/json-body.js';
 import { healthRoutes } from './http/health-routes.js';
 import { inboxRoutes } from './http/inbox-routes.js';
@@ -120,20 +121,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   forwarder.apply(deps.destinations ?? new Map());
 
-  /** One log line and the latency metric per request (the webhook route writes its own). */
-  const logRequest = (request: FastifyRequest, reply: FastifyReply): void => {
-    const seconds = reply.elapsedTime / 1000;
-    const route = request.routeOptions.url ?? 'unmatched';
-    metrics.observeRequest(route, request.method, reply.statusCode, seconds);
-    // The root logger, not request.log: Fastify's `req` serializer would drop `path` and `remoteAddress`.
-    logger.info({
-      reqId: request.id,
-      req: { method: request.method, path: request.url.split('?')[0], remoteAddress: request.ip },
-      status: reply.statusCode,
-      ms: Math.round(reply.elapsedTime * 1000) / 1000,
-    }, 'request');
-  };
-
+  const logRequest = createRequestLog(logger, metrics);
   const fastifyLogger: FastifyBaseLogger = logger;
   const fastify = Fastify({
     loggerInstance: fastifyLogger,

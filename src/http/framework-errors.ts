@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ProblemError } from '../errors.js';
 import type { TokenGuard } from './auth.js';
+import type { RequestLog } from './request-log.js';
 import { sendProblem } from './error-handler.js';
 
 /** The routes whose parameter (a delivery id) the router may refuse: `/api/deliveries/:id` and `…/raw`. */
@@ -19,7 +20,7 @@ const DELIVERY_ID_ROUTES = '/api/deliveries/';
  */
 export function createFrameworkErrorHandler(
   guard: TokenGuard,
-  logRequest: (request: FastifyRequest, reply: FastifyReply) => void,
+  logRequest: RequestLog,
 ): (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void {
   return (_error, request, reply) => {
     const path = (request.raw.url ?? '').split('?')[0] ?? '';
