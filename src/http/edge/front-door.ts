@@ -4,7 +4,8 @@ import type { Logger } from '../../observe/logger.js';
 import type { Metrics } from '../../observe/metrics.js';
 import type { BodyBudget } from '../../receive/body-budget.js';
 import type { Receiver } from '../../receive/receiver.js';
-import { createClientErrorHandler } from './parser-refusals.js';
+import { Connections } from './connection-state.js';
+import { createParserRefusalHandler, type ParserError } from './parser-refusals.js';
 import { createConnectHandler, hasUnknownTransferCoding, hostProblem, refuseBeforeRouting } from './protocol-refusals.js';
 import { originForm } from './request-target.js';
 import { createWebhookHandler, isWebhookUrl } from './webhook-handler.js';
@@ -35,7 +36,7 @@ export interface Edge {
    * refuses. It goes through Fastify, which would otherwise install its own
    * listener on the server's `clientError` event.
    */
-  readonly clientErrorHandler: (error: Error & { code?: string; rawPacket?: unknown }, socket: Socket) => void;
+  readonly clientErrorHandler: (error: ParserError, socket: Socket) => void;
   /** True once shutdown began: answers from then on close their connection. */
   readonly closing: boolean;
   beginClosing(): void;
@@ -46,10 +47,13 @@ export interface Edge {
  * checks HTTP itself makes (Host, transfer coding, `Expect`, `CONNECT`,
  * what the parser refuses) are answered here as problems; the webhook route
  * is handled here, around any framework (measured: see bench/RESULTS.md);
- * everything else goes on to Fastify.
+ * everything else goes on to Fastify. Per-connection state (answers in
+ * flight, pipelined webhooks, a body being discarded, a parser refusal)
+ * lives in one `ConnectionState` per socket.
  */
 export function createEdge(options: EdgeOptions): Edge {
   const { logger } = options;
+  const connections = new Connections();
   let closing = false;
   let server: Server | undefined;
   const receive = createWebhookHandler({ ...options, isClosing: () => closing });
@@ -57,6 +61,8 @@ export function createEdge(options: EdgeOptions): Edge {
   const serverFactory = (fastifyHandler: RequestHandler): Server => {
     // `expectsContinue`: the request asked `Expect: 100-continue` (see checkContinue below).
     const dispatch = (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean): void => {
+      const connection = connections.of(req.socket);
+      connection.begin(res);
       const wrongHost = hostProblem(req);
       if (wrongHost !== undefined) {
         refuseBeforeRouting(logger, req, res, 'bad_request', wrongHost);
@@ -68,7 +74,7 @@ export function createEdge(options: EdgeOptions): Edge {
       }
       req.url = originForm(req.url ?? '');
       if (isWebhookUrl(req.url)) {
-        receive(req, res, expectsContinue);
+        receive(req, res, connection, expectsContinue);
         return;
       }
       if (expectsContinue) res.writeContinue();
@@ -93,6 +99,7 @@ export function createEdge(options: EdgeOptions): Edge {
     server.on('connect', createConnectHandler(logger));
     // `Expect` with anything but 100-continue: Node's own 417 has no body and no log line.
     server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+      connections.of(req.socket).begin(res);
       refuseBeforeRouting(logger, req, res, 'expectation_failed', 'Only "Expect: 100-continue" is understood here.');
     });
     // `Expect: 100-continue`: Node would answer 100 at once; the webhook
@@ -107,7 +114,7 @@ export function createEdge(options: EdgeOptions): Edge {
       return server;
     },
     serverFactory,
-    clientErrorHandler: createClientErrorHandler(logger),
+    clientErrorHandler: createParserRefusalHandler(logger, connections),
     get closing() { return closing; },
     beginClosing: () => { closing = true; },
   };
