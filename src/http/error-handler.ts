@@ -56,7 +56,7 @@ export function installErrorHandling(app: FastifyInstance): void {
 
 /**
  * Answers a Fastify request with a problem: the one way Fastify's side
- * writes one (the raw front door writes its own, protocol-refusals.ts).
+ * writes one (the raw front door has its own, edge/write-problem.ts).
  * `headers`: extra response headers, such as `WWW-Authenticate`.
  */
 export function sendProblem(reply: FastifyReply, code: ProblemCode, detail: string, headers: Readonly<Record<string, string>> = {}): void {

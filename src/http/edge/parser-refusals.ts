@@ -2,7 +2,7 @@ import type { Socket } from 'node:net';
 import { problemCatalogue, type ProblemCode } from '../../errors.js';
 import type { Logger } from '../../observe/logger.js';
 import type { Connections } from './connection-state.js';
-import { rawProblem } from './protocol-refusals.js';
+import { writeProblem } from './write-problem.js';
 
 /** What Node's parser hands the server's `clientError` listener. */
 export type ParserError = Error & { code?: string; rawPacket?: unknown };
@@ -76,7 +76,7 @@ export function createParserRefusalHandler(logger: Logger, connections: Connecti
     const refuse = (afterAnswer: boolean): void => {
       let status: number | undefined;
       if (socket.writable && (afterAnswer || response?.headersSent !== true)) {
-        socket.write(rawProblem(code, detail));
+        writeProblem(socket, code, detail);
         status = problemCatalogue[code].status;
         connection.refusal = code;
       }
