@@ -1,18 +1,16 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Server } from 'node:http';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { createClientErrorHandler } from './http/client-error.js';
 import { installErrorHandling } from './http/error-handler.js';
 import { deliveryJson, deliveryText } from './http/delivery-json.js';
-import { createConnectHandler, hasUnknownTransferCoding, hostProblem, refuseBeforeRouting } from './http/protocol-refusals.js';
+import { createEdge } from './http/edge/front-door.js';
 import { createFrameworkErrorHandler } from './http/framework-errors.js';
+import { createRequestLog } from './http/request-log.js';
 import { acceptEmptyJsonBodies } from './http/json-body.js';
 import { healthRoutes } from './http/health-routes.js';
 import { inboxRoutes } from './http/inbox-routes.js';
 import { registerOpenApi, serveOpenApi } from './http/openapi.js';
-import { originForm } from './http/request-target.js';
 import { MAX_PARAM_LENGTH } from './http/schemas.js';
-import { createWebhookHandler, isWebhookUrl } from './http/webhook-handler.js';
 import type { Logger } from './observe/logger.js';
 import type { Metrics } from './observe/metrics.js';
 import { BodyBudget } from './receive/body-budget.js';
@@ -87,9 +85,10 @@ export interface App {
 }
 
 /**
- * Builds the whole HTTP side without listening. The webhook route is a plain
- * `node:http` handler in front of Fastify (measured: see bench/RESULTS.md);
- * everything else is Fastify with TypeBox schemas.
+ * Builds the whole HTTP side without listening. The raw `node:http` front
+ * door (http/edge/) takes every request first and handles the webhook route
+ * itself (measured: see bench/RESULTS.md); everything else is Fastify with
+ * TypeBox schemas.
  */
 export async function buildApp(deps: AppDeps): Promise<App> {
   const { metrics, logger, store } = deps;
@@ -121,30 +120,17 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     redactHeaders: new Set(deps.redactHeaders),
     rules: () => rules,
   });
-  let closing = false;
   const incoming = new BodyBudget(deps.incomingMaxBytes);
-  const receive = createWebhookHandler({ receiver, logger, metrics, incoming, isClosing: () => closing });
+  const edge = createEdge({
+    receiver, logger, metrics, incoming, requestTimeoutMs: deps.requestTimeoutMs, keepAliveTimeoutMs: deps.keepAliveTimeoutMs,
+  });
   const forwarder = new Forwarder({
     outbox: store.outbox, feed, logger, metrics: new ForwardMetrics(metrics.registry), redactHeaders: new Set(deps.redactHeaders),
     leaseMarginMs: deps.forwardLeaseMarginMs,
   });
   forwarder.apply(deps.destinations ?? new Map());
 
-  /** One log line and the latency metric per request (the webhook route writes its own). */
-  const logRequest = (request: FastifyRequest, reply: FastifyReply): void => {
-    const seconds = reply.elapsedTime / 1000;
-    const route = request.routeOptions.url ?? 'unmatched';
-    metrics.observeRequest(route, request.method, reply.statusCode, seconds);
-    // The root logger, not request.log: Fastify's `req` serializer would drop `path` and `remoteAddress`.
-    logger.info({
-      reqId: request.id,
-      req: { method: request.method, path: request.url.split('?')[0], remoteAddress: request.ip },
-      status: reply.statusCode,
-      ms: Math.round(reply.elapsedTime * 1000) / 1000,
-    }, 'request');
-  };
-
-  let server: Server | undefined;
+  const logRequest = createRequestLog(logger, metrics);
   const fastifyLogger: FastifyBaseLogger = logger;
   const fastify = Fastify({
     loggerInstance: fastifyLogger,
@@ -155,60 +141,16 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     // longer ones, and bad percent-escapes, go to frameworkErrors.
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: createFrameworkErrorHandler(guard, logRequest),
-    clientErrorHandler: createClientErrorHandler(logger),
-    serverFactory: (fastifyHandler) => {
-      // The webhook route goes around Fastify; `expectsContinue`: see checkContinue below.
-      const dispatch = (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean): void => {
-        const wrongHost = hostProblem(req);
-        if (wrongHost !== undefined) {
-          refuseBeforeRouting(logger, req, res, 'bad_request', wrongHost);
-          return;
-        }
-        if (hasUnknownTransferCoding(req)) {
-          refuseBeforeRouting(logger, req, res, 'not_implemented', 'Only the chunked transfer coding is understood here: send the body uncompressed.');
-          return;
-        }
-        req.url = originForm(req.url ?? '');
-        if (isWebhookUrl(req.url)) {
-          receive(req, res, expectsContinue);
-          return;
-        }
-        if (expectsContinue) res.writeContinue();
-        fastifyHandler(req, res);
-      };
-      server = createServer({
-        requestTimeout: deps.requestTimeoutMs,
-        headersTimeout: deps.requestTimeoutMs,
-        connectionsCheckingInterval: Math.min(1000, Math.max(100, Math.floor(deps.requestTimeoutMs / 10))),
-        keepAliveTimeout: deps.keepAliveTimeoutMs ?? 5000,
-        // Checked in `dispatch`, so that the answer is a problem with its log line, not Node's bare 400.
-        requireHostHeader: false,
-        // `timeout` (socket inactivity) stays 0, Node's default: the two
-        // above bound a request and an idle connection, and a live stream
-        // (/api/stream) may be quiet between its heartbeats.
-      }, (req: IncomingMessage, res: ServerResponse) => dispatch(req, res, false));
-      // Every header is kept (CONTRACT 2: as received). Node keeps only the
-      // first 2,000 by default and drops the rest silently, a Content-Type or
-      // a signature after them included; Node's 16 KiB limit on the header
-      // section bounds their number anyway (431 headers_too_large).
-      server.maxHeadersCount = 0;
-      server.on('connect', createConnectHandler(logger));
-      // `Expect` with anything but 100-continue: Node's own 417 has no body and no log line.
-      server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
-        refuseBeforeRouting(logger, req, res, 'expectation_failed', 'Only "Expect: 100-continue" is understood here.');
-      });
-      // `Expect: 100-continue`: Node would answer 100 at once; the webhook
-      // route answers it only once the request passed its checks.
-      server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => dispatch(req, res, true));
-      return server;
-    },
+    // The raw front door: Fastify gets what is not a webhook.
+    serverFactory: edge.serverFactory,
+    clientErrorHandler: edge.clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   installErrorHandling(fastify);
   acceptEmptyJsonBodies(fastify);
   fastify.addHook('onResponse', async (request, reply) => logRequest(request, reply));
   fastify.addHook('onSend', async (_request, reply) => {
-    if (closing) void reply.header('connection', 'close');
+    if (edge.closing) void reply.header('connection', 'close');
   });
   await registerOpenApi(fastify);
   serveOpenApi(fastify);
@@ -219,14 +161,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await fastify.register(sessionRoutes, { guard });
   await fastify.register(webPage);
   await fastify.ready();
-  if (server === undefined) throw new Error('Fastify did not call the server factory');
   const beginClosing = (): void => {
-    closing = true;
+    edge.beginClosing();
     streams.closeAll();
   };
   const setRules = (next: SourceRules): void => {
     rules = next;
     metrics.setConfiguredSources(next.configuredSources);
   };
-  return { fastify, server, queue, feed, streams, forwarder, setRules, beginClosing };
+  return { fastify, server: edge.server, queue, feed, streams, forwarder, setRules, beginClosing };
 }

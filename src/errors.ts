@@ -31,6 +31,10 @@ export const problemCatalogue = {
 
 export type ProblemCode = keyof typeof problemCatalogue;
 
+/** The media type of every problem answer (RFC 9457), wherever it is written or described. */
+export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
+export const PROBLEM_CONTENT_TYPE = `${PROBLEM_MEDIA_TYPE}; charset=utf-8`;
+
 export interface Problem {
   type: string;
   title: string;

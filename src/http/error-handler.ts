@@ -1,5 +1,5 @@
-import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
-import { ProblemError, problemFor, type ProblemCode } from '../errors.js';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { PROBLEM_CONTENT_TYPE, ProblemError, problemFor, type ProblemCode } from '../errors.js';
 import { StoreUnavailableError } from '../store/inbox-store.js';
 
 const BY_STATUS: Record<number, ProblemCode> = {
@@ -44,16 +44,24 @@ export function installErrorHandling(app: FastifyInstance): void {
       detail = 'Something went wrong inside Reception; the error is in its log.';
       request.log.error({ err: error, req: { method: request.method, url: request.routeOptions.url } }, 'request failed');
     }
-    const problem = problemFor(code, detail);
-    void reply.code(problem.status).type('application/problem+json; charset=utf-8').send(problem);
+    sendProblem(reply, code, detail);
   });
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '';
     // The commonest slips of a sender's URL: /api/webhooks/…, /webhook/…, /api/webhook with no source.
     const hint = /webhook/i.test(path) ? ' Webhooks are sent as POST /api/webhook/{source}.' : '';
-    const problem = problemFor('not_found', `There is no ${request.method} ${path} here.${hint}`);
-    void reply.code(404).type('application/problem+json; charset=utf-8').send(problem);
+    sendProblem(reply, 'not_found', `There is no ${request.method} ${path} here.${hint}`);
   });
+}
+
+/**
+ * Answers a Fastify request with a problem: the one way Fastify's side
+ * writes one (the raw front door has its own, edge/write-problem.ts).
+ * `headers`: extra response headers, such as `WWW-Authenticate`.
+ */
+export function sendProblem(reply: FastifyReply, code: ProblemCode, detail: string, headers: Readonly<Record<string, string>> = {}): void {
+  const problem = problemFor(code, detail);
+  void reply.headers(headers).code(problem.status).type(PROBLEM_CONTENT_TYPE).send(problem);
 }
 
 const PLACES: Record<string, string> = { querystring: 'query parameter', params: 'path parameter', headers: 'header', body: 'field' };

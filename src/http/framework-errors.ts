@@ -1,6 +1,8 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ProblemError, problemFor } from '../errors.js';
+import { ProblemError } from '../errors.js';
 import type { TokenGuard } from './auth.js';
+import type { RequestLog } from './request-log.js';
+import { sendProblem } from './error-handler.js';
 
 /** The routes whose parameter (a delivery id) the router may refuse: `/api/deliveries/:id` and `…/raw`. */
 const DELIVERY_ID_ROUTES = '/api/deliveries/';
@@ -18,14 +20,13 @@ const DELIVERY_ID_ROUTES = '/api/deliveries/';
  */
 export function createFrameworkErrorHandler(
   guard: TokenGuard,
-  logRequest: (request: FastifyRequest, reply: FastifyReply) => void,
+  logRequest: RequestLog,
 ): (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void {
   return (_error, request, reply) => {
     const path = (request.raw.url ?? '').split('?')[0] ?? '';
     const refusal = (path.startsWith(DELIVERY_ID_ROUTES) ? guard.refusal(request) : undefined)
       ?? new ProblemError('not_found', `There is no ${request.method} ${printable(path)} here.`);
-    const problem = problemFor(refusal.code, refusal.message);
-    void reply.headers(refusal.headers).code(problem.status).type('application/problem+json; charset=utf-8').send(problem);
+    sendProblem(reply, refusal.code, refusal.message, refusal.headers);
     logRequest(request, reply);
   };
 }

@@ -1,6 +1,6 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
-import { problemCatalogue, type ProblemCode } from '../errors.js';
+import { PROBLEM_MEDIA_TYPE, problemCatalogue, type ProblemCode } from '../errors.js';
 import { MAX_SOURCE_CHARS } from '../receive/source-name.js';
 import { ProblemSchema, ReceivedSchema } from './schemas.js';
 
@@ -21,13 +21,13 @@ function refusalResponses(): Record<string, object> {
   const schema = { ...ProblemSchema, $id: undefined };
   return Object.fromEntries([...byStatus].map(([status, codes]) => [
     String(status),
-    { description: codes.join(', '), content: { 'application/problem+json': { schema } } },
+    { description: codes.join(', '), content: { [PROBLEM_MEDIA_TYPE]: { schema } } },
   ]));
 }
 
 /**
  * The receive route is a plain `node:http` handler in front of Fastify
- * (webhook-handler.ts), so no Fastify route describes it: its entry is
+ * (edge/webhook-handler.ts), so no Fastify route describes it: its entry is
  * added here, from the same schemas and the error catalogue.
  */
 const RECEIVE_PATH = {

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { ProblemError, problemFor, type ProblemCode } from '../errors.js';
+import { PROBLEM_CONTENT_TYPE, ProblemError, problemFor, type ProblemCode } from '../errors.js';
 import { StoreUnavailableError, type NewDelivery, type Verification } from '../store/inbox-store.js';
 import type { WriteQueue } from '../store/write-queue.js';
 import { newDeliveryId } from './delivery-id.js';
@@ -72,7 +72,7 @@ export interface ReceiverOptions {
 const MAX_HANDSHAKE_BYTES = 64 * 1024;
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' } as const;
-const PROBLEM_HEADERS = { 'content-type': 'application/problem+json; charset=utf-8' } as const;
+const PROBLEM_HEADERS = { 'content-type': PROBLEM_CONTENT_TYPE } as const;
 
 /** What admission learnt from the request line and headers, for the steps after it. */
 interface Admitted {

@@ -1,34 +1,11 @@
-import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { problemCatalogue, type ProblemCode } from '../errors.js';
-import type { Logger } from '../observe/logger.js';
-import { rawProblem } from './protocol-refusals.js';
+import { problemCatalogue, type ProblemCode } from '../../errors.js';
+import type { Logger } from '../../observe/logger.js';
+import type { Connections } from './connection-state.js';
+import { writeProblem } from './write-problem.js';
 
-const answered = new WeakSet<Socket>();
-
-/** Connections whose refusal waits for the answer to the whole request before it. */
-const pendingAfterAnswer = new WeakSet<Socket>();
-
-/** Marks a connection whose current request was answered before its body ended (see discardRest). */
-export function markAnswered(socket: Socket): void {
-  answered.add(socket);
-}
-
-/** The connection has moved on to a complete request again. */
-export function unmarkAnswered(socket: Socket): void {
-  answered.delete(socket);
-}
-
-const refused = new WeakMap<Socket, ProblemCode>();
-
-/**
- * What the connection's request was answered here, when Node's parser cut it
- * while a route was reading its body: `request_timeout` (408), or a body
- * that broke HTTP halfway (a bad chunk: 400). The route logs that status.
- */
-export function refusalOf(socket: Socket): ProblemCode | undefined {
-  return refused.get(socket);
-}
+/** What Node's parser hands the server's `clientError` listener. */
+export type ParserError = Error & { code?: string; rawPacket?: unknown };
 
 /** The start of a request line for the webhook route, whatever the method. */
 const WEBHOOK_REQUEST_LINE = /^[!#$%&'*+.^`|~\w-]+ \/api\/webhook\//;
@@ -57,7 +34,7 @@ function badByteDetail(packet: Buffer): string {
 }
 
 /** What Node's parser refused, as the problem the sender gets. */
-function refusal(error: Error & { code?: string; rawPacket?: unknown }): { code: ProblemCode; detail: string } {
+function refusal(error: ParserError): { code: ProblemCode; detail: string } {
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return { code: 'request_timeout', detail: 'The request did not arrive in time.' };
   // Node refuses a path with raw non-ASCII bytes (curl sends `ü` as is): on
   // the webhook route that is a source name that was not percent-encoded.
@@ -71,35 +48,37 @@ function refusal(error: Error & { code?: string; rawPacket?: unknown }): { code:
 }
 
 /**
- * Answers what Node's HTTP parser refuses before any route runs (Fastify's
- * `clientErrorHandler`): a request whose headers and body did not arrive in
+ * Answers what Node's HTTP parser refuses before any route runs (the
+ * server's `clientError`, which Fastify's `clientErrorHandler` option
+ * installs): a request whose headers and body did not arrive in
  * time gets `408 request_timeout` (CONTRACT 1, slow senders), headers that
  * are too large `431 headers_too_large`, a webhook path with raw non-ASCII
  * bytes `400 invalid_source`, anything else that is not valid HTTP
  * `400 bad_request`, each as a problem. The connection is always
  * closed. A refusal before any request began is logged here, one line; a
  * request already handed to a route (a body that stopped arriving) is
- * logged by that route, which asks `refusalOf` what it was answered.
+ * logged by that route, which reads what it was answered from the
+ * connection's `refusal`.
  */
-export function createClientErrorHandler(logger: Logger): (error: Error & { code?: string; rawPacket?: unknown }, socket: Socket) => void {
+export function createParserRefusalHandler(logger: Logger, connections: Connections): (error: ParserError, socket: Socket) => void {
   return (error, socket) => {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
-    if (answered.has(socket)) {
+    const connection = connections.of(socket);
+    if (connection.answeredEarly) {
       // This request was answered already; its sender stopped halfway through the rest of the body.
       socket.destroy();
       return;
     }
-    // Node leaves `_httpMessage` null, not undefined, on a keep-alive
-    // connection between requests: the refused bytes then begin a request.
-    const response = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage ?? undefined;
+    // None between requests on a keep-alive connection: the refused bytes then begin a request.
+    const response = connection.answerInFlight();
     const { code, detail } = refusal(error);
     // `afterAnswer`: the answer to the request before has been written whole, so this one may follow it.
     const refuse = (afterAnswer: boolean): void => {
       let status: number | undefined;
       if (socket.writable && (afterAnswer || response?.headersSent !== true)) {
-        socket.write(rawProblem(code, detail));
+        writeProblem(socket, code, detail);
         status = problemCatalogue[code].status;
-        refused.set(socket, code);
+        connection.refusal = code;
       }
       if (response === undefined || response.writableFinished) {
         // Only Node's error code goes to the log: the bytes it refused are the
@@ -113,8 +92,8 @@ export function createClientErrorHandler(logger: Logger): (error: Error & { code
       // The request in flight arrived whole (its delivery may be committing):
       // the bytes refused are the next request's. The answer in flight goes
       // first, as HTTP/1.1 orders answers, then this refusal and the close.
-      if (pendingAfterAnswer.has(socket)) return;
-      pendingAfterAnswer.add(socket);
+      if (connection.refusalWaits) return;
+      connection.refusalWaits = true;
       socket.pause();
       response.once('finish', () => refuse(true));
       response.once('close', () => { if (!response.writableFinished) socket.destroy(); });

@@ -1,22 +1,16 @@
-import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { problemFor, type ProblemCode } from '../errors.js';
-import type { Logger } from '../observe/logger.js';
+import { problemCatalogue, type ProblemCode } from '../../errors.js';
+import type { Logger } from '../../observe/logger.js';
+import { WEBHOOK_PREFIX } from './webhook-handler.js';
+import { writeProblem } from './write-problem.js';
 
 /**
  * Requests that HTTP itself rules out, which Node would otherwise answer
  * with a bare status or not at all: each gets a problem, one log line
  * (`request refused before routing`, as the parser's refusals in
- * client-error.ts) and the close of its connection.
+ * parser-refusals.ts) and the close of its connection.
  */
-
-/** A problem answer as bytes for the connection itself, for what never became a request Node could answer. */
-export function rawProblem(code: ProblemCode, detail: string, extraHead = ''): string {
-  const problem = problemFor(code, detail);
-  const body = JSON.stringify(problem);
-  return `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status] ?? ''}\r\n${extraHead}Content-Type: application/problem+json; charset=utf-8\r\n`
-    + `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
-}
 
 /**
  * `CONNECT` never reaches a route: Node hands it to the server's `connect`
@@ -26,26 +20,21 @@ export function rawProblem(code: ProblemCode, detail: string, extraHead = ''): s
  */
 export function createConnectHandler(logger: Logger): (req: IncomingMessage, socket: Duplex) => void {
   return (req, socket) => {
-    const webhook = (req.url ?? '').startsWith('/api/webhook/');
+    const webhook = (req.url ?? '').startsWith(WEBHOOK_PREFIX);
     socket.on('error', () => undefined);
-    socket.end(rawProblem('method_not_allowed',
+    writeProblem(socket, 'method_not_allowed',
       webhook ? 'Use POST to send a webhook, not CONNECT.' : 'CONNECT is not served here: Reception is no proxy.',
-      `Allow: ${webhook ? 'POST' : 'GET, HEAD, POST, DELETE'}\r\n`));
+      { Allow: webhook ? 'POST' : 'GET, HEAD, POST, DELETE' });
+    socket.end();
     logger.info({ req: { method: 'CONNECT', remoteAddress: req.socket.remoteAddress }, status: 405, outcome: 'method_not_allowed' }, 'request refused before routing');
   };
 }
 
 /** Answers a request that HTTP rules out before any route looks at it, and logs it. */
 export function refuseBeforeRouting(logger: Logger, req: IncomingMessage, res: ServerResponse, code: ProblemCode, detail: string): void {
-  const problem = problemFor(code, detail);
-  const body = JSON.stringify(problem);
-  res.shouldKeepAlive = false;
-  res.writeHead(problem.status, {
-    'content-type': 'application/problem+json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close',
-  });
-  res.end(body);
+  writeProblem(res, code, detail);
   req.resume();
-  logger.info({ req: { method: req.method, remoteAddress: req.socket.remoteAddress }, status: problem.status, outcome: code }, 'request refused before routing');
+  logger.info({ req: { method: req.method, remoteAddress: req.socket.remoteAddress }, status: problemCatalogue[code].status, outcome: code }, 'request refused before routing');
 }
 
 /**

@@ -1,12 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { problemCatalogue } from '../errors.js';
-import type { Logger } from '../observe/logger.js';
-import { markAnswered, refusalOf, unmarkAnswered } from './client-error.js';
-import type { Metrics } from '../observe/metrics.js';
-import type { BodyBudget } from '../receive/body-budget.js';
-import { readBody } from '../receive/read-body.js';
-import { hasRequestBehind, markClosing, mayReadRequest } from './pipelined-requests.js';
-import type { Answer, Receiver } from '../receive/receiver.js';
+import { problemCatalogue } from '../../errors.js';
+import type { Logger } from '../../observe/logger.js';
+import type { Metrics } from '../../observe/metrics.js';
+import type { BodyBudget } from '../../receive/body-budget.js';
+import { readBody } from '../../receive/read-body.js';
+import type { Answer, Receiver } from '../../receive/receiver.js';
+import type { ConnectionState } from './connection-state.js';
+import { discardRest } from './discard-rest.js';
 
 export const WEBHOOK_PREFIX = '/api/webhook/';
 
@@ -28,18 +28,21 @@ export interface WebhookHandlerDeps {
   isClosing: () => boolean;
 }
 
+/** Handles one webhook request; `connection` is the state of the connection it came on. */
+export type WebhookHandler = (req: IncomingMessage, res: ServerResponse, connection: ConnectionState, expectsContinue: boolean) => void;
+
 /**
  * The receive route as a plain `node:http` handler, in front of Fastify:
  * the hot path pays for no framework. It only moves bytes between Node and
  * the framework-free `Receiver`.
  */
-export function createWebhookHandler(deps: WebhookHandlerDeps): (req: IncomingMessage, res: ServerResponse, expectsContinue?: boolean) => void {
+export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
   const { receiver, logger, metrics } = deps;
   // expectsContinue: the sender waits for `100 Continue` before it sends the
   // body (`Expect: 100-continue`). It is sent only when the body is about to
   // be read, so that a refusal (413 by Content-Length, 415, 405...) comes
   // instead and the body is never sent.
-  const handle = (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean): void => {
+  const handle: WebhookHandler = (req, res, connection, expectsContinue) => {
     const started = process.hrtime.bigint();
     const url = req.url ?? '';
     const queryAt = url.indexOf('?');
@@ -60,15 +63,15 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): (req: IncomingMe
       .then((answer) => {
         if (!answer.aborted && !res.headersSent && !res.destroyed) {
           // While shutting down, the last answer on a connection closes it; one with a request behind it does not.
-          const closing = deps.isClosing() && !hasRequestBehind(req.socket, res);
-          if (closing) markClosing(res);
+          const closing = deps.isClosing() && !connection.hasRequestBehind(res);
+          if (closing) connection.markClosing(res);
           send(res, answer, closing);
-          if (answer.closeConnection) discardRest(req);
+          if (answer.closeConnection) discardRest(req, connection);
         }
         const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-        // Aborted: answered by Node's parser handler (client-error.ts: 408 at the request
+        // Aborted: answered by Node's parser handler (parser-refusals.ts: 408 at the request
         // timeout, 400 for a body that broke HTTP), or the sender left (499, nginx's word for it).
-        const refusedAs = answer.aborted === true ? refusalOf(req.socket) : undefined;
+        const refusedAs = answer.aborted === true ? connection.refusal : undefined;
         const status = answer.aborted ? (refusedAs === undefined ? 499 : problemCatalogue[refusedAs].status) : answer.status;
         const outcome = answer.aborted ? (refusedAs ?? 'aborted') : answer.outcome;
         metrics.countDelivery(answer.source ?? '_invalid', outcome);
@@ -93,15 +96,15 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): (req: IncomingMe
         if (!res.headersSent) res.writeHead(500).end();
       });
   };
-  return (req, res, expectsContinue = false) => {
-    const mayRead = mayReadRequest(req.socket, res, expectsContinue);
+  return (req, res, connection, expectsContinue) => {
+    const mayRead = connection.mayReadRequest(res, expectsContinue);
     if (mayRead === true) {
-      handle(req, res, expectsContinue);
+      handle(req, res, connection, expectsContinue);
       return;
     }
     void Promise.resolve(mayRead).then((open) => {
       if (open) {
-        handle(req, res, expectsContinue);
+        handle(req, res, connection, expectsContinue);
         return;
       }
       // Its answer could never be written: nothing is read or kept, and the sender, seeing the connection close, sends it again.
@@ -119,48 +122,4 @@ function send(res: ServerResponse, answer: Answer, closing: boolean): void {
   if (closing) headers.connection = 'close';
   res.writeHead(answer.status, headers);
   res.end(answer.body);
-}
-
-/** Bytes and time a refused request's unread body may still take before its connection is cut. */
-const LINGER_BYTES = 8 * 1024 * 1024;
-const LINGER_MS = 2000;
-
-/**
- * A request refused before its body was read (413, 415, 405...): the answer
- * is out, and the rest of the body is read and thrown away, never kept, so
- * that a sender or a proxy still writing sees the answer rather than a reset
- * (nginx turns a reset into 502), and a short body leaves the connection
- * usable. A body that goes on for more than 8 MiB or 2 s is cut: the
- * server half-closes, reads no more, and closes 2 s later.
- */
-function discardRest(req: IncomingMessage): void {
-  if (req.complete) return;
-  const socket = req.socket;
-  markAnswered(socket);
-  let discarded = 0;
-  const cut = (): void => {
-    clearTimeout(timer);
-    req.off('data', onData);
-    // Half-close rather than close: a close with unread bytes in the socket
-    // sends a reset, and a sender that had not yet read the answer would
-    // lose it. The FIN follows the answer, nothing more is read (the sender
-    // is held back by TCP's window), and the socket goes after a last wait.
-    req.pause();
-    socket.end();
-    setTimeout(() => socket.destroy(), LINGER_MS).unref();
-  };
-  const onData = (chunk: Buffer): void => {
-    discarded += chunk.length;
-    if (discarded > LINGER_BYTES) cut();
-  };
-  const timer = setTimeout(cut, LINGER_MS);
-  timer.unref();
-  req.on('data', onData);
-  req.once('end', () => {
-    clearTimeout(timer);
-    req.off('data', onData);
-    unmarkAnswered(socket);
-  });
-  req.once('close', () => clearTimeout(timer));
-  req.resume();
 }

@@ -1,0 +1,47 @@
+import type { IncomingMessage } from 'node:http';
+import type { ConnectionState } from './connection-state.js';
+
+/** Bytes and time a refused request's unread body may still take before its connection is cut. */
+const LINGER_BYTES = 8 * 1024 * 1024;
+const LINGER_MS = 2000;
+
+/**
+ * A request refused before its body was read (413, 415, 405...): the answer
+ * is out, and the rest of the body is read and thrown away, never kept, so
+ * that a sender or a proxy still writing sees the answer rather than a reset
+ * (nginx turns a reset into 502), and a short body leaves the connection
+ * usable. A body that goes on for more than 8 MiB or 2 s is cut: the
+ * server half-closes, reads no more, and closes 2 s later.
+ */
+export function discardRest(req: IncomingMessage, connection: ConnectionState): void {
+  if (req.complete) return;
+  const socket = req.socket;
+  connection.answeredEarly = true;
+  let discarded = 0;
+  const cut = (): void => {
+    clearTimeout(timer);
+    req.off('data', onData);
+    // Half-close rather than close: a close with unread bytes in the socket
+    // sends a reset, and a sender that had not yet read the answer would
+    // lose it. The FIN follows the answer, nothing more is read (the sender
+    // is held back by TCP's window), and the socket goes after a last wait.
+    req.pause();
+    socket.end();
+    setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  };
+  const onData = (chunk: Buffer): void => {
+    discarded += chunk.length;
+    if (discarded > LINGER_BYTES) cut();
+  };
+  const timer = setTimeout(cut, LINGER_MS);
+  timer.unref();
+  req.on('data', onData);
+  req.once('end', () => {
+    clearTimeout(timer);
+    req.off('data', onData);
+    // The connection has moved on to a complete request again.
+    connection.answeredEarly = false;
+  });
+  req.once('close', () => clearTimeout(timer));
+  req.resume();
+}
