@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { FORWARD_STATUSES } from '../store/outbox.js';
+import { FORWARD_STATUSES } from '../store/forward-status.js';
 import { POSITIVE_DIGITS } from './query-params.js';
 import { DeliverySchema } from './schemas.js';
 

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { FORWARD_STATUSES } from '../store/forward-status.js';
 import { MAX_SOURCE_CHARS } from '../receive/source-name.js';
 import { POSITIVE_DIGITS } from './query-params.js';
 
@@ -39,7 +40,7 @@ export const DeliverySchema = Type.Object({
   verification: VerificationSchema,
   forwards: Type.Array(Type.Object({
     destination: Type.String(),
-    status: Type.Enum(['pending', 'delivering', 'succeeded', 'failed', 'cancelled']),
+    status: Type.Enum([...FORWARD_STATUSES]),
   }), { description: 'Where the delivery is forwarded (CONTRACT 6), and how far each got; empty when nowhere' }),
 });
 export type DeliveryJson = Static<typeof DeliverySchema>;

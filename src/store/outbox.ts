@@ -1,5 +1,9 @@
 import type { StoredDelivery } from './inbox-store.js';
 
+import type { ForwardStatus } from './forward-status.js';
+
+export { FORWARD_STATUSES, type ForwardStatus } from './forward-status.js';
+
 /**
  * Glossary (CONTRACT 6)
  * - destination: a place the config file names, where deliveries are handed on.
@@ -13,10 +17,6 @@ import type { StoredDelivery } from './inbox-store.js';
  *   when it runs out, the attempt counts as failed and anyone may claim it.
  * - position: a forward's place in the outbox, in creation order; the list's cursor.
  */
-
-export const FORWARD_STATUSES = ['pending', 'delivering', 'succeeded', 'failed', 'cancelled'] as const;
-
-export type ForwardStatus = typeof FORWARD_STATUSES[number];
 
 /** A forward to create with its delivery (the receiver decides which, from the routes). */
 export interface NewForward {

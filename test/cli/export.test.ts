@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DeliveryJson } from '../../src/http/schemas.js';
 import { startApp, type RunningApp } from '../helpers/app.js';
 import { killAllClis, runCli } from './support/cli.js';
 import { sendNumbered } from './support/send.js';
@@ -21,13 +22,8 @@ afterAll(async () => {
   await server.close();
 });
 
-interface ExportedDelivery {
-  id: string;
-  seq: number;
-  source: string;
-  receivedAt: string;
-  body: { n: number };
-}
+/** A delivery of the API (its type from the API's schema) whose body is what `sendNumbered` sent. */
+type ExportedDelivery = Omit<DeliveryJson, 'body'> & { body: { n: number } };
 
 function exportCli(args: string[]): ReturnType<typeof runCli> {
   return runCli(['export', ...args], { RECEPTION_URL: server.url, RECEPTION_TOKEN: server.token });

@@ -68,7 +68,7 @@ async function recordingServer(): Promise<{ origin: string; got: Received[]; clo
 function delivery(overrides: Partial<Delivery>): Delivery {
   return {
     id: 'x', seq: 1, source: 'src', receivedAt: '', method: 'POST', query: '', contentType: 'application/x-www-form-urlencoded',
-    size: 0, remoteAddress: '', body: null, verification: { status: 'none' }, headers: [], ...overrides,
+    size: 0, remoteAddress: '', body: null, verification: { status: 'none' }, headers: [], forwards: [], ...overrides,
   };
 }
 

@@ -1,7 +1,9 @@
+import type { Static } from 'typebox';
 import { expect } from 'vitest';
 import type { AppDeps } from '../../src/app.js';
 import type { ConfigFile } from '../../src/config/source-config-schema.js';
 import { validateConfig } from '../../src/config/source-config.js';
+import type { DeliveryForwardsSchema } from '../../src/http/forward-schemas.js';
 import { resolveDestinations } from '../../src/forward/destination.js';
 import { SourceRules } from '../../src/receive/source-rules.js';
 import type { InboxStore } from '../../src/store/inbox-store.js';
@@ -45,16 +47,11 @@ export async function api<T>(server: RunningApp<InboxStore>, path: string, init:
   return { status: res.status, json: (text === '' ? null : JSON.parse(text)) as T };
 }
 
-export interface ForwardView {
-  id: string;
-  destination: string;
-  status: string;
-  nextAttemptAt: string | null;
-  attempts: Array<{ n: number; startedAt: string; durationMs: number; status: number | null; error: string | null }>;
-}
+/** One forward of `GET /api/deliveries/{id}/forwards`, typed from the API's schema. */
+export type ForwardView = Static<typeof DeliveryForwardsSchema>['items'][number];
 
 export async function forwardsOf(server: RunningApp<InboxStore>, deliveryId: string): Promise<ForwardView[]> {
-  const { status, json } = await api<{ items: ForwardView[] }>(server, `/api/deliveries/${deliveryId}/forwards`);
+  const { status, json } = await api<Static<typeof DeliveryForwardsSchema>>(server, `/api/deliveries/${deliveryId}/forwards`);
   expect(status).toBe(200);
   return json.items;
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Agent, request, type IncomingHttpHeaders } from 'node:http';
+import type { DeliveryJson } from '../../src/http/schemas.js';
 
 /**
  * Concurrent senders for the process tests on PostgreSQL: they post marked
@@ -169,13 +170,8 @@ export function sleepMs(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-export interface ListedDelivery {
-  id: string;
-  seq: number;
-  source: string;
-  remoteAddress: string;
-  body: { marker?: unknown };
-}
+/** A delivery of the API (its type from the API's schema) whose body may carry the load's marker. */
+export type ListedDelivery = Omit<DeliveryJson, 'body'> & { body: { marker?: unknown } };
 
 /** Every delivery in the inbox (of one source, or all), newest first, through the paged list API. */
 export async function listAll(baseUrl: string, token: string, source?: string): Promise<ListedDelivery[]> {

@@ -4,7 +4,7 @@ import type { ConfigFile } from '../../src/config/source-config-schema.js';
 import { validateConfig } from '../../src/config/source-config.js';
 import { SourceRules } from '../../src/receive/source-rules.js';
 import { startApp, type RunningApp } from '../helpers/app.js';
-import { readJson, type DeliveryView, type SourceView } from './exchange.js';
+import { readJson, type DeliveryView, type Receipt, type SourceView } from './exchange.js';
 import type { SignedRequest } from './provider-signatures.js';
 
 export const DEFAULT_POLICY = { maxBodyBytes: 5 * 1024 * 1024, anyJson: false };
@@ -39,12 +39,7 @@ export async function hook(server: RunningApp, source: string, request: HookRequ
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
 
-export interface Receipt {
-  id: string;
-  source: string;
-  receivedAt: string;
-  duplicate?: true;
-}
+export type { Receipt };
 
 /** Sends and insists on 200; answers the receipt. */
 export async function accepted(server: RunningApp, source: string, request: HookRequest): Promise<Receipt> {

@@ -2,6 +2,8 @@ import { request as httpRequest, type IncomingHttpHeaders, type OutgoingHttpHead
 import { connect } from 'node:net';
 import { expect } from 'vitest';
 import { problemFor, type ProblemCode } from '../../src/errors.js';
+import type { Static } from 'typebox';
+import type { DeliveryPageSchema, DeliverySchema, ReceivedSchema, SourceListSchema } from '../../src/http/schemas.js';
 import type { RunningApp } from '../helpers/app.js';
 
 /**
@@ -141,11 +143,8 @@ export async function post(server: RunningApp, source: string, body: string | Bu
   });
 }
 
-export interface Receipt {
-  id: string;
-  source: string;
-  receivedAt: string;
-}
+/** The answers, typed from the API's own schemas: a schema change breaks the tests' compile. */
+export type Receipt = Static<typeof ReceivedSchema>;
 
 /** Posts and insists on 200; answers the receipt. */
 export async function deliver(server: RunningApp, source: string, body: string | Buffer, contentType = 'application/json'): Promise<Receipt> {
@@ -155,26 +154,9 @@ export async function deliver(server: RunningApp, source: string, body: string |
   return JSON.parse(text) as Receipt;
 }
 
-export interface DeliveryView {
-  id: string;
-  seq: number;
-  source: string;
-  receivedAt: string;
-  method: string;
-  query: string;
-  contentType: string;
-  size: number;
-  remoteAddress: string;
-  headers: Array<[string, string]>;
-  body: unknown;
-  verification: { status: string; scheme?: string };
-  forwards: Array<{ destination: string; status: string }>;
-}
+export type DeliveryView = Static<typeof DeliverySchema>;
 
-export interface DeliveryPage {
-  items: DeliveryView[];
-  nextCursor: string | null;
-}
+export type DeliveryPage = Static<typeof DeliveryPageSchema>;
 
 /** GET with the API token; insists on 200 and answers the parsed JSON. */
 export async function readJson<T>(server: RunningApp, path: string): Promise<T> {
@@ -188,16 +170,9 @@ export function readDelivery(server: RunningApp, id: string): Promise<DeliveryVi
   return readJson<DeliveryView>(server, `/api/deliveries/${encodeURIComponent(id)}`);
 }
 
-export interface SourceView {
-  source: string;
-  count: number;
-  lastReceivedAt: string;
-}
+export type SourcePage = Static<typeof SourceListSchema>;
 
-export interface SourcePage {
-  items: SourceView[];
-  nextCursor: string | null;
-}
+export type SourceView = SourcePage['items'][number];
 
 /** Every source, by walking the pages of `GET /api/sources` (with `query`, such as `q=…`). */
 export async function allSources(server: RunningApp, query = ''): Promise<SourceView[]> {

@@ -5,7 +5,7 @@ import { SourceRules } from '../../src/receive/source-rules.js';
 import type { InboxStore } from '../../src/store/inbox-store.js';
 import { startApp, startAppOnPostgres, type RunningApp } from '../helpers/app.js';
 import { requirePostgres } from '../helpers/postgres.js';
-import { DEFAULT_POLICY } from './configured-app.js';
+import { DEFAULT_POLICY, type Receipt } from './configured-app.js';
 import { stripeRequest } from './provider-signatures.js';
 
 /**
@@ -18,8 +18,6 @@ import { stripeRequest } from './provider-signatures.js';
 
 const STRIPE_SECRET = 'whsec_one_bad_delivery';
 const UNRELATED = 600;
-
-interface Receipt { id: string; source: string; receivedAt: string; duplicate?: true }
 
 const onPostgres = await requirePostgres('the one-bad-delivery tests on PostgreSQL');
 

@@ -8,6 +8,7 @@ import {
   RFC3339_UTC_MS,
   type DeliveryPage,
   type Receipt,
+  type SourcePage,
   type SourceView,
 } from './exchange.js';
 
@@ -182,7 +183,7 @@ describe('read API', () => {
 
   describe('GET /api/sources', () => {
     async function sources(): Promise<Map<string, SourceView>> {
-      const body = await readJson<{ items: SourceView[]; nextCursor: string | null }>(server, '/api/sources');
+      const body = await readJson<SourcePage>(server, '/api/sources');
       expect(Object.keys(body)).toEqual(['items', 'nextCursor']);
       expect(body.nextCursor).toBeNull();
       return new Map(body.items.map((s) => [s.source, s]));

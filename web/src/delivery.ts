@@ -1,49 +1,23 @@
-// What the inbox API answers (CONTRACT 3), as the page reads it. Types only,
+// What the inbox API answers (CONTRACT 3), as the page reads it: derived from
+// the API's own schemas, so that a change there breaks this compile. Types
+// only (the imports are erased: no server code reaches the page's bundle),
 // with no DOM in them, so that Node-side tests can import them too.
 
-export interface Verification {
-  status: 'verified' | 'failed' | 'none';
-  scheme?: string;
-  reason?: string;
-}
+import type { Static } from 'typebox';
+import type { DeliveryPageSchema, DeliverySchema, SourceListSchema, VerificationSchema } from '../../src/http/schemas.js';
 
-export interface Delivery {
-  id: string;
-  seq: number;
-  source: string;
-  receivedAt: string;
-  method: string;
-  query: string;
-  contentType: string;
-  size: number;
-  remoteAddress: string;
-  headers: Array<[string, string]>;
-  body: unknown;
-  verification: Verification;
-  /** Where it is forwarded and how far each got (CONTRACT 6); [] when nowhere. */
-  forwards?: ForwardSummary[];
-}
+export type Verification = Static<typeof VerificationSchema>;
 
-export type ForwardStatus = 'pending' | 'delivering' | 'succeeded' | 'failed' | 'cancelled';
+/** One delivery; `forwards` says where it is forwarded and how far each got (CONTRACT 6), [] when nowhere. */
+export type Delivery = Static<typeof DeliverySchema>;
 
-export interface ForwardSummary {
-  destination: string;
-  status: ForwardStatus;
-}
+export type ForwardSummary = Delivery['forwards'][number];
 
-export interface DeliveryPage {
-  items: Delivery[];
-  nextCursor: string | null;
-}
+export type ForwardStatus = ForwardSummary['status'];
 
-export interface SourceSummary {
-  source: string;
-  count: number;
-  lastReceivedAt: string;
-}
+export type DeliveryPage = Static<typeof DeliveryPageSchema>;
 
 /** A page of `GET /api/sources`: by name, `nextCursor` null on the last page. */
-export interface SourcePage {
-  items: SourceSummary[];
-  nextCursor: string | null;
-}
+export type SourcePage = Static<typeof SourceListSchema>;
+
+export type SourceSummary = SourcePage['items'][number];

@@ -2,48 +2,23 @@
 // delivery's forwards with their attempts, sending again, pause and resume,
 // and retrying the failed ones. Same session cookie as the inbox API.
 
+import type { Static } from 'typebox';
+import type { AttemptSchema, DeliveryForwardsSchema, DestinationListSchema, ForwardSchema } from '../../src/http/forward-schemas.js';
 import { call } from './api.ts';
-import type { ForwardStatus } from './delivery.ts';
 
-export interface DestinationInfo {
-  name: string;
-  /** `http`, `pull`, or `removed` when the config no longer names it but forwards remain. */
-  kind: string;
-  url: string | null;
-  paused: boolean;
-  /** Forwards not yet settled (pending and delivering). */
-  pending: number;
-  failed: number;
-  oldestPendingAt: string | null;
-  lastSuccessAt: string | null;
-  lastFailureAt: string | null;
-  lastError: string | null;
-}
+// The shapes come from the API's schemas (type-only imports, erased from the bundle).
 
-export interface AttemptInfo {
-  n: number;
-  startedAt: string;
-  durationMs: number;
-  /** The HTTP status, or null when there was none (timeout, refused, a pull consumer). */
-  status: number | null;
-  error: string | null;
-}
+/** One destination; `kind` is `http`, `pull`, or `removed` when the config no longer names it but forwards remain. */
+export type DestinationInfo = Static<typeof DestinationListSchema>['items'][number];
 
-export interface DeliveryForward {
-  id: string;
-  destination: string;
-  status: ForwardStatus;
-  nextAttemptAt: string | null;
-  attempts: AttemptInfo[];
-}
+/** One attempt; `status` is the HTTP status, or null when there was none (timeout, refused, a pull consumer). */
+export type AttemptInfo = Static<typeof AttemptSchema>;
+
+/** One forward of a delivery, with its attempts. */
+export type DeliveryForward = Static<typeof DeliveryForwardsSchema>['items'][number];
 
 /** One row of GET /api/forwards. */
-export interface ForwardListItem {
-  id: string;
-  deliveryId: string;
-  destination: string;
-  status: ForwardStatus;
-}
+export type ForwardListItem = Static<typeof ForwardSchema>;
 
 const JSON_POST = { method: 'POST', headers: { 'content-type': 'application/json' } } as const;
 

@@ -1,4 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Static } from 'typebox';
+import type { ReceivedSchema } from '../../../src/http/schemas.js';
 import type { RunningApp } from '../../helpers/app.js';
 
 /** What a page needs of a running server (either store). */
@@ -79,11 +81,8 @@ export async function logIn(page: Page, token: string): Promise<void> {
   await page.locator('.live[data-state="live"]').waitFor({ timeout: 5000 });
 }
 
-export interface Sent {
-  id: string;
-  source: string;
-  receivedAt: string;
-}
+/** The webhook's answer, typed from the API's schema. */
+export type Sent = Static<typeof ReceivedSchema>;
 
 /** POSTs a webhook from outside the browser, as a sender would. */
 export async function sendWebhook(

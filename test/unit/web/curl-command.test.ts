@@ -7,7 +7,7 @@ const ORIGIN = 'http://127.0.0.1:8080';
 function delivery(overrides: Partial<Delivery> = {}): Delivery {
   return {
     id: 'x', seq: 1, source: 'src', receivedAt: '', method: 'POST', query: '', contentType: 'application/json',
-    size: 0, remoteAddress: '', body: null, verification: { status: 'none' }, headers: [], ...overrides,
+    size: 0, remoteAddress: '', body: null, verification: { status: 'none' }, headers: [], forwards: [], ...overrides,
   };
 }
 
