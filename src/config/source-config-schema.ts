@@ -1,26 +1,16 @@
 import { Type, type Static } from 'typebox';
-import { VERIFY_SCHEMES } from '../verify/create-verifier.js';
+import { HeaderNameSchema, VerifyConfigSchema } from '../verify/verify-config-schema.js';
 import { DestinationConfigSchema, ForwardRouteSchema } from './destination-config-schema.js';
 
 /** The single source of the config file's shape and of its TypeScript types (CONTRACT 4). */
 
 export const HANDSHAKES = ['slack', 'meta', 'zoom', 'graph', 'x'] as const;
 
-/** A header's name (RFC 9110 token): a name that no request can carry would never match, silently. */
-const HeaderNameSchema = Type.String({ minLength: 1, pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$" });
-
-export const VerifyConfigSchema = Type.Object({
-  // The schemes src/verify implements: one list, so that the file can name no scheme without a verifier.
-  scheme: Type.Enum([...VERIFY_SCHEMES]),
-  secrets: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
-  toleranceSeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 86_400 })),
-  publicUrl: Type.Optional(Type.String({ pattern: '^https?://' })),
-  header: Type.Optional(HeaderNameSchema),
-  algorithm: Type.Optional(Type.Enum(['sha1', 'sha256', 'sha512'])),
-  encoding: Type.Optional(Type.Enum(['hex', 'base64'])),
-  prefix: Type.Optional(Type.String()),
-}, { additionalProperties: false });
-export type VerifyConfig = Static<typeof VerifyConfigSchema>;
+// The `verify` block: its schema lives beside the verifiers (verify/ may not
+// import config/, which builds verifiers to check the block), with the lists
+// of schemes, algorithms and encodings it names; the file can name no scheme
+// without a verifier.
+export { VerifyConfigSchema, type VerifyConfig } from '../verify/verify-config-schema.js';
 
 export const HandshakeConfigSchema = Type.Object({
   type: Type.Enum([...HANDSHAKES]),

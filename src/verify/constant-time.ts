@@ -1,4 +1,5 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import type { HmacAlgorithm } from './verify-config-schema.js';
 
 /**
  * Compares two byte strings in time that depends only on their length.
@@ -44,7 +45,7 @@ export function decodeBase64(text: string): Buffer | undefined {
   return bytes.toString('base64') === text ? bytes : undefined;
 }
 
-export type HmacAlgorithm = 'sha1' | 'sha256' | 'sha512';
+export type { HmacAlgorithm };
 
 /** HMAC over the parts in order, as if they were one byte string. */
 export function hmac(algorithm: HmacAlgorithm, key: string | Uint8Array, ...parts: Array<string | Uint8Array>): Buffer {

@@ -6,24 +6,13 @@ import { StandardWebhooksVerifier } from './standard-webhooks.js';
 import { StripeVerifier } from './stripe.js';
 import { TwilioVerifier } from './twilio.js';
 import { VerifyConfigError, type Verifier } from './verifier.js';
+import { VERIFY_SCHEMES, type VerifyConfig, type VerifyScheme } from './verify-config-schema.js';
 import { ZoomVerifier } from './zoom.js';
 
-/** A source's `verify` block in the config file (CONTRACT 4). */
-export interface VerifyConfig {
-  scheme: string;
-  secrets: readonly string[];
-  /** Schemes with a timestamp: stripe, standard-webhooks, slack, zoom. */
-  toleranceSeconds?: number;
-  /** twilio only. */
-  publicUrl?: string;
-  /** hmac only. */
-  header?: string;
-  algorithm?: string;
-  encoding?: string;
-  prefix?: string;
-}
+export { VERIFY_SCHEMES, type VerifyConfig, type VerifyScheme };
 
-type OptionKey = 'toleranceSeconds' | 'publicUrl' | 'header' | 'algorithm' | 'encoding' | 'prefix';
+/** The block's keys besides scheme and secrets, each used by some schemes only. */
+type OptionKey = Exclude<keyof VerifyConfig, 'scheme' | 'secrets'>;
 
 const SCHEMES = {
   stripe: { options: ['toleranceSeconds'], build: (c: VerifyConfig) => new StripeVerifier(c) },
@@ -40,12 +29,7 @@ const SCHEMES = {
     options: ['header', 'algorithm', 'encoding', 'prefix'],
     build: (c: VerifyConfig) => new GenericHmacVerifier({ ...c, header: c.header ?? '' }),
   },
-} satisfies Record<string, { options: OptionKey[]; build: (config: VerifyConfig) => Verifier }>;
-
-export type VerifyScheme = keyof typeof SCHEMES;
-
-/** Every scheme name a `verify` block may give. */
-export const VERIFY_SCHEMES = Object.keys(SCHEMES) as VerifyScheme[];
+} satisfies Record<VerifyScheme, { options: OptionKey[]; build: (config: VerifyConfig) => Verifier }>;
 
 const OPTION_KEYS: readonly OptionKey[] = ['toleranceSeconds', 'publicUrl', 'header', 'algorithm', 'encoding', 'prefix'];
 

@@ -1,12 +1,9 @@
-import { decodeBase64, decodeHex, hmac, matchingKey, type HmacAlgorithm } from './constant-time.js';
+import { decodeBase64, decodeHex, hmac, matchingKey } from './constant-time.js';
 import {
   VerifyConfigError, checkSecrets, fail, headerValue, pass,
   type Verifier, type VerifyInput, type VerifyResult,
 } from './verifier.js';
-
-export const HMAC_ALGORITHMS: readonly HmacAlgorithm[] = ['sha1', 'sha256', 'sha512'];
-export const HMAC_ENCODINGS = ['hex', 'base64'] as const;
-export type HmacEncoding = (typeof HMAC_ENCODINGS)[number];
+import { HMAC_ALGORITHMS, HMAC_ENCODINGS, type HmacAlgorithm, type HmacEncoding } from './verify-config-schema.js';
 
 export interface GenericHmacOptions {
   secrets: readonly string[];
