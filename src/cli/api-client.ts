@@ -1,4 +1,5 @@
-import type { DeliveryJson } from '../http/schemas.js';
+import type { Static } from 'typebox';
+import type { DeliveryJson, DeliveryPage, SourceListSchema } from '../http/schemas.js';
 import { describeError } from './backoff.js';
 import type { ServerTarget } from './server-target.js';
 import { CliError } from './usage.js';
@@ -22,21 +23,12 @@ export class ApiError extends Error {
   }
 }
 
-export interface DeliveryPage {
-  items: DeliveryJson[];
-  nextCursor: string | null;
-}
+// The answers' types come from the API's schemas (the answers are still checked at run time below).
+export type { DeliveryPage };
 
-export interface SourceSummary {
-  source: string;
-  count: number;
-  lastReceivedAt: string;
-}
+export type SourcePage = Static<typeof SourceListSchema>;
 
-export interface SourcePage {
-  items: SourceSummary[];
-  nextCursor: string | null;
-}
+export type SourceSummary = SourcePage['items'][number];
 
 /** The read side of the Reception API (CONTRACT 3) over fetch. */
 export class ApiClient {

@@ -1,3 +1,5 @@
+import type { Static } from 'typebox';
+import type { DestinationListSchema, ForwardSchema } from '../http/forward-schemas.js';
 import type { ForwardStatus } from '../store/outbox.js';
 import { escapeForTerminal } from '../text/terminal-safe.js';
 import { nearestWithin } from '../text/edit-distance.js';
@@ -11,31 +13,15 @@ import { CliError } from './usage.js';
  * commands escape them for the terminal).
  */
 
-export interface DestinationRow {
-  name: string;
-  kind: string;
-  url: string | null;
-  paused: boolean;
-  pending: number;
-  failed: number;
-  oldestPendingAt: string | null;
-  lastSuccessAt: string | null;
-  lastFailureAt: string | null;
-  lastError: string | null;
-}
+/** One destination of `GET /api/destinations`, typed from the API's schema. */
+export type DestinationRow = Static<typeof DestinationListSchema>['items'][number];
 
-export interface ForwardRow {
-  id: string;
-  deliveryId: string;
-  seq: number;
-  source: string;
-  destination: string;
-  /** One of FORWARD_STATUSES, as the server wrote it. */
-  status: string;
-  attemptCount: number;
-  nextAttemptAt: string | null;
-  lastError: string | null;
-}
+/**
+ * One forward of `GET /api/forwards`, typed from the API's schema, except
+ * `status`: one of FORWARD_STATUSES, but passed on as the server wrote it
+ * (the answer is not checked against the list).
+ */
+export type ForwardRow = Omit<Static<typeof ForwardSchema>, 'status'> & { status: string };
 
 export interface ForwardQuery {
   destination?: string;
