@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { DeliveryJson } from '../../src/http/schemas.js';
 import { startApp, type RunningApp } from '../helpers/app.js';
 import { killAllClis, startCli } from './support/cli.js';
 import { sendNumbered, sendWebhook } from './support/send.js';
@@ -71,7 +72,7 @@ describe('reception tail', { timeout: 60_000 }, () => {
       await sendNumbered(server.url, 'github', n);
     }
     const lines = await cli.waitForLines(3);
-    const deliveries = lines.map((line) => JSON.parse(line) as { id: string; seq: number; source: string; body: unknown; headers: unknown[] });
+    const deliveries = lines.map((line) => JSON.parse(line) as DeliveryJson);
     expect(deliveries.map((d) => d.id)).toEqual(sent.map((s) => s.id));
     expect(deliveries.map((d) => d.body)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
     expect(deliveries.every((d) => d.source === 'stripe' && Array.isArray(d.headers))).toBe(true);
