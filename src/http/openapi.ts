@@ -1,6 +1,6 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
-import { PROBLEM_MEDIA_TYPE, problemCatalogue, type ProblemCode } from '../errors.js';
+import { PROBLEM_MEDIA_TYPE, problemCatalogue, type ProblemCode } from '../errors/problem-catalogue.js';
 import { MAX_SOURCE_CHARS } from '../receive/source-name.js';
 import { ProblemSchema, ReceivedSchema } from './schemas.js';
 

@@ -1,4 +1,4 @@
-import { ProblemError } from '../errors.js';
+import { ProblemError } from '../errors/problem-catalogue.js';
 import { checkSourceName } from '../receive/source-name.js';
 
 /**
