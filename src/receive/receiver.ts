@@ -5,7 +5,7 @@ import type { WriteQueue } from '../store/write-queue.js';
 import { newDeliveryId } from './delivery-id.js';
 import { bodyHandshake, queryHandshake, type HandshakeReply } from './handshake.js';
 import { compressed, contentCoding, parseContentLength, unsupported } from '../body/body-headers.js';
-import { headerList } from './headers.js';
+import { headerList } from '../store/header-list.js';
 import { classifyMediaType, hasConflictingContentTypes, type BodyKind } from '../body/media-type.js';
 import { checkFormFields, parseFormBody, type FormBody } from '../body/parse-form.js';
 import { checkJsonBody, jsonBodyValue } from '../body/parse-json.js';
