@@ -12,7 +12,7 @@ import { checkJsonBody, jsonBodyValue } from '../body/parse-json.js';
 import { BodyBudgetSpentError } from '../body/body-budget.js';
 import { BodyAbortedError } from '../body/read-body.js';
 import { clientAddress, type TrustedProxies } from './remote-address.js';
-import { decodeSourceName } from './source-name.js';
+import { decodeSourceName } from '../config/source-name.js';
 import { FAILURE_TEXT, type VerifyFailure } from '../verify/verifier.js';
 import type { SourceRule, SourceRules } from './source-rules.js';
 import { destinationsFor, filterHeaders, filterQuery } from '../forward/routes.js';
