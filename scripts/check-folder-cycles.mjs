@@ -4,6 +4,12 @@
 // A folder is the first path segment under src/; files directly in src/ are "(root)".
 // Type-only imports count too: a circle of types is still a circle for a reader.
 // Usage: node scripts/check-folder-cycles.mjs [srcDir] [--graph]
+//
+// Why not a tool: eslint-plugin-import's import/no-cycle sees files, not folders.
+// dependency-cruiser 18's `scope: 'folder'` rules aggregate each module into its
+// own directory and every parent (src/analyze/derive/folders/aggregate-to-folders.mjs),
+// so src/ itself holds every module: root files cannot be one folder beside the
+// others, and src/cli -> src/server.ts would read as a cycle of src/cli and src/.
 import process from 'node:process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
