@@ -6,10 +6,13 @@
 // Usage: node scripts/check-folder-cycles.mjs [srcDir] [--graph]
 //
 // Why not a tool: eslint-plugin-import's import/no-cycle sees files, not folders.
-// dependency-cruiser 18's `scope: 'folder'` rules aggregate each module into its
-// own directory and every parent (src/analyze/derive/folders/aggregate-to-folders.mjs),
-// so src/ itself holds every module: root files cannot be one folder beside the
-// others, and src/cli -> src/server.ts would read as a cycle of src/cli and src/.
+// dependency-cruiser 18's `scope: 'folder'` rules (read in its
+// src/analyze/derive/folders/, not run) count a module in its directory and every
+// parent, dropping edges inside a folder, and name a dependency by its own
+// directory: src/ then holds every module and has no edge to its subfolders, so
+// a root file in a cycle (http/ -> src/errors.ts -> ... -> http/) goes unseen, and
+// a cycle through a nested folder (a/x.ts -> b/, b/ -> a/sub/z.ts) reads as
+// src/a -> src/b -> src/a/sub, no circle. Folders here are the first level.
 import process from 'node:process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
