@@ -13,7 +13,7 @@ import { registerOpenApi, serveOpenApi } from './http/openapi.js';
 import { MAX_PARAM_LENGTH } from './http/schemas.js';
 import type { Logger } from './observe/logger.js';
 import type { Metrics } from './observe/metrics.js';
-import { BodyBudget } from './receive/body-budget.js';
+import { BodyBudget } from './body/body-budget.js';
 import { Receiver } from './receive/receiver.js';
 import { SourceRules } from './receive/source-rules.js';
 import { TrustedProxies } from './receive/remote-address.js';

@@ -1,6 +1,6 @@
 import type { TSchema } from 'typebox';
 import { escapeJsonForTerminal } from '../text/terminal-safe.js';
-import { filterProblems } from '../forward/filter.js';
+import { filterProblems } from './route-filter.js';
 import { nearestWithin } from '../text/edit-distance.js';
 import { DESTINATION_NAME, DestinationConfigSchema, type DestinationConfig } from './destination-config-schema.js';
 import type { SourceConfig } from './source-config-schema.js';

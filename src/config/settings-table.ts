@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
-import { DEFAULT_REDACTED_HEADERS } from '../receive/headers.js';
-import type { Durability } from '../store/sqlite/sqlite-store.js';
+import { DEFAULT_REDACTED_HEADERS } from '../store/header-list.js';
+import type { Durability } from '../store/inbox-store.js';
 import { duration, integer, list, mapped, oneOf, optionalText, text, type SettingKind } from './setting-kinds.js';
 
 /** The server's settings, each read from one `RECEPTION_*` variable (or its `serve` flag). */

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { TSchema } from 'typebox';
 import Value from 'typebox/value';
 import { escapeJsonForTerminal } from '../text/terminal-safe.js';
-import { decodeSourceName } from '../receive/source-name.js';
+import { decodeSourceName } from './source-name.js';
 import { createVerifier } from '../verify/create-verifier.js';
 import { VerifyConfigError } from '../verify/verifier.js';
 import { nearestWithin } from '../text/edit-distance.js';

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ForwardRoute } from '../config/destination-config-schema.js';
-import { compileFilter, type Filter, type FilterSubject } from './filter.js';
+import { compileFilter, type Filter, type FilterSubject } from '../config/route-filter.js';
 
 /** A source's route to one destination, its filter compiled. */
 export interface Route {

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ProblemError } from '../errors.js';
+import { ProblemError } from '../errors/problem-catalogue.js';
 import { bearerToken, tokenMatches } from '../auth/token.js';
 import type { WrongTokenThrottle } from '../auth/wrong-token-throttle.js';
 import { clientAddress, forwardedHttps, type TrustedProxies } from '../receive/remote-address.js';

@@ -1,4 +1,4 @@
-import { ProblemError } from '../errors.js';
+import { ProblemError } from '../errors/problem-catalogue.js';
 
 /** A list cursor is an inbox position, opaque to clients. */
 export function encodeCursor(seq: number): string {

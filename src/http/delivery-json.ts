@@ -1,6 +1,6 @@
-import { classifyMediaType } from '../receive/media-type.js';
-import { parseFormBody } from '../receive/parse-form.js';
-import { jsonBodyText } from '../receive/parse-json.js';
+import { classifyMediaType } from '../body/media-type.js';
+import { parseFormBody } from '../body/parse-form.js';
+import { jsonBodyText } from '../body/parse-json.js';
 import type { StoredDelivery } from '../store/inbox-store.js';
 import type { DeliveryJson, DeliveryPage } from './schemas.js';
 

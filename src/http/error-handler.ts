@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { PROBLEM_CONTENT_TYPE, ProblemError, problemFor, type ProblemCode } from '../errors.js';
+import { PROBLEM_CONTENT_TYPE, ProblemError, problemFor, type ProblemCode } from '../errors/problem-catalogue.js';
 import { StoreUnavailableError } from '../store/inbox-store.js';
 
 const BY_STATUS: Record<number, ProblemCode> = {

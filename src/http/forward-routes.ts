@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { ProblemError } from '../errors.js';
+import { ProblemError } from '../errors/problem-catalogue.js';
 import { backoffMs } from '../forward/backoff.js';
 import { budgetOf, type Destination } from '../forward/destination.js';
 import type { Forwarder } from '../forward/forwarder.js';

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ProblemError } from '../errors.js';
+import { ProblemError } from '../errors/problem-catalogue.js';
 import type { TokenGuard } from './auth.js';
 import type { RequestLog } from './request-log.js';
 import { sendProblem } from './error-handler.js';

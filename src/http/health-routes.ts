@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Metrics } from '../observe/metrics.js';
-import type { BodyBudget } from '../receive/body-budget.js';
+import type { BodyBudget } from '../body/body-budget.js';
 import type { InboxStore } from '../store/inbox-store.js';
 import type { WriteQueue } from '../store/write-queue.js';
 import { ReadinessCheck } from './readiness.js';

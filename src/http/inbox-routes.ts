@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { ProblemError } from '../errors.js';
+import { ProblemError } from '../errors/problem-catalogue.js';
 import type { InboxStore, StoredDelivery } from '../store/inbox-store.js';
 import type { TokenGuard } from './auth.js';
 import { sourceFilter } from './query-params.js';

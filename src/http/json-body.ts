@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { ProblemError } from '../errors.js';
+import { ProblemError } from '../errors/problem-catalogue.js';
 
 /**
  * JSON request bodies for the API routes (the webhook route parses its own).

@@ -1,7 +1,7 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
-import { PROBLEM_MEDIA_TYPE, problemCatalogue, type ProblemCode } from '../errors.js';
-import { MAX_SOURCE_CHARS } from '../receive/source-name.js';
+import { PROBLEM_MEDIA_TYPE, problemCatalogue, type ProblemCode } from '../errors/problem-catalogue.js';
+import { MAX_SOURCE_CHARS } from '../config/source-name.js';
 import { ProblemSchema, ReceivedSchema } from './schemas.js';
 
 /** What the receive route can refuse with (docs/errors.md), grouped by status for its OpenAPI entry. */

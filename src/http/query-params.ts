@@ -1,5 +1,5 @@
-import { ProblemError } from '../errors.js';
-import { checkSourceName } from '../receive/source-name.js';
+import { ProblemError } from '../errors/problem-catalogue.js';
+import { checkSourceName } from '../config/source-name.js';
 
 /**
  * Whole numbers in a query string, as digits only. A schema of type integer

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { FORWARD_STATUSES } from '../store/forward-status.js';
-import { MAX_SOURCE_CHARS } from '../receive/source-name.js';
+import { MAX_SOURCE_CHARS } from '../config/source-name.js';
 import { POSITIVE_DIGITS } from './query-params.js';
 
 export const ProblemSchema = Type.Object({

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { tokenMatches } from '../auth/token.js';
-import { ProblemError } from '../errors.js';
+import { ProblemError } from '../errors/problem-catalogue.js';
 import { reachedOverHttps, SESSION_COOKIE, sessionValue, type TokenGuard } from './auth.js';
 import { ProblemSchema } from './schemas.js';
 

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { ProblemError } from '../errors.js';
+import { ProblemError } from '../errors/problem-catalogue.js';
 import type { StreamHub } from '../stream/stream-hub.js';
 import type { TokenGuard } from './auth.js';
 import { DIGITS, sourceFilter } from './query-params.js';

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import { ProblemError } from '../errors.js';
+import { ProblemError } from '../errors/problem-catalogue.js';
 
 export interface WebPageOptions {
   /** The built page (`web/dist`); found from this file's place when not given. */

@@ -1,4 +1,4 @@
-import type { HeaderList } from '../receive/headers.js';
+import type { HeaderList } from './header-list.js';
 import type { StoredDelivery, VerificationStatus } from './inbox-store.js';
 
 /**

@@ -1,5 +1,14 @@
-import type { HeaderList } from '../receive/headers.js';
+import type { HeaderList } from './header-list.js';
 import type { ForwardSummary, NewForward, Outbox } from './outbox.js';
+
+/**
+ * How hard the store syncs a commit before the delivery is acknowledged.
+ * `full`: SQLite `synchronous=FULL`, the WAL is synced at every commit, so an
+ * acknowledged delivery survives a power loss. `relaxed`: `synchronous=NORMAL`,
+ * it survives a crash of the process (kill -9) but the last commits may be
+ * lost on power loss or an OS crash.
+ */
+export type Durability = 'full' | 'relaxed';
 
 /**
  * Glossary

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { parse as parseQuery, stringify as stringifyQuery } from 'node:querystring';
-import { ProblemError } from '../errors.js';
-import { classifyMediaType } from '../receive/media-type.js';
-import { parseFormBody, type FormBody } from '../receive/parse-form.js';
+import { ProblemError } from '../errors/problem-catalogue.js';
+import { classifyMediaType } from '../body/media-type.js';
+import { parseFormBody, type FormBody } from '../body/parse-form.js';
 import { constantTimeEqual, decodeBase64, decodeHex, hmac, matchingKey } from './constant-time.js';
 import {
   VerifyConfigError, checkSecrets, fail, headerValue, pass,

@@ -2,10 +2,11 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { buildApp, type App, type AppDeps } from '../../src/app.js';
 import { Metrics } from '../../src/observe/metrics.js';
-import { DEFAULT_REDACTED_HEADERS } from '../../src/receive/headers.js';
+import { DEFAULT_REDACTED_HEADERS } from '../../src/store/header-list.js';
 import type { InboxStore } from '../../src/store/inbox-store.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { SqliteStore, type Durability } from '../../src/store/sqlite/sqlite-store.js';
+import type { Durability } from '../../src/store/inbox-store.js';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { dropSchema, freshSchema, testDatabaseUrl } from './postgres.js';
 import { tempDir } from './temp-dir.js';
 

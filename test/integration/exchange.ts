@@ -1,7 +1,7 @@
 import { request as httpRequest, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
 import { connect } from 'node:net';
 import { expect } from 'vitest';
-import { problemFor, type ProblemCode } from '../../src/errors.js';
+import { problemFor, type ProblemCode } from '../../src/errors/problem-catalogue.js';
 import type { Static } from 'typebox';
 import type { DeliveryPageSchema, DeliverySchema, ReceivedSchema, SourceListSchema } from '../../src/http/schemas.js';
 import type { RunningApp } from '../helpers/app.js';

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { ProblemCode } from '../../errors.js';
+import type { ProblemCode } from '../../errors/problem-catalogue.js';
 
 /**
  * What the edge knows about one connection from one request to the next:

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from 'node:net';
 import type { Logger } from '../../observe/logger.js';
 import type { Metrics } from '../../observe/metrics.js';
-import type { BodyBudget } from '../../receive/body-budget.js';
+import type { BodyBudget } from '../../body/body-budget.js';
 import type { Receiver } from '../../receive/receiver.js';
 import { Connections } from './connection-state.js';
 import { createParserRefusalHandler, type ParserError } from './parser-refusals.js';

@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import { problemCatalogue, type ProblemCode } from '../../errors.js';
+import { problemCatalogue, type ProblemCode } from '../../errors/problem-catalogue.js';
 import type { Logger } from '../../observe/logger.js';
 import type { Connections } from './connection-state.js';
 import { writeProblem } from './write-problem.js';

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { problemCatalogue, type ProblemCode } from '../../errors.js';
+import { problemCatalogue, type ProblemCode } from '../../errors/problem-catalogue.js';
 import type { Logger } from '../../observe/logger.js';
 import { WEBHOOK_PREFIX } from './webhook-handler.js';
 import { writeProblem } from './write-problem.js';

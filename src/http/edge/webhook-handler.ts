@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { problemCatalogue } from '../../errors.js';
+import { problemCatalogue } from '../../errors/problem-catalogue.js';
 import type { Logger } from '../../observe/logger.js';
 import type { Metrics } from '../../observe/metrics.js';
-import type { BodyBudget } from '../../receive/body-budget.js';
-import { readBody } from '../../receive/read-body.js';
+import type { BodyBudget } from '../../body/body-budget.js';
+import { readBody } from '../../body/read-body.js';
 import type { Answer, Receiver } from '../../receive/receiver.js';
 import type { ConnectionState } from './connection-state.js';
 import { discardRest } from './discard-rest.js';

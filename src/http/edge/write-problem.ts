@@ -1,6 +1,6 @@
 import { ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { PROBLEM_CONTENT_TYPE, problemFor, type ProblemCode } from '../../errors.js';
+import { PROBLEM_CONTENT_TYPE, problemFor, type ProblemCode } from '../../errors/problem-catalogue.js';
 
 /**
  * Writes a problem answer (RFC 9457) that closes its connection: the one

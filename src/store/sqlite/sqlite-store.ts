@@ -5,6 +5,7 @@ import {
   BatchRefusedError,
   StoreUnavailableError,
   type AppendOutcome,
+  type Durability,
   type InboxStore,
   type ListQuery,
   type NewDelivery,
@@ -15,14 +16,6 @@ import {
 import { DELIVERY_COLUMNS, deliveryFromRow, describeStoreError, type DeliveryRow } from '../delivery-row.js';
 import { migrate } from './migrate.js';
 import { SqliteOutbox } from './sqlite-outbox.js';
-
-/**
- * `full`: SQLite `synchronous=FULL`, the WAL is synced at every commit, so an
- * acknowledged delivery survives a power loss. `relaxed`: `synchronous=NORMAL`,
- * it survives a crash of the process (kill -9) but the last commits may be
- * lost on power loss or an OS crash.
- */
-export type Durability = 'full' | 'relaxed';
 
 export interface SqliteStoreOptions {
   file: string;

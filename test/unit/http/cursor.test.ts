@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ProblemError } from '../../../src/errors.js';
+import { ProblemError } from '../../../src/errors/problem-catalogue.js';
 import { decodeCursor, decodeNameCursor, encodeCursor, encodeNameCursor } from '../../../src/http/cursor.js';
 import { compareNames, cursorAfterName, cursorBefore } from '../../../web/src/cursor.js';
 

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import Fastify from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { problemFor } from '../../../src/errors.js';
+import { problemFor } from '../../../src/errors/problem-catalogue.js';
 import { installErrorHandling } from '../../../src/http/error-handler.js';
 import { Receiver } from '../../../src/receive/receiver.js';
 import { TrustedProxies } from '../../../src/receive/remote-address.js';

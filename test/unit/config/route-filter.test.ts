@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileFilter, filterProblems, type FilterSubject } from '../../../src/forward/filter.js';
+import { compileFilter, filterProblems, type FilterSubject } from '../../../src/config/route-filter.js';
 
 const subject = (body: unknown, extra: Partial<FilterSubject> = {}): FilterSubject => ({ body, headers: {}, query: {}, eventType: null, ...extra });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BodyBudget } from '../../../src/receive/body-budget.js';
+import { BodyBudget } from '../../../src/body/body-budget.js';
 
 describe('BodyBudget', () => {
   it('takes bytes up to the bound over all bodies, and gives them back', () => {

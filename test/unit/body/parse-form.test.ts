@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ProblemError } from '../../../src/errors.js';
-import { checkFormFields, MAX_FORM_FIELDS, parseFormBody } from '../../../src/receive/parse-form.js';
+import { ProblemError } from '../../../src/errors/problem-catalogue.js';
+import { checkFormFields, MAX_FORM_FIELDS, parseFormBody } from '../../../src/body/parse-form.js';
 
 const form = (text: string): Record<string, unknown> => ({ ...parseFormBody(Buffer.from(text, 'utf8')) });
 

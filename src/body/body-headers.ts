@@ -3,7 +3,7 @@
  * its content coding, and the refusals of a media type or coding that is
  * not taken here (given before the body is read when one is announced).
  */
-import { ProblemError } from '../errors.js';
+import { ProblemError } from '../errors/problem-catalogue.js';
 
 /** The refusal of a compressed body. */
 export function compressed(coding: string): ProblemError {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyMediaType, hasConflictingContentTypes } from '../../../src/receive/media-type.js';
+import { classifyMediaType, hasConflictingContentTypes } from '../../../src/body/media-type.js';
 
 describe('classifyMediaType (CONTRACT 1)', () => {
   it.each([

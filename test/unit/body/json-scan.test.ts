@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { scanJson, type JsonKind } from '../../../src/receive/json-scan.js';
+import { scanJson, type JsonKind } from '../../../src/body/json-scan.js';
 
 /** What `JSON.parse` says of a text: its top-level kind, or undefined when it refuses it. */
 function parsedKind(text: string): JsonKind | undefined {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ProblemError } from '../../../src/errors.js';
-import { scanJson } from '../../../src/receive/json-scan.js';
-import { jsonBodyText, MAX_JSON_DEPTH, parseJsonBody } from '../../../src/receive/parse-json.js';
+import { ProblemError } from '../../../src/errors/problem-catalogue.js';
+import { scanJson } from '../../../src/body/json-scan.js';
+import { jsonBodyText, MAX_JSON_DEPTH, parseJsonBody } from '../../../src/body/parse-json.js';
 
 function refusal(raw: Buffer, anyValue = false): ProblemError {
   try {

@@ -1,4 +1,4 @@
-import { ProblemError } from '../errors.js';
+import { ProblemError } from '../errors/problem-catalogue.js';
 
 export const MAX_SOURCE_CHARS = 128;
 
