@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ProblemError } from '../errors/problem-catalogue.js';
 import { backoffMs } from '../forward/backoff.js';
-import { budgetOf, type Destination } from '../forward/destination.js';
+import { budgetOf, RETRY_DEFAULTS, type Destination } from '../forward/destination.js';
 import type { Forwarder } from '../forward/forwarder.js';
 import { newDeliveryId } from '../receive/delivery-id.js';
 import type { InboxStore } from '../store/inbox-store.js';
@@ -171,7 +171,8 @@ export const forwardRoutes: FastifyPluginAsyncTypebox<ForwardRoutesOptions> = as
     if (forward === undefined) throw noForward(request.params.id);
     const destination = forwarder.get(forward.destination);
     const now = Date.now();
-    const retry = destination?.retry ?? { attempts: 12, initialMs: 1000, maxMs: 3_600_000, maxAgeSeconds: 259_200 };
+    // A destination removed from the config: its forwards keep the contract's defaults.
+    const retry = destination?.retry ?? RETRY_DEFAULTS;
     const delay = request.body?.delaySeconds === undefined ? backoffMs(forward.budgetUsed, retry.initialMs, retry.maxMs) : request.body.delaySeconds * 1000;
     await outbox.nack(forward.id, now, now + delay, { attempts: retry.attempts, maxAgeMs: retry.maxAgeSeconds * 1000 });
     return reply.code(204).send(null);
