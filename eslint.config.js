@@ -17,10 +17,14 @@ export default tseslint.config(
     // The web page renders hostile payloads: data goes into the DOM as text only.
     files: ['web/src/**/*.ts'],
     rules: {
-      'no-restricted-properties': ['error',
-        ...['innerHTML', 'outerHTML', 'insertAdjacentHTML', 'createContextualFragment', 'srcdoc']
-          .map((property) => ({ property, message: 'Build DOM nodes with textContent (web/src/dom.ts); never parse data as HTML.' })),
-        { object: 'document', property: 'write', message: 'Never write HTML into the page.' }],
+      'no-restricted-properties': [
+        'error',
+        ...['innerHTML', 'outerHTML', 'insertAdjacentHTML', 'createContextualFragment', 'srcdoc'].map((property) => ({
+          property,
+          message: 'Build DOM nodes with textContent (web/src/dom.ts); never parse data as HTML.',
+        })),
+        { object: 'document', property: 'write', message: 'Never write HTML into the page.' },
+      ],
       'no-restricted-globals': ['error', { name: 'DOMParser', message: 'Never parse data as HTML.' }],
     },
   },

@@ -66,7 +66,10 @@ export const REFERENCE_SERVER = fileURLToPath(new URL('./reference-server.js', i
 function startFlags(): string[] {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } };
   // `exec node …`: the shell that npm runs the script in becomes node (so that npm's signals reach it).
-  const words = pkg.scripts.start.trim().split(/\s+/).filter((word, index) => !(index === 0 && word === 'exec'));
+  const words = pkg.scripts.start
+    .trim()
+    .split(/\s+/)
+    .filter((word, index) => !(index === 0 && word === 'exec'));
   if (words[0] !== 'node') throw new Error(`npm start does not run node: ${pkg.scripts.start}`);
   return words.slice(1).filter((word) => word.startsWith('--'));
 }
@@ -177,14 +180,33 @@ export const CASES: readonly BenchCase[] = [
     description: 'node:http server that reads the whole body and answers 204: the ceiling for Node here',
     start: () => ({ command: process.execPath, args: [BARE_SERVER], env: { BARE_PORT: '0', BARE_HOST: '127.0.0.1' } }),
   },
-  reference('ref answer only', 'node:http + JSON.parse + the 200 JSON answer, nothing stored: the ceiling for any receiver that answers as the contract says', 'answer'),
-  reference('ref prototype FULL', 'issue 2\'s prototype: node:http + JSON.parse + better-sqlite3 group commit, synchronous=FULL, no logs or metrics', 'sqlite-full'),
+  reference(
+    'ref answer only',
+    'node:http + JSON.parse + the 200 JSON answer, nothing stored: the ceiling for any receiver that answers as the contract says',
+    'answer',
+  ),
+  reference(
+    'ref prototype FULL',
+    "issue 2's prototype: node:http + JSON.parse + better-sqlite3 group commit, synchronous=FULL, no logs or metrics",
+    'sqlite-full',
+  ),
   reference('ref prototype NORMAL', 'the same prototype with synchronous=NORMAL', 'sqlite-normal'),
-  { ...reception('reception durability=full', 'Reception, default durability (SQLite synchronous=FULL)', {}), compareTo: 'ref prototype FULL' },
   {
-    ...reception('reception durability=relaxed', 'Reception, RECEPTION_DURABILITY=relaxed (SQLite synchronous=NORMAL)', { RECEPTION_DURABILITY: 'relaxed' }),
+    ...reception('reception durability=full', 'Reception, default durability (SQLite synchronous=FULL)', {}),
+    compareTo: 'ref prototype FULL',
+  },
+  {
+    ...reception('reception durability=relaxed', 'Reception, RECEPTION_DURABILITY=relaxed (SQLite synchronous=NORMAL)', {
+      RECEPTION_DURABILITY: 'relaxed',
+    }),
     compareTo: 'ref prototype NORMAL',
   },
-  verifiedReception('reception verified (stripe)', 'Reception, default durability, source verified with the stripe scheme (RECEPTION_CONFIG)'),
-  postgresReception('reception postgres', 'Reception on PostgreSQL (RECEPTION_DATABASE_URL, a fresh schema), group commit under the append lock'),
+  verifiedReception(
+    'reception verified (stripe)',
+    'Reception, default durability, source verified with the stripe scheme (RECEPTION_CONFIG)',
+  ),
+  postgresReception(
+    'reception postgres',
+    'Reception on PostgreSQL (RECEPTION_DATABASE_URL, a fresh schema), group commit under the append lock',
+  ),
 ];

@@ -91,12 +91,21 @@ export async function stopChild(child: Child, signal: NodeJS.Signals, graceMs: n
  * Runs a command to its end (in `env`, else the bench's environment) and returns its stdout; SIGKILLs it and rejects
  * when it runs longer than `timeoutMs` or exits with a non-zero code.
  */
-export async function runToEnd(command: string, args: readonly string[], timeoutMs: number, env?: NodeJS.ProcessEnv): Promise<string> {
+export async function runToEnd(
+  command: string,
+  args: readonly string[],
+  timeoutMs: number,
+  env?: NodeJS.ProcessEnv,
+): Promise<string> {
   const child = startChild(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...(env === undefined ? {} : { env }) });
   let stdout = '';
   let stderr = '';
-  child.process.stdout?.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk; });
-  child.process.stderr?.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk; });
+  child.process.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+  });
+  child.process.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
   let ended: number | string;
   try {
     ended = await within(child.exited, timeoutMs, `${command} ${args.join(' ')}`);

@@ -26,7 +26,12 @@ if (file !== undefined) {
   process.on('SIGUSR2', () => {
     report++;
     const ms = (ns: number): number => ns / 1e6;
-    const written: LoopDelayReport = { report, maxMs: ms(histogram.max), p99Ms: ms(histogram.percentile(99)), p50Ms: ms(histogram.percentile(50)) };
+    const written: LoopDelayReport = {
+      report,
+      maxMs: ms(histogram.max),
+      p99Ms: ms(histogram.percentile(99)),
+      p50Ms: ms(histogram.percentile(50)),
+    };
     // Whole or not at all: the bench may be reading the file right now.
     writeFileSync(`${file}.tmp`, JSON.stringify(written));
     renameSync(`${file}.tmp`, file);

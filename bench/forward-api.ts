@@ -75,7 +75,13 @@ export interface SendResult {
  * connections (undici), for the cases that need a known number of
  * deliveries (wrk runs for a time, not a count). Bounded by `timeoutMs`.
  */
-export async function sendMany(url: string, body: Buffer, count: number, connections: number, timeoutMs: number): Promise<SendResult> {
+export async function sendMany(
+  url: string,
+  body: Buffer,
+  count: number,
+  connections: number,
+  timeoutMs: number,
+): Promise<SendResult> {
   const target = new URL(url);
   const pool = new Pool(target.origin, { connections, pipelining: 1 });
   const deadline = Date.now() + timeoutMs;
@@ -87,8 +93,12 @@ export async function sendMany(url: string, body: Buffer, count: number, connect
       next++;
       try {
         const response = await pool.request({
-          path: `${target.pathname}${target.search}`, method: 'POST', body,
-          headers: { 'content-type': 'application/json' }, headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS,
+          path: `${target.pathname}${target.search}`,
+          method: 'POST',
+          body,
+          headers: { 'content-type': 'application/json' },
+          headersTimeout: TIMEOUT_MS,
+          bodyTimeout: TIMEOUT_MS,
         });
         const text = await response.body.text();
         if (response.statusCode === 200) result.ok++;

@@ -131,7 +131,10 @@ export function subdir(context: ForwardContext, name: string): string {
 }
 
 export async function startDestination(context: ForwardContext): Promise<ServerUnderTest> {
-  return startServer({ command: process.execPath, args: [DESTINATION_SERVER], env: { BARE_PORT: '0', BARE_HOST: '127.0.0.1' } }, subdir(context, 'destination'));
+  return startServer(
+    { command: process.execPath, args: [DESTINATION_SERVER], env: { BARE_PORT: '0', BARE_HOST: '127.0.0.1' } },
+    subdir(context, 'destination'),
+  );
 }
 
 /**
@@ -141,18 +144,26 @@ export async function startDestination(context: ForwardContext): Promise<ServerU
  * destination has the default `concurrency` (10) unless one is given.
  */
 export function forwardingReception(
-  context: ForwardContext, destinationUrl: string, drain: boolean, nodeFlags: string[], concurrency?: number,
+  context: ForwardContext,
+  destinationUrl: string,
+  drain: boolean,
+  nodeFlags: string[],
+  concurrency?: number,
 ): StartCommand {
-  const push = { url: `${destinationUrl}/hook`, allowPrivateNetwork: true, ...(concurrency === undefined ? {} : { concurrency }) };
+  const push = {
+    url: `${destinationUrl}/hook`,
+    allowPrivateNetwork: true,
+    ...(concurrency === undefined ? {} : { concurrency }),
+  };
   const config = drain
     ? {
-      destinations: { [PUSH]: push, [PULL]: { pull: true }, [FLOOR]: { pull: true } },
-      sources: { [MEASURED_SOURCE]: { forward: [{ to: PUSH }, { to: PULL }, { to: FLOOR }] } },
-    }
+        destinations: { [PUSH]: push, [PULL]: { pull: true }, [FLOOR]: { pull: true } },
+        sources: { [MEASURED_SOURCE]: { forward: [{ to: PUSH }, { to: PULL }, { to: FLOOR }] } },
+      }
     : {
-      destinations: { [PUSH]: push },
-      sources: { [MEASURED_SOURCE]: { forward: [{ to: PUSH }] }, [WARMUP_SOURCE]: { forward: [{ to: PUSH }] } },
-    };
+        destinations: { [PUSH]: push },
+        sources: { [MEASURED_SOURCE]: { forward: [{ to: PUSH }] }, [WARMUP_SOURCE]: { forward: [{ to: PUSH }] } },
+      };
   const file = join(context.dir, 'reception.json');
   writeFileSync(file, JSON.stringify(config));
   const command = receptionCommand({ dir: context.dir, token: context.token, nodeFlags }, { RECEPTION_CONFIG: file });
@@ -172,13 +183,22 @@ export async function referenceCounts(url: string): Promise<Omit<Sample, 'at' | 
 }
 
 /** The outbox floor: the issue 2 prototype (FULL) with an outbox row per delivery, forwarded by a bare pump. */
-export function referenceOutbox(context: ForwardContext, destinationUrl: string, nodeFlags: string[], concurrency = 10): StartCommand {
+export function referenceOutbox(
+  context: ForwardContext,
+  destinationUrl: string,
+  nodeFlags: string[],
+  concurrency = 10,
+): StartCommand {
   return {
     command: process.execPath,
     args: [...nodeFlags, REFERENCE_SERVER],
     env: {
-      BARE_PORT: '0', BARE_HOST: '127.0.0.1', REFERENCE_MODE: 'sqlite-full-outbox',
-      REFERENCE_DATA: `${context.dir}/data`, REFERENCE_FORWARD_URL: `${destinationUrl}/hook`, REFERENCE_FORWARD_CONCURRENCY: String(concurrency),
+      BARE_PORT: '0',
+      BARE_HOST: '127.0.0.1',
+      REFERENCE_MODE: 'sqlite-full-outbox',
+      REFERENCE_DATA: `${context.dir}/data`,
+      REFERENCE_FORWARD_URL: `${destinationUrl}/hook`,
+      REFERENCE_FORWARD_CONCURRENCY: String(concurrency),
     },
   };
 }

@@ -19,7 +19,9 @@ const server = createServer((req, res) => {
     return;
   }
   let length = 0;
-  req.on('data', (chunk: Buffer) => { length += chunk.length; });
+  req.on('data', (chunk: Buffer) => {
+    length += chunk.length;
+  });
   req.on('end', () => {
     received++;
     bytes += length;

@@ -40,10 +40,12 @@ db.pragma('synchronous = FULL');
 const read = db.prepare<[string, number, number], Row>(
   `SELECT f.position AS position, d.id AS id, d.content_type AS content_type, d.raw AS raw
    FROM forwards f JOIN deliveries d ON d.seq = f.delivery_seq
-   WHERE f.status = 'pending' AND f.destination = ? AND f.position > ? ORDER BY f.position LIMIT ?`);
+   WHERE f.status = 'pending' AND f.destination = ? AND f.position > ? ORDER BY f.position LIMIT ?`,
+);
 const markDone = db.prepare<[number, string]>(
   `UPDATE forwards SET status = 'succeeded', attempt_count = attempt_count + 1, next_attempt_at = NULL, updated_at = ?
-   WHERE position IN (SELECT value FROM json_each(?))`);
+   WHERE position IN (SELECT value FROM json_each(?))`,
+);
 const pool = new Pool(target.origin, { connections: concurrency });
 
 async function drain(): Promise<{ forwards: number; failedPosts: number; commits: number }> {
@@ -73,7 +75,9 @@ async function drain(): Promise<{ forwards: number; failedPosts: number; commits
       for (;;) {
         try {
           const response = await pool.request({
-            path: target.pathname, method: 'POST', body: row.raw,
+            path: target.pathname,
+            method: 'POST',
+            body: row.raw,
             headers: { 'content-type': row.content_type, 'webhook-id': row.id },
           });
           await response.body.dump();

@@ -10,7 +10,10 @@ const ratio = (value: number | undefined, base: IngestOnly | undefined): string 
 
 function sustainedRow(r: SustainedResult): string {
   if (r.load === undefined) return `| ${r.name} | failed: ${r.error ?? 'unknown'} |${' – |'.repeat(11)}`;
-  const backlog = r.samples.slice(0, 3).map((s) => whole(s.pending)).join(' / ');
+  const backlog = r.samples
+    .slice(0, 3)
+    .map((s) => whole(s.pending))
+    .join(' / ');
   const ingestCpu = r.ingestOnly?.cpuUsPerDelivery;
   return `| ${[
     r.name,
@@ -31,22 +34,38 @@ function sustainedRow(r: SustainedResult): string {
 
 function drainLines(r: DrainResult): string[] {
   const lines: string[] = [];
-  const fill = r.fill === undefined ? '' : `; backlog: ${whole(r.fill.deliveries)} deliveries stored in ${fixed(r.fill.seconds, 1)} s, each with 3 forwards`;
+  const fill =
+    r.fill === undefined
+      ? ''
+      : `; backlog: ${whole(r.fill.deliveries)} deliveries stored in ${fixed(r.fill.seconds, 1)} s, each with 3 forwards`;
   lines.push(`**${r.name}**${fill}${r.error === undefined ? '' : `; **failed: ${r.error}**`}`, '');
-  lines.push('| drained by | forwards | seconds | forwards/s | vs ingest only | CPU µs per forward | destination CPU µs per forward | notes |');
+  lines.push(
+    '| drained by | forwards | seconds | forwards/s | vs ingest only | CPU µs per forward | destination CPU µs per forward | notes |',
+  );
   lines.push('|---|--:|--:|--:|--:|--:|--:|---|');
   for (const row of r.rows) {
-    lines.push(`| ${[
-      row.phase, whole(row.forwards), fixed(row.seconds, 1), whole(row.forwardsPerSecond), ratio(row.forwardsPerSecond, r.ingestOnly),
-      fixed(row.cpuUsPerForward, 0), fixed(row.destinationCpuUsPerForward, 0), row.notes,
-    ].join(' | ')} |`);
+    lines.push(
+      `| ${[
+        row.phase,
+        whole(row.forwards),
+        fixed(row.seconds, 1),
+        whole(row.forwardsPerSecond),
+        ratio(row.forwardsPerSecond, r.ingestOnly),
+        fixed(row.cpuUsPerForward, 0),
+        fixed(row.destinationCpuUsPerForward, 0),
+        row.notes,
+      ].join(' | ')} |`,
+    );
   }
   const pull = r.pull;
   if (pull !== undefined && pull.claimCpuSeconds !== undefined && pull.ackCpuSeconds !== undefined && pull.forwards > 0) {
-    lines.push('', `- pull, split by phase: claims ${fixed(pull.claimSeconds, 1)} s wall and ${fixed(pull.claimCpuSeconds, 1)} s of server CPU `
-      + `(${fixed((pull.claimCpuSeconds * 1e6) / pull.forwards, 0)} µs per forward claimed); acks ${fixed(pull.ackSeconds, 1)} s wall and `
-      + `${fixed(pull.ackCpuSeconds, 1)} s of server CPU (${fixed((pull.ackCpuSeconds * 1e6) / pull.forwards, 0)} µs per ack, `
-      + `${whole(pull.forwards / pull.ackSeconds)} acks/s while acking)`);
+    lines.push(
+      '',
+      `- pull, split by phase: claims ${fixed(pull.claimSeconds, 1)} s wall and ${fixed(pull.claimCpuSeconds, 1)} s of server CPU ` +
+        `(${fixed((pull.claimCpuSeconds * 1e6) / pull.forwards, 0)} µs per forward claimed); acks ${fixed(pull.ackSeconds, 1)} s wall and ` +
+        `${fixed(pull.ackCpuSeconds, 1)} s of server CPU (${fixed((pull.ackCpuSeconds * 1e6) / pull.forwards, 0)} µs per ack, ` +
+        `${whole(pull.forwards / pull.ackSeconds)} acks/s while acking)`,
+    );
   }
   lines.push('', `- check: ${r.check}`);
   return lines;
@@ -66,9 +85,9 @@ export function forwardMarkdown(results: readonly ForwardResult[], round?: numbe
   ];
   if (sustained.length > 0) {
     lines.push(
-      '- sustained: backlog = unsettled forwards (pending + delivering) at the start, middle and end of the window; forwards/s = growth of the store\'s '
-        + 'succeeded count over the window; tail = time to drain the backlog left when the load stopped; CPU µs per forward = server CPU in the window per forward '
-        + 'that succeeded in it (each also received and stored)',
+      "- sustained: backlog = unsettled forwards (pending + delivering) at the start, middle and end of the window; forwards/s = growth of the store's " +
+        'succeeded count over the window; tail = time to drain the backlog left when the load stopped; CPU µs per forward = server CPU in the window per forward ' +
+        'that succeeded in it (each also received and stored)',
       '',
       '| case | ingest req/s | p99 ms | forwards/s | forwards/s vs ingest only | ingest vs ingest only | backlog start / middle / end | backlog per s | tail s (rate) | server CPU | CPU µs per forward | destination CPU | check |',
       '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|',

@@ -1,8 +1,18 @@
 import { MEASURED_SOURCE, WARMUP_SOURCE, type LoadRequest, type StartCommand } from './cases.js';
 import { stopChild } from './child-processes.js';
 import {
-  forwardingReception, profileFlags, receptionCounts, referenceCounts, referenceOutbox, startDestination, subdir, succeeded,
-  type ForwardCase, type ForwardContext, type Sample, type SustainedResult,
+  forwardingReception,
+  profileFlags,
+  receptionCounts,
+  referenceCounts,
+  referenceOutbox,
+  startDestination,
+  subdir,
+  succeeded,
+  type ForwardCase,
+  type ForwardContext,
+  type Sample,
+  type SustainedResult,
 } from './forward-cases.js';
 import { receivedBy, waitFor } from './forward-api.js';
 import { cpuSeconds } from './process-stats.js';
@@ -42,13 +52,32 @@ function reference(concurrency: number): Target {
  * `succeeded` count over the window. After the load, the rest of the
  * backlog drains, and every delivery must have been forwarded.
  */
-async function runSustained(target: Target, name: string, description: string, context: ForwardContext, problems: string[]): Promise<SustainedResult> {
+async function runSustained(
+  target: Target,
+  name: string,
+  description: string,
+  context: ForwardContext,
+  problems: string[],
+): Promise<SustainedResult> {
   const result: SustainedResult = { kind: 'sustained', name, description, samples: [], check: '–' };
   const destination = await startDestination(context);
   try {
-    const server = await startServer(target.start(context, destination.url, profileFlags(context, 'server')), subdir(context, 'server'));
+    const server = await startServer(
+      target.start(context, destination.url, profileFlags(context, 'server')),
+      subdir(context, 'server'),
+    );
     try {
-      await measureSustained(target, context, server.url, destination.child.pid, server.child.pid, destination.url, result, problems, name);
+      await measureSustained(
+        target,
+        context,
+        server.url,
+        destination.child.pid,
+        server.child.pid,
+        destination.url,
+        result,
+        problems,
+        name,
+      );
     } finally {
       const exit = await stopChild(server.child, 'SIGTERM', 15_000);
       if (exit !== 0) problems.push(`${name}: server did not exit cleanly after SIGTERM (${exit})\n${tail(server.stderrFile)}`);
@@ -60,12 +89,21 @@ async function runSustained(target: Target, name: string, description: string, c
 }
 
 async function measureSustained(
-  target: Target, context: ForwardContext, url: string, destinationPid: number, serverPid: number, destinationUrl: string,
-  result: SustainedResult, problems: string[], name: string,
+  target: Target,
+  context: ForwardContext,
+  url: string,
+  destinationPid: number,
+  serverPid: number,
+  destinationUrl: string,
+  result: SustainedResult,
+  problems: string[],
+  name: string,
 ): Promise<void> {
   const request: LoadRequest = {
-    path: `/api/webhook/${MEASURED_SOURCE}`, warmupPath: `/api/webhook/${WARMUP_SOURCE}`,
-    headers: { 'Content-Type': 'application/json' }, body: context.body,
+    path: `/api/webhook/${MEASURED_SOURCE}`,
+    warmupPath: `/api/webhook/${WARMUP_SOURCE}`,
+    headers: { 'Content-Type': 'application/json' },
+    body: context.body,
   };
   const run = { request, connections: context.connections, workDir: context.dir };
   const sample = async (start: number): Promise<Sample> => {
@@ -77,8 +115,10 @@ async function measureSustained(
   const drained = async (): Promise<boolean> => {
     const { stored } = await target.counts(url, context);
     const deadline = Date.now() + DRAIN_LIMIT_MS;
-    return await waitFor(async () => (await receivedBy(destinationUrl)) >= stored, DRAIN_LIMIT_MS, 20)
-      && waitFor(async () => (await target.counts(url, context)).pending === 0, Math.max(0, deadline - Date.now()), 20);
+    return (
+      (await waitFor(async () => (await receivedBy(destinationUrl)) >= stored, DRAIN_LIMIT_MS, 20)) &&
+      waitFor(async () => (await target.counts(url, context)).pending === 0, Math.max(0, deadline - Date.now()), 20)
+    );
   };
 
   if (context.warmupSeconds > 0) {
@@ -91,8 +131,15 @@ async function measureSustained(
   const cpu0 = cpuSeconds(serverPid);
   const destinationCpu0 = cpuSeconds(destinationPid);
   let middle: Promise<Sample | undefined> | undefined;
-  const timer = setTimeout(() => { middle = sample(start).catch(() => undefined); }, (context.seconds * 1000) / 2);
-  const load = await context.generator.run({ ...run, url: url + request.path, seconds: context.seconds }).finally(() => clearTimeout(timer));
+  const timer = setTimeout(
+    () => {
+      middle = sample(start).catch(() => undefined);
+    },
+    (context.seconds * 1000) / 2,
+  );
+  const load = await context.generator
+    .run({ ...run, url: url + request.path, seconds: context.seconds })
+    .finally(() => clearTimeout(timer));
   const last = await sample(start);
   const cpu1 = cpuSeconds(serverPid);
   const destinationCpu1 = cpuSeconds(destinationPid);
@@ -108,7 +155,8 @@ async function measureSustained(
     result.serverCpuPercent = (100 * (cpu1 - cpu0)) / window;
     if (forwards > 0) result.cpuUsPerForward = ((cpu1 - cpu0) * 1e6) / forwards;
   }
-  if (destinationCpu0 !== undefined && destinationCpu1 !== undefined) result.destinationCpuPercent = (100 * (destinationCpu1 - destinationCpu0)) / window;
+  if (destinationCpu0 !== undefined && destinationCpu1 !== undefined)
+    result.destinationCpuPercent = (100 * (destinationCpu1 - destinationCpu0)) / window;
   if (load.non2xx > 0 || load.socketErrors > 0 || load.timeouts > 0) {
     problems.push(`${name}: ${load.non2xx} non-2xx answers, ${load.socketErrors} socket errors, ${load.timeouts} timeouts`);
   }
@@ -134,8 +182,11 @@ async function measureSustained(
     checks.push(`${stored} stored ≥ ${load.ok} acknowledged`);
   }
   if (end.failed > 0) problems.push(`${name}: ${end.failed} forwards failed`);
-  if (end.received < succeeded(end)) problems.push(`${name}: ${succeeded(end)} forwards succeeded but the destination received only ${end.received}`);
-  checks.push(`${succeeded(end)} of ${end.stored} forwards succeeded, ${end.failed} failed; destination received ${end.received}`);
+  if (end.received < succeeded(end))
+    problems.push(`${name}: ${succeeded(end)} forwards succeeded but the destination received only ${end.received}`);
+  checks.push(
+    `${succeeded(end)} of ${end.stored} forwards succeeded, ${end.failed} failed; destination received ${end.received}`,
+  );
   result.check = checks.join('; ');
 }
 
@@ -144,12 +195,24 @@ function sustained(name: string, description: string, target: Target): ForwardCa
 }
 
 export const SUSTAINED_CASES: readonly ForwardCase[] = [
-  sustained('forward sustained', 'Reception (durability=full, logs at info) receiving as fast as wrk sends, each delivery forwarded '
-    + 'to a local destination that answers 204 (push, the default concurrency of 10)', reception()),
+  sustained(
+    'forward sustained',
+    'Reception (durability=full, logs at info) receiving as fast as wrk sends, each delivery forwarded ' +
+      'to a local destination that answers 204 (push, the default concurrency of 10)',
+    reception(),
+  ),
   // One attempt per slot per turn of the event loop, and ingest's commits make the turns long:
   // the same with as many slots as wrk has connections.
-  sustained('forward sustained concurrency=50', 'the same with the destination\'s concurrency at 50, as many as wrk\'s connections', reception(50)),
-  sustained('ref outbox floor', 'the FULL prototype plus an outbox row per delivery, POSTed by a bare undici pump (10 at a time) '
-    + 'and marked done 100 at a time (or 10 ms after the first): no leases, attempts, logs or metrics', reference(10)),
+  sustained(
+    'forward sustained concurrency=50',
+    "the same with the destination's concurrency at 50, as many as wrk's connections",
+    reception(50),
+  ),
+  sustained(
+    'ref outbox floor',
+    'the FULL prototype plus an outbox row per delivery, POSTed by a bare undici pump (10 at a time) ' +
+      'and marked done 100 at a time (or 10 ms after the first): no leases, attempts, logs or metrics',
+    reference(10),
+  ),
   sustained('ref outbox floor concurrency=50', 'the same floor with 50 POSTs in flight', reference(50)),
 ];

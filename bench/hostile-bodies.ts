@@ -55,17 +55,28 @@ const SHAPES: ReadonlyArray<[string, string, number]> = [
   [`flood: one long string from ${FLOOD_SENDERS} senders at once`, LONG_STRING, FLOOD_SENDERS],
 ];
 
-interface Timed { status: number; ms: number; id?: string }
+interface Timed {
+  status: number;
+  ms: number;
+  id?: string;
+}
 
 async function post(url: string, body: string | Buffer): Promise<Timed> {
   const started = performance.now();
-  const res = await fetch(`${url}/api/webhook/hostile`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  const res = await fetch(`${url}/api/webhook/hostile`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+  });
   const text = await res.text();
   const ms = performance.now() - started;
-  return res.status === 200 ? { status: res.status, ms, id: (JSON.parse(text) as { id: string }).id } : { status: res.status, ms };
+  return res.status === 200
+    ? { status: res.status, ms, id: (JSON.parse(text) as { id: string }).id }
+    : { status: res.status, ms };
 }
 
-const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? Number.NaN;
+const percentile = (sorted: number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? Number.NaN;
 
 /** Asks the server's preloaded probe for its event loop delay since the last ask (see event-loop-delay.ts). */
 async function loopDelay(child: Child, file: string, report: number): Promise<LoopDelayReport> {
@@ -108,29 +119,44 @@ async function measure(url: string, text: string, senders: number, delay: () => 
     read = `${(performance.now() - started).toFixed(0)} (${res.status})`;
   }
   const answered = [...statuses].map(([status, count]) => `${count} × ${status}`).join(', ');
-  return `${answered} | ${victim.length} | ${percentile(victim, 0.5).toFixed(1)} | ${percentile(victim, 0.99).toFixed(1)} | ${(victim.at(-1) ?? Number.NaN).toFixed(1)} `
-    + `| ${stalls.maxMs.toFixed(0)} | ${stalls.p99Ms.toFixed(0)} | ${read}`;
+  return (
+    `${answered} | ${victim.length} | ${percentile(victim, 0.5).toFixed(1)} | ${percentile(victim, 0.99).toFixed(1)} | ${(victim.at(-1) ?? Number.NaN).toFixed(1)} ` +
+    `| ${stalls.maxMs.toFixed(0)} | ${stalls.p99Ms.toFixed(0)} | ${read}`
+  );
 }
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'reception-hostile-'));
   const delayFile = join(dir, 'loop-delay.json');
   const durability = process.env.BENCH_DURABILITY ?? 'relaxed';
-  const server = await startServer({
-    command: process.execPath,
-    args: ['--import', PROBE, MAIN],
-    env: {
-      RECEPTION_PORT: '0', RECEPTION_HOST: '127.0.0.1', RECEPTION_DATA: join(dir, 'data'), RECEPTION_TOKEN: TOKEN,
-      RECEPTION_DURABILITY: durability, BENCH_LOOP_DELAY_FILE: delayFile,
+  const server = await startServer(
+    {
+      command: process.execPath,
+      args: ['--import', PROBE, MAIN],
+      env: {
+        RECEPTION_PORT: '0',
+        RECEPTION_HOST: '127.0.0.1',
+        RECEPTION_DATA: join(dir, 'data'),
+        RECEPTION_TOKEN: TOKEN,
+        RECEPTION_DURABILITY: durability,
+        BENCH_LOOP_DELAY_FILE: delayFile,
+      },
     },
-  }, dir);
+    dir,
+  );
   let reports = 0;
   const delay = (): Promise<LoopDelayReport> => loopDelay(server.child, delayFile, ++reports);
   try {
-    process.stdout.write(`Hostile bodies, ${new Date().toISOString()}: ${MAIN}; ${durability}; ${SECONDS} s per shape, the shape's senders, 1 sender of {} timed\n\n`);
-    process.stdout.write('| shape | bytes | the shape\'s answers | {} answers | {} p50 ms | {} p99 ms | {} max ms '
-      + '| loop stall max ms | loop delay p99 ms | reading one back, ms |\n|---|--:|---|--:|--:|--:|--:|--:|--:|--:|\n');
-    const only = process.env.BENCH_SHAPES?.split(',').map((word) => word.trim()).filter((word) => word !== '');
+    process.stdout.write(
+      `Hostile bodies, ${new Date().toISOString()}: ${MAIN}; ${durability}; ${SECONDS} s per shape, the shape's senders, 1 sender of {} timed\n\n`,
+    );
+    process.stdout.write(
+      "| shape | bytes | the shape's answers | {} answers | {} p50 ms | {} p99 ms | {} max ms " +
+        '| loop stall max ms | loop delay p99 ms | reading one back, ms |\n|---|--:|---|--:|--:|--:|--:|--:|--:|--:|\n',
+    );
+    const only = process.env.BENCH_SHAPES?.split(',')
+      .map((word) => word.trim())
+      .filter((word) => word !== '');
     for (const [name, body, senders] of SHAPES) {
       if (only !== undefined && !only.some((word) => name.includes(word))) continue;
       process.stderr.write(`measuring: ${name}\n`);

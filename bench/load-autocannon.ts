@@ -26,8 +26,20 @@ export function autocannon(version: string): LoadGenerator {
       writeFileSync(bodyFile, run.request.body);
       const headerArgs = Object.entries(run.request.headers).flatMap(([name, value]) => ['-H', `${name}=${value}`]);
       const args = [
-        '-j', '-n', '-c', String(run.connections), '-d', String(run.seconds), '-t', '10',
-        '-m', 'POST', ...headerArgs, '-i', bodyFile, run.url,
+        '-j',
+        '-n',
+        '-c',
+        String(run.connections),
+        '-d',
+        String(run.seconds),
+        '-t',
+        '10',
+        '-m',
+        'POST',
+        ...headerArgs,
+        '-i',
+        bodyFile,
+        run.url,
       ];
       const stdout = await runToEnd(AUTOCANNON_BIN, args, (run.seconds + 30) * 1000);
       const line = stdout.split('\n').find((l) => l.startsWith('{'));

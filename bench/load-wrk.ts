@@ -54,8 +54,17 @@ export function wrk(bin: string, version: string, threads: number): LoadGenerato
       const file = join(run.workDir, 'post.lua');
       writeFileSync(file, script(run));
       const args = [
-        '-t', String(threads), '-c', String(run.connections), '-d', `${run.seconds}s`,
-        '--timeout', '10s', '-s', file, run.url,
+        '-t',
+        String(threads),
+        '-c',
+        String(run.connections),
+        '-d',
+        `${run.seconds}s`,
+        '--timeout',
+        '10s',
+        '-s',
+        file,
+        run.url,
       ];
       const stdout = await runToEnd(bin, args, (run.seconds + 30) * 1000);
       const line = stdout.split('\n').find((l) => l.startsWith('BENCH_RESULT '));

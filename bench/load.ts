@@ -74,7 +74,11 @@ export function chooseLoadGenerator(threads: number): LoadGenerator {
   if (wrkBin !== undefined) {
     const probe = spawnSync(wrkBin, ['-v'], { encoding: 'utf8', timeout: 2000 });
     // "wrk debian/4.1.0-3+b2 [epoll] Copyright (C) 2012 Will Glozer"
-    const version = `${probe.stdout}${probe.stderr}`.split('\n')[0]?.replace(/\s*Copyright.*$/, '').trim() || 'wrk';
+    const version =
+      `${probe.stdout}${probe.stderr}`
+        .split('\n')[0]
+        ?.replace(/\s*Copyright.*$/, '')
+        .trim() || 'wrk';
     return wrk(wrkBin, version, threads);
   }
   if (wanted === 'wrk') throw new Error('BENCH_LOADGEN=wrk but wrk is not on PATH');

@@ -26,8 +26,10 @@ export async function postgresUnavailable(): Promise<string | undefined> {
     await withClient((client) => client.query('SELECT 1'));
     return undefined;
   } catch (error) {
-    return `PostgreSQL at ${BENCH_DATABASE_URL} is not reachable (${error instanceof Error ? error.message : String(error)}); `
-      + 'set RECEPTION_BENCH_DATABASE_URL';
+    return (
+      `PostgreSQL at ${BENCH_DATABASE_URL} is not reachable (${error instanceof Error ? error.message : String(error)}); ` +
+      'set RECEPTION_BENCH_DATABASE_URL'
+    );
   }
 }
 

@@ -51,7 +51,7 @@ function top(map: Map<string, number>, totalMs: number, count: number): string[]
   return [...map.entries()]
     .sort((a, b) => b[1] - a[1])
     .slice(0, count)
-    .map(([key, ms]) => `  ${(100 * ms / totalMs).toFixed(1).padStart(5)}%  ${ms.toFixed(0).padStart(7)} ms  ${key}`);
+    .map(([key, ms]) => `  ${((100 * ms) / totalMs).toFixed(1).padStart(5)}%  ${ms.toFixed(0).padStart(7)} ms  ${key}`);
 }
 
 /** Top self-time functions and modules over every `.cpuprofile` in `dir`. */

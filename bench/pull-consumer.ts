@@ -63,7 +63,13 @@ export async function pullDrain(api: Api, options: PullOptions): Promise<PullRes
   const claimPath = `/api/destinations/${encodeURIComponent(options.destination)}/claim`;
   const claimBody = JSON.stringify({ max: options.max, visibilitySeconds: 120 });
   const claim = async (): Promise<string[]> => {
-    const response = await pool.request({ path: claimPath, method: 'POST', headers, body: claimBody, headersTimeout: REQUEST_TIMEOUT_MS });
+    const response = await pool.request({
+      path: claimPath,
+      method: 'POST',
+      headers,
+      body: claimBody,
+      headersTimeout: REQUEST_TIMEOUT_MS,
+    });
     const text = await response.body.text();
     if (response.statusCode !== 200) throw new Error(`claim answered ${response.statusCode}: ${text.slice(0, 300)}`);
     return (JSON.parse(text) as { items: Array<{ forwardId: string }> }).items.map((item) => item.forwardId);
@@ -73,7 +79,12 @@ export async function pullDrain(api: Api, options: PullOptions): Promise<PullRes
     const worker = async (): Promise<void> => {
       while (next < ids.length) {
         const id = ids[next++] as string;
-        const response = await pool.request({ path: `/api/forwards/${id}/ack`, method: 'POST', headers: { authorization: headers.authorization }, headersTimeout: REQUEST_TIMEOUT_MS });
+        const response = await pool.request({
+          path: `/api/forwards/${id}/ack`,
+          method: 'POST',
+          headers: { authorization: headers.authorization },
+          headersTimeout: REQUEST_TIMEOUT_MS,
+        });
         const text = await response.body.text();
         if (response.statusCode === 204) result.forwards++;
         else {

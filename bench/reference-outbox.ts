@@ -32,7 +32,8 @@ export function outboxPump(db: Database, destination: string, concurrency: numbe
   db.exec('CREATE TABLE IF NOT EXISTS outbox (seq INTEGER PRIMARY KEY, done INTEGER NOT NULL DEFAULT 0)');
   const read = db.prepare<[number, number], Row>(
     `SELECT d.seq AS seq, d.id AS id, d.raw AS raw FROM outbox o JOIN deliveries d ON d.seq = o.seq
-     WHERE o.done = 0 AND o.seq > ? ORDER BY o.seq LIMIT ?`);
+     WHERE o.done = 0 AND o.seq > ? ORDER BY o.seq LIMIT ?`,
+  );
   const markDone = db.prepare<[string]>('UPDATE outbox SET done = 1 WHERE seq IN (SELECT value FROM json_each(?))');
   const target = new URL(destination);
   const pool = new Pool(target.origin, { connections: concurrency });
@@ -54,23 +55,31 @@ export function outboxPump(db: Database, destination: string, concurrency: numbe
 
   const send = (row: Row): void => {
     inflight++;
-    pool.request({
-      path: target.pathname, method: 'POST', body: row.raw,
-      headers: { 'content-type': 'application/json', 'webhook-id': row.id },
-    }).then(async (response) => {
-      await response.body.dump();
-      return response.statusCode >= 200 && response.statusCode < 300;
-    }, () => false).then((ok) => {
-      inflight--;
-      if (ok) {
-        done.push(row.seq);
-        if (done.length >= SETTLE_BATCH) settle();
-        else settleTimer ??= setTimeout(settle, SETTLE_WAIT_MS);
-      } else {
-        retry.push(row);
-      }
-      pump();
-    });
+    pool
+      .request({
+        path: target.pathname,
+        method: 'POST',
+        body: row.raw,
+        headers: { 'content-type': 'application/json', 'webhook-id': row.id },
+      })
+      .then(
+        async (response) => {
+          await response.body.dump();
+          return response.statusCode >= 200 && response.statusCode < 300;
+        },
+        () => false,
+      )
+      .then((ok) => {
+        inflight--;
+        if (ok) {
+          done.push(row.seq);
+          if (done.length >= SETTLE_BATCH) settle();
+          else settleTimer ??= setTimeout(settle, SETTLE_WAIT_MS);
+        } else {
+          retry.push(row);
+        }
+        pump();
+      });
   };
 
   const pump = (): void => {

@@ -98,21 +98,36 @@ const fixed = (value: number | undefined, digits: number): string => (value === 
 
 function row(c: CaseResult): string {
   const l = c.load;
-  const cells = l === undefined
-    ? [c.name, c.skipped === undefined ? `failed: ${c.error ?? 'unknown'}` : `skipped: ${c.skipped}`, dash, dash, dash, dash, dash, dash, dash, dash, dash]
-    : [
-      c.name,
-      Math.round(l.requestsPerSecond).toLocaleString('en-US'),
-      fixed(l.p50Ms, 2),
-      c.p99RangeMs === undefined ? fixed(l.p99Ms, 2) : `${fixed(l.p99Ms, 2)} (${fixed(c.p99RangeMs[0], 2)}–${fixed(c.p99RangeMs[1], 2)})`,
-      `${l.non2xx} / ${l.socketErrors} / ${l.timeouts}`,
-      fixed(c.peakRssBytes === undefined ? undefined : c.peakRssBytes / 2 ** 20, 0),
-      c.serverCpuPercent === undefined ? dash : `${Math.round(c.serverCpuPercent)}%`,
-      c.requestsPerSecondVsBaseline === undefined ? dash : `${fixed(c.requestsPerSecondVsBaseline, 2)}×`,
-      c.p99VsBaseline === undefined ? dash : `${fixed(c.p99VsBaseline, 2)}×`,
-      c.disk === undefined ? dash : `${c.disk.slow} / ${fixed(c.disk.maxMs, 0)}`,
-      c.failedRounds === undefined ? c.storeCheck : `${c.storeCheck}; failed in round ${c.failedRounds.join(', ')}`,
-    ];
+  const cells =
+    l === undefined
+      ? [
+          c.name,
+          c.skipped === undefined ? `failed: ${c.error ?? 'unknown'}` : `skipped: ${c.skipped}`,
+          dash,
+          dash,
+          dash,
+          dash,
+          dash,
+          dash,
+          dash,
+          dash,
+          dash,
+        ]
+      : [
+          c.name,
+          Math.round(l.requestsPerSecond).toLocaleString('en-US'),
+          fixed(l.p50Ms, 2),
+          c.p99RangeMs === undefined
+            ? fixed(l.p99Ms, 2)
+            : `${fixed(l.p99Ms, 2)} (${fixed(c.p99RangeMs[0], 2)}–${fixed(c.p99RangeMs[1], 2)})`,
+          `${l.non2xx} / ${l.socketErrors} / ${l.timeouts}`,
+          fixed(c.peakRssBytes === undefined ? undefined : c.peakRssBytes / 2 ** 20, 0),
+          c.serverCpuPercent === undefined ? dash : `${Math.round(c.serverCpuPercent)}%`,
+          c.requestsPerSecondVsBaseline === undefined ? dash : `${fixed(c.requestsPerSecondVsBaseline, 2)}×`,
+          c.p99VsBaseline === undefined ? dash : `${fixed(c.p99VsBaseline, 2)}×`,
+          c.disk === undefined ? dash : `${c.disk.slow} / ${fixed(c.disk.maxMs, 0)}`,
+          c.failedRounds === undefined ? c.storeCheck : `${c.storeCheck}; failed in round ${c.failedRounds.join(', ')}`,
+        ];
   return `| ${cells.join(' | ')} |`;
 }
 
@@ -125,7 +140,9 @@ export function markdown(report: RunReport): string {
     `- machine: ${m.cpu}; Node ${m.node} with ${m.sqliteDriver}; load average ${m.loadAverageAtStart.map((x) => x.toFixed(2)).join(' ')} at start, ${m.loadAverageAtEnd?.map((x) => x.toFixed(2)).join(' ') ?? '?'} at end`,
     `- load generator: ${m.loadGenerator}; ${m.connections} connections; ${m.seconds} s measured after ${m.warmupSeconds} s warm-up`,
     ...(m.rounds > 1
-      ? [`- ${m.rounds} rounds: every case ran once per round, in the order below. Each figure is the median over the rounds (p99 with its lowest and highest in brackets); each ratio is the median of the ratios taken within each round (to that round's bare server, or to that round's case compared with); counts are summed`]
+      ? [
+          `- ${m.rounds} rounds: every case ran once per round, in the order below. Each figure is the median over the rounds (p99 with its lowest and highest in brackets); each ratio is the median of the ratios taken within each round (to that round's bare server, or to that round's case compared with); counts are summed`,
+        ]
       : []),
     `- request: POST /api/webhook/bench, ${m.bodyBytes}-byte JSON object, Content-Type: application/json`,
     `- Reception logs: ${m.receptionLogs}`,
@@ -142,7 +159,9 @@ export function markdown(report: RunReport): string {
     for (const c of versus) {
       const v = c.versus;
       if (v === undefined) continue;
-      lines.push(`- ${c.name} vs ${v.name}: ${fixed(v.requestsPerSecond, 2)}× req/s, ${v.p99 === undefined ? dash : `${fixed(v.p99, 2)}×`} p99`);
+      lines.push(
+        `- ${c.name} vs ${v.name}: ${fixed(v.requestsPerSecond, 2)}× req/s, ${v.p99 === undefined ? dash : `${fixed(v.p99, 2)}×`} p99`,
+      );
     }
   }
   if (report.problems.length > 0) {

@@ -58,9 +58,16 @@ const forwardRounds = whole('BENCH_FORWARD_ROUNDS', 1, 0, 20);
 const FORWARD_CASES: readonly ForwardCase[] = [...SUSTAINED_CASES, DRAIN_CASE];
 /** The case whose rate the forwarding cases are compared with: receiving alone, at the same durability. */
 const INGEST_ONLY = 'reception durability=full';
-const only = (process.env.BENCH_CASES ?? '').split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+const only = (process.env.BENCH_CASES ?? '')
+  .split(',')
+  .map((s) => s.trim())
+  .filter((s) => s.length > 0);
 
-const slug = (name: string): string => name.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '').toLowerCase();
+const slug = (name: string): string =>
+  name
+    .replace(/[^a-z0-9]+/gi, '-')
+    .replace(/^-|-$/g, '')
+    .toLowerCase();
 
 function baseRequest(): LoadRequest {
   return {
@@ -72,9 +79,20 @@ function baseRequest(): LoadRequest {
 }
 
 /** Starts, warms up, measures, checks and stops one case. Throws only if it could not be measured. */
-async function measure(benchCase: BenchCase, label: string, context: CaseContext, generator: LoadGenerator, problems: string[]): Promise<CaseResult> {
+async function measure(
+  benchCase: BenchCase,
+  label: string,
+  context: CaseContext,
+  generator: LoadGenerator,
+  problems: string[],
+): Promise<CaseResult> {
   const server = await startServer(benchCase.start(context), context.dir);
-  const result: CaseResult = { name: benchCase.name, description: benchCase.description, ok: false, storeCheck: 'n/a (no store)' };
+  const result: CaseResult = {
+    name: benchCase.name,
+    description: benchCase.description,
+    ok: false,
+    storeCheck: 'n/a (no store)',
+  };
   try {
     if (new URL(server.url).hostname !== '127.0.0.1') throw new Error(`server listens on ${server.url}, not 127.0.0.1`);
     const request = benchCase.request?.(baseRequest()) ?? baseRequest();
@@ -96,7 +114,9 @@ async function measure(benchCase: BenchCase, label: string, context: CaseContext
 
     if (load.ok === 0) problems.push(`${label}: no 2xx answer at all`);
     if (load.non2xx > 0 || load.socketErrors > 0 || load.timeouts > 0) {
-      problems.push(`${label}: ${load.non2xx} non-2xx answers, ${load.socketErrors} socket errors, ${load.timeouts} timeouts (see ${server.stdoutFile})`);
+      problems.push(
+        `${label}: ${load.non2xx} non-2xx answers, ${load.socketErrors} socket errors, ${load.timeouts} timeouts (see ${server.stdoutFile})`,
+      );
     }
     if (benchCase.storedCount !== undefined) {
       const stored = await benchCase.storedCount(server.url, context);
@@ -107,7 +127,9 @@ async function measure(benchCase: BenchCase, label: string, context: CaseContext
         problems.push(`${label}: acknowledged ${load.ok} deliveries but stored only ${stored}`);
       } else if (extra > connections) {
         result.storeCheck = `**${stored} stored > ${load.ok} acknowledged + ${connections} in flight**`;
-        problems.push(`${label}: stored ${stored}, more than the ${load.ok} acknowledged plus ${connections} in flight at the stop`);
+        problems.push(
+          `${label}: stored ${stored}, more than the ${load.ok} acknowledged plus ${connections} in flight at the stop`,
+        );
       } else {
         result.storeCheck = `ok: ${stored} stored = ${load.ok} acknowledged + ${extra} in flight at stop`;
       }
@@ -139,14 +161,18 @@ async function main(): Promise<number> {
   const cases = CASES.filter(selected);
   const forwardCases = forwardRounds === 0 ? [] : FORWARD_CASES.filter(selected);
   if (cases.length === 0 && forwardCases.length === 0) {
-    throw new Error(`BENCH_CASES="${only.join(',')}" matches no case of: ${[...CASES, ...FORWARD_CASES].map((c) => c.name).join(', ')}`);
+    throw new Error(
+      `BENCH_CASES="${only.join(',')}" matches no case of: ${[...CASES, ...FORWARD_CASES].map((c) => c.name).join(', ')}`,
+    );
   }
   const generator = chooseLoadGenerator(threads);
   const runDir = mkdtempSync(join(tmpdir(), 'reception-bench-'));
   const token = randomBytes(24).toString('hex');
   // Every wait inside is bounded; this bounds the whole run as well.
-  const forwardBudgetS = forwardCases.length * (2 * (warmupSeconds + forwardSeconds) + 600) + 4 * Math.max(120, drainForwards * 0.005);
-  const budgetMs = (rounds * cases.length * (2 * (warmupSeconds + seconds) + 150) + Math.min(rounds, forwardRounds) * forwardBudgetS) * 1000;
+  const forwardBudgetS =
+    forwardCases.length * (2 * (warmupSeconds + forwardSeconds) + 600) + 4 * Math.max(120, drainForwards * 0.005);
+  const budgetMs =
+    (rounds * cases.length * (2 * (warmupSeconds + seconds) + 150) + Math.min(rounds, forwardRounds) * forwardBudgetS) * 1000;
   const overTime = setTimeout(() => {
     process.stderr.write(`bench: over its time budget of ${budgetMs / 1000} s, stopping\n`);
     process.exit(1);
@@ -175,7 +201,9 @@ async function main(): Promise<number> {
     problems: [],
   };
   if (forwardCases.length > 0) Object.assign(report.meta, { forwardSeconds, drainForwards, forwardRounds });
-  process.stdout.write(`bench: ${generator.label}, ${connections} connections, ${warmupSeconds} s warm-up + ${seconds} s per case, ${rounds} round${rounds === 1 ? '' : 's'}, work dir ${runDir}\n`);
+  process.stdout.write(
+    `bench: ${generator.label}, ${connections} connections, ${warmupSeconds} s warm-up + ${seconds} s per case, ${rounds} round${rounds === 1 ? '' : 's'}, work dir ${runDir}\n`,
+  );
 
   const runCase = async (benchCase: BenchCase, round: number): Promise<CaseResult> => {
     const name = rounds === 1 ? slug(benchCase.name) : `${slug(benchCase.name)}-round-${round}`;
@@ -195,11 +223,22 @@ async function main(): Promise<number> {
     try {
       result = await measure(benchCase, label, context, generator, report.problems);
       const log = join(dir, 'stdout.log');
-      const disk = result.disk === undefined ? '' : `; disk probe: ${result.disk.slow} of ${result.disk.syncs} fsyncs over ${SLOW_SYNC_MS} ms, slowest ${result.disk.maxMs.toFixed(1)} ms`;
-      process.stdout.write(`bench: ${label}: ${Math.round(result.load?.requestsPerSecond ?? 0)} req/s, p99 ${result.load?.p99Ms.toFixed(2) ?? '?'} ms${disk}; stdout log ${(statSync(log).size / 2 ** 20).toFixed(1)} MiB\n`);
+      const disk =
+        result.disk === undefined
+          ? ''
+          : `; disk probe: ${result.disk.slow} of ${result.disk.syncs} fsyncs over ${SLOW_SYNC_MS} ms, slowest ${result.disk.maxMs.toFixed(1)} ms`;
+      process.stdout.write(
+        `bench: ${label}: ${Math.round(result.load?.requestsPerSecond ?? 0)} req/s, p99 ${result.load?.p99Ms.toFixed(2) ?? '?'} ms${disk}; stdout log ${(statSync(log).size / 2 ** 20).toFixed(1)} MiB\n`,
+      );
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      result = { name: benchCase.name, description: benchCase.description, ok: false, error: message.split('\n')[0], storeCheck: '–' };
+      result = {
+        name: benchCase.name,
+        description: benchCase.description,
+        ok: false,
+        error: message.split('\n')[0],
+        storeCheck: '–',
+      };
       report.problems.push(`${label}: ${message}`);
     }
     await benchCase.cleanup?.(context).catch((error: unknown) => {
@@ -216,15 +255,27 @@ async function main(): Promise<number> {
     return result;
   };
 
-  const runForwardCase = async (forwardCase: ForwardCase, round: number, ingestOnly: IngestOnly | undefined): Promise<ForwardResult> => {
+  const runForwardCase = async (
+    forwardCase: ForwardCase,
+    round: number,
+    ingestOnly: IngestOnly | undefined,
+  ): Promise<ForwardResult> => {
     const name = `${slug(forwardCase.name)}-round-${round}`;
     const dir = join(runDir, name);
     mkdirSync(dir);
     const caseProfileDir = profileDir === undefined ? undefined : join(profileDir, name);
     process.stdout.write(`bench: ${forwardCase.name} (round ${round})...\n`);
     const context = {
-      dir, token, generator, connections, warmupSeconds, seconds: forwardSeconds, drainForwards, body: jsonBody(1024),
-      settleDisk: settle, ...(caseProfileDir === undefined ? {} : { profileDir: caseProfileDir }),
+      dir,
+      token,
+      generator,
+      connections,
+      warmupSeconds,
+      seconds: forwardSeconds,
+      drainForwards,
+      body: jsonBody(1024),
+      settleDisk: settle,
+      ...(caseProfileDir === undefined ? {} : { profileDir: caseProfileDir }),
     };
     let result: ForwardResult;
     try {
@@ -232,9 +283,24 @@ async function main(): Promise<number> {
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       report.problems.push(`${forwardCase.name} (round ${round}): ${message}`);
-      result = forwardCase.name === DRAIN_CASE.name
-        ? { kind: 'drain', name: forwardCase.name, description: forwardCase.description, rows: [], check: '–', error: message.split('\n')[0] }
-        : { kind: 'sustained', name: forwardCase.name, description: forwardCase.description, samples: [], check: '–', error: message.split('\n')[0] };
+      result =
+        forwardCase.name === DRAIN_CASE.name
+          ? {
+              kind: 'drain',
+              name: forwardCase.name,
+              description: forwardCase.description,
+              rows: [],
+              check: '–',
+              error: message.split('\n')[0],
+            }
+          : {
+              kind: 'sustained',
+              name: forwardCase.name,
+              description: forwardCase.description,
+              samples: [],
+              check: '–',
+              error: message.split('\n')[0],
+            };
     }
     if (ingestOnly !== undefined) result.ingestOnly = ingestOnly;
     settle();
@@ -264,11 +330,16 @@ async function main(): Promise<number> {
     if (round <= forwardRounds && forwardCases.length > 0) {
       const forwarding: ForwardResult[] = [];
       const base = results.find((r) => r.name === INGEST_ONLY);
-      const ingestOnly = base?.load === undefined ? undefined : {
-        name: base.name,
-        requestsPerSecond: base.load.requestsPerSecond,
-        ...(base.serverCpuPercent === undefined ? {} : { cpuUsPerDelivery: (base.serverCpuPercent / 100 / base.load.requestsPerSecond) * 1e6 }),
-      };
+      const ingestOnly =
+        base?.load === undefined
+          ? undefined
+          : {
+              name: base.name,
+              requestsPerSecond: base.load.requestsPerSecond,
+              ...(base.serverCpuPercent === undefined
+                ? {}
+                : { cpuUsPerDelivery: (base.serverCpuPercent / 100 / base.load.requestsPerSecond) * 1e6 }),
+            };
       for (const forwardCase of forwardCases) forwarding.push(await runForwardCase(forwardCase, round, ingestOnly));
       forwardingByRound.push(forwarding);
       report.forwarding?.push(...forwarding);
@@ -292,9 +363,11 @@ async function main(): Promise<number> {
 }
 
 main().then(
-  (code) => { process.exitCode = code; },
+  (code) => {
+    process.exitCode = code;
+  },
   (error: unknown) => {
-    process.stderr.write(`bench failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+    process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     process.exitCode = 1;
   },
 );

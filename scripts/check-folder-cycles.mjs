@@ -117,7 +117,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const edges = folderGraph(srcDir);
   const groups = folderCycles(edges);
   if (process.argv.includes('--graph')) {
-    for (const [from, targets] of [...edges].sort()) process.stdout.write(`${from} -> ${[...targets.keys()].sort().join(', ')}\n`);
+    for (const [from, targets] of [...edges].sort())
+      process.stdout.write(`${from} -> ${[...targets.keys()].sort().join(', ')}\n`);
   }
   if (groups.length > 0) {
     process.stderr.write(`${describeCycles(edges, groups).join('\n')}\n`);

@@ -122,10 +122,19 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   const incoming = new BodyBudget(deps.incomingMaxBytes);
   const edge = createEdge({
-    receiver, logger, metrics, incoming, requestTimeoutMs: deps.requestTimeoutMs, keepAliveTimeoutMs: deps.keepAliveTimeoutMs,
+    receiver,
+    logger,
+    metrics,
+    incoming,
+    requestTimeoutMs: deps.requestTimeoutMs,
+    keepAliveTimeoutMs: deps.keepAliveTimeoutMs,
   });
   const forwarder = new Forwarder({
-    outbox: store.outbox, feed, logger, metrics: new ForwardMetrics(metrics.registry), redactHeaders: new Set(deps.redactHeaders),
+    outbox: store.outbox,
+    feed,
+    logger,
+    metrics: new ForwardMetrics(metrics.registry),
+    redactHeaders: new Set(deps.redactHeaders),
     leaseMarginMs: deps.forwardLeaseMarginMs,
   });
   forwarder.apply(deps.destinations ?? new Map());

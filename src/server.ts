@@ -40,14 +40,33 @@ export async function startServer(settings: Settings): Promise<void> {
   const metrics = new Metrics();
   const config = loadConfig(settings);
   logConfig(start, config, 'config loaded');
-  const app = await buildApp({ ...settings, ...config, store, token: apiToken.token, logger: start.logger, metrics, ...(feed === undefined ? {} : { feed }) });
+  const app = await buildApp({
+    ...settings,
+    ...config,
+    store,
+    token: apiToken.token,
+    logger: start.logger,
+    metrics,
+    ...(feed === undefined ? {} : { feed }),
+  });
   reloadConfigOnSighup(start, app, metrics);
-  const pruner = settings.retentionMs === undefined
-    ? undefined
-    : new RetentionPruner({ store, retentionMs: settings.retentionMs, logger: start.logger, metrics });
+  const pruner =
+    settings.retentionMs === undefined
+      ? undefined
+      : new RetentionPruner({ store, retentionMs: settings.retentionMs, logger: start.logger, metrics });
   shutDownOnSignals(start, { app, store, feed, pruner, logDestination });
   const base = await listen(settings, app, apiToken);
-  start.logger.info({ url: base, pid: process.pid, store: store.kind, durability: settings.durability, dataDir: settings.dataDir, retention: retentionText(settings) }, 'listening');
+  start.logger.info(
+    {
+      url: base,
+      pid: process.pid,
+      store: store.kind,
+      durability: settings.durability,
+      dataDir: settings.dataDir,
+      retention: retentionText(settings),
+    },
+    'listening',
+  );
   pruner?.start();
   if (apiToken.generated) showGeneratedToken(apiToken, base);
 }
@@ -55,8 +74,10 @@ export async function startServer(settings: Settings): Promise<void> {
 /** `RECEPTION_*` variables that nothing reads: each is warned of, with the name probably meant. */
 function warnIgnoredVariables({ settings, logger }: Start): void {
   for (const { name, meant } of settings.ignoredVariables) {
-    logger.warn({ variable: name, ...(meant === undefined ? {} : { meant }) },
-      `${name} is not a Reception setting and is ignored${meant === undefined ? '' : `: did you mean ${meant}?`}`);
+    logger.warn(
+      { variable: name, ...(meant === undefined ? {} : { meant }) },
+      `${name} is not a Reception setting and is ignored${meant === undefined ? '' : `: did you mean ${meant}?`}`,
+    );
   }
 }
 
@@ -86,7 +107,10 @@ function resolveApiToken({ settings, logger }: Start): ResolvedToken {
   if (fileWarning !== undefined) logger.warn(fileWarning);
   if (resolved.token.length < SHORT_TOKEN) {
     // Accepted (CONTRACT 3 sets no length), but said out loud: a short token is easy to guess.
-    logger.warn({ tokenLength: resolved.token.length }, `RECEPTION_TOKEN is shorter than ${SHORT_TOKEN} characters: anyone who guesses it can read and delete the inbox; unset it to have a long one generated`);
+    logger.warn(
+      { tokenLength: resolved.token.length },
+      `RECEPTION_TOKEN is shorter than ${SHORT_TOKEN} characters: anyone who guesses it can read and delete the inbox; unset it to have a long one generated`,
+    );
   }
   return resolved;
 }
@@ -108,7 +132,10 @@ function loadConfig(settings: Settings): LoadedConfig {
 /** The `config loaded` (or `config reloaded`) line: what the file names, and whether strict mode is on. */
 function logConfig({ settings, logger }: Start, { rules, destinations }: LoadedConfig, message: string): void {
   if (settings.configFile === undefined) return;
-  logger.info({ file: settings.configFile, sources: rules.configuredSources.length, destinations: destinations.size, strict: rules.strict }, message);
+  logger.info(
+    { file: settings.configFile, sources: rules.configuredSources.length, destinations: destinations.size, strict: rules.strict },
+    message,
+  );
 }
 
 /** SIGHUP reads the config file again; a file that does not load is refused and the previous config stays in force. */
@@ -127,8 +154,10 @@ function reloadConfigOnSighup(start: Start, app: App, metrics: Metrics): void {
       logConfig(start, loaded, 'config reloaded');
     } catch (error) {
       metrics.configReloads.inc({ result: 'refused' });
-      logger.error({ file: settings.configFile, problem: error instanceof Error ? error.message : String(error) },
-        'config reload refused: the previous config stays in force');
+      logger.error(
+        { file: settings.configFile, problem: error instanceof Error ? error.message : String(error) },
+        'config reload refused: the previous config stays in force',
+      );
     }
   });
 }
@@ -196,7 +225,9 @@ async function listen(settings: Settings, app: App, { generated, file }: Resolve
     // that the next start generates and prints one.
     if (generated && file !== undefined) rmSync(file, { force: true });
     const reason = error instanceof Error ? error.message : String(error);
-    throw new Error(`cannot listen on ${settings.host} port ${settings.port} (RECEPTION_HOST, RECEPTION_PORT): ${reason}`, { cause: error });
+    throw new Error(`cannot listen on ${settings.host} port ${settings.port} (RECEPTION_HOST, RECEPTION_PORT): ${reason}`, {
+      cause: error,
+    });
   }
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : settings.port;
@@ -211,9 +242,9 @@ function retentionText(settings: Settings): string {
 /** A generated token is shown once, on stderr (never in the log), with a command that uses it. */
 function showGeneratedToken({ token, file }: ResolvedToken, base: string): void {
   process.stderr.write(
-    `\nReception generated an API token and saved it in ${file ?? 'the data directory'} (mode 0600).\n`
-    + 'It is shown this once. Read your inbox with:\n\n'
-    + `  curl -H 'Authorization: Bearer ${token}' ${base}/api/deliveries\n\n`,
+    `\nReception generated an API token and saved it in ${file ?? 'the data directory'} (mode 0600).\n` +
+      'It is shown this once. Read your inbox with:\n\n' +
+      `  curl -H 'Authorization: Bearer ${token}' ${base}/api/deliveries\n\n`,
   );
 }
 
@@ -239,8 +270,13 @@ const STORE_CLOSE_MS = 5_000;
 /** True when `promise` settles within `ms`. */
 async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), ms); });
-  const settled = promise.then(() => true as const, () => true as const);
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  const settled = promise.then(
+    () => true as const,
+    () => true as const,
+  );
   const result = await Promise.race([settled, late]);
   clearTimeout(timer);
   return result;
@@ -259,7 +295,10 @@ function checkDataDir(dir: string): void {
     rmSync(probe, { force: true });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.message : String(error));
-    throw new Error(`the data directory ${dir} (RECEPTION_DATA) cannot be created or written (${code}): `
-      + 'point RECEPTION_DATA at a directory that this user can write', { cause: error });
+    throw new Error(
+      `the data directory ${dir} (RECEPTION_DATA) cannot be created or written (${code}): ` +
+        'point RECEPTION_DATA at a directory that this user can write',
+      { cause: error },
+    );
   }
 }

@@ -46,8 +46,10 @@ export function tokenFileWarning(file: string): string | undefined {
   const write = (mode & 0o022) !== 0;
   if (!read && !write) return undefined;
   const what = read && write ? 'read and changed' : read ? 'read' : 'changed';
-  return `${file} can be ${what} by other users of this machine (mode ${mode.toString(8).padStart(4, '0')}), and it holds the API token, `
-    + `which reads and deletes the whole inbox: chmod 600 ${file}, unless that is meant`;
+  return (
+    `${file} can be ${what} by other users of this machine (mode ${mode.toString(8).padStart(4, '0')}), and it holds the API token, ` +
+    `which reads and deletes the whole inbox: chmod 600 ${file}, unless that is meant`
+  );
 }
 
 /** Compares a presented token with the expected one in constant time, its length included. */

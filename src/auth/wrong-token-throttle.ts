@@ -89,6 +89,12 @@ export function addressKey(address: string): string {
   const tailGroups = tail === undefined || tail === '' ? [] : tail.split(':');
   // An embedded IPv4 address (the last 32 bits) stands for two groups.
   const tailLength = tailGroups.reduce((n, group) => n + (group.includes('.') ? 2 : 1), 0);
-  const groups = tail === undefined ? headGroups : [...headGroups, ...Array<string>(8 - headGroups.length - tailLength).fill('0'), ...tailGroups];
-  return `${groups.slice(0, 4).map((group) => Number.parseInt(group, 16).toString(16)).join(':')}::/64`;
+  const groups =
+    tail === undefined
+      ? headGroups
+      : [...headGroups, ...Array<string>(8 - headGroups.length - tailLength).fill('0'), ...tailGroups];
+  return `${groups
+    .slice(0, 4)
+    .map((group) => Number.parseInt(group, 16).toString(16))
+    .join(':')}::/64`;
 }

@@ -7,7 +7,10 @@ import { ProblemError } from '../errors/problem-catalogue.js';
 
 /** The refusal of a compressed body. */
 export function compressed(coding: string): ProblemError {
-  return new ProblemError('unsupported_media_type', `Content-Encoding "${coding}" is not accepted here: send the body uncompressed.`);
+  return new ProblemError(
+    'unsupported_media_type',
+    `Content-Encoding "${coding}" is not accepted here: send the body uncompressed.`,
+  );
 }
 
 /** The refusal of a media type not taken here, or of several that disagree. */
@@ -15,9 +18,10 @@ export function unsupported(contentType: string | undefined, conflicting: boolea
   if (conflicting) {
     return new ProblemError('unsupported_media_type', 'The request has several Content-Type headers that disagree; send one.');
   }
-  const detail = contentType === undefined
-    ? 'The request has no Content-Type; send application/json or application/x-www-form-urlencoded.'
-    : 'Send application/json, application/*+json or application/x-www-form-urlencoded.';
+  const detail =
+    contentType === undefined
+      ? 'The request has no Content-Type; send application/json or application/x-www-form-urlencoded.'
+      : 'Send application/json, application/*+json or application/x-www-form-urlencoded.';
   return new ProblemError('unsupported_media_type', detail);
 }
 

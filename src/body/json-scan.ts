@@ -3,8 +3,7 @@ export type JsonKind = 'object' | 'array' | 'string' | 'number' | 'boolean' | 'n
 
 export type JsonScan =
   /** `start` is where the text begins: 3 after a UTF-8 byte order mark, else 0. */
-  | { ok: true; kind: JsonKind; start: number }
-  | { ok: false; at: number; problem: string; tooDeep: boolean };
+  { ok: true; kind: JsonKind; start: number } | { ok: false; at: number; problem: string; tooDeep: boolean };
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -42,7 +41,11 @@ const isDigit = (byte: number | undefined): boolean => byte !== undefined && byt
 
 /** Thrown inside the scanner only; `scanJson` turns it into its answer. */
 class NotJson {
-  constructor(readonly at: number, readonly problem: string, readonly tooDeep = false) {}
+  constructor(
+    readonly at: number,
+    readonly problem: string,
+    readonly tooDeep = false,
+  ) {}
 }
 
 /**
@@ -70,7 +73,11 @@ class Scanner {
   /** One entry per open container: true for an object, false for an array. */
   private readonly open: boolean[] = [];
 
-  constructor(private readonly bytes: Uint8Array, private at: number, private readonly maxDepth: number) {}
+  constructor(
+    private readonly bytes: Uint8Array,
+    private at: number,
+    private readonly maxDepth: number,
+  ) {}
 
   /** The whole text: values, and after each the commas and closing brackets that follow it. */
   text(): JsonKind {
@@ -139,7 +146,8 @@ class Scanner {
         if (inObject) this.key();
         return true;
       }
-      if (byte !== (inObject ? CLOSE_BRACE : CLOSE_BRACKET)) throw this.unexpected(`where a comma or ${inObject ? '}' : ']'} belongs`);
+      if (byte !== (inObject ? CLOSE_BRACE : CLOSE_BRACKET))
+        throw this.unexpected(`where a comma or ${inObject ? '}' : ']'} belongs`);
       this.at++;
       this.open.pop();
     }

@@ -20,9 +20,12 @@ export function checkJsonBody(raw: Buffer, anyValue = false): void {
   }
   const scan = scanJson(raw, MAX_JSON_DEPTH);
   if (!scan.ok) {
-    throw new ProblemError('invalid_json', scan.tooDeep
-      ? `The JSON is nested deeper than ${MAX_JSON_DEPTH} levels.`
-      : `The body is not valid JSON: ${scan.problem} at byte ${scan.at}.`);
+    throw new ProblemError(
+      'invalid_json',
+      scan.tooDeep
+        ? `The JSON is nested deeper than ${MAX_JSON_DEPTH} levels.`
+        : `The body is not valid JSON: ${scan.problem} at byte ${scan.at}.`,
+    );
   }
   if (!anyValue && scan.kind !== 'object') {
     throw new ProblemError('json_not_object', `The JSON body must be an object, not ${describe(scan.kind)}.`);

@@ -6,7 +6,11 @@ import { CliError } from './usage.js';
 
 /** An answer from the Reception API that was not a success. */
 export class ApiError extends Error {
-  constructor(readonly status: number, readonly code: string, detail: string) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    detail: string,
+  ) {
     super(detail);
     this.name = 'ApiError';
   }
@@ -78,7 +82,10 @@ export class ApiClient {
     let total = 0;
     let cursor: string | undefined;
     for (;;) {
-      const page = await this.sources({ limit: 500, ...(source === undefined ? {} : { q: source }), ...(cursor === undefined ? {} : { cursor }) }, signal);
+      const page = await this.sources(
+        { limit: 500, ...(source === undefined ? {} : { q: source }), ...(cursor === undefined ? {} : { cursor }) },
+        signal,
+      );
       for (const item of page.items) if (source === undefined || item.source === source) total += item.count;
       if (page.nextCursor === null) return total;
       cursor = page.nextCursor;
@@ -111,7 +118,11 @@ export class ApiClient {
     try {
       response = await fetch(`${this.target.base}${path}`, {
         method,
-        headers: { ...this.headers(), accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: {
+          ...this.headers(),
+          accept: 'application/json',
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         ...(signal === undefined ? {} : { signal }),
       });
@@ -143,13 +154,19 @@ export async function apiError(response: Response): Promise<ApiError> {
 /** Checks the fields the CLI relies on; the rest of the Delivery is passed through as is. */
 export function asDelivery(value: unknown): DeliveryJson {
   if (
-    !isRecord(value) || typeof value.id !== 'string' || typeof value.seq !== 'number'
-    || typeof value.source !== 'string' || typeof value.method !== 'string' || !Array.isArray(value.headers)
+    !isRecord(value) ||
+    typeof value.id !== 'string' ||
+    typeof value.seq !== 'number' ||
+    typeof value.source !== 'string' ||
+    typeof value.method !== 'string' ||
+    !Array.isArray(value.headers)
   ) {
     throw new Error('The server sent something that is not a Delivery.');
   }
-  const headers = value.headers.filter((pair): pair is [string, string] =>
-    Array.isArray(pair) && pair.length === 2 && typeof pair[0] === 'string' && typeof pair[1] === 'string');
+  const headers = value.headers.filter(
+    (pair): pair is [string, string] =>
+      Array.isArray(pair) && pair.length === 2 && typeof pair[0] === 'string' && typeof pair[1] === 'string',
+  );
   return { ...(value as unknown as DeliveryJson), headers };
 }
 

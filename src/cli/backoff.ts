@@ -2,7 +2,10 @@
 export class Backoff {
   private attempt = 0;
 
-  constructor(private readonly initialMs = 250, private readonly maxMs = 15_000) {}
+  constructor(
+    private readonly initialMs = 250,
+    private readonly maxMs = 15_000,
+  ) {}
 
   /** The delay before the next attempt; each call doubles it up to the ceiling. */
   next(): number {

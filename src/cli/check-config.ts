@@ -7,8 +7,8 @@ export const checkConfigSpec: CommandSpec = {
   summary: 'validate a config file without starting the server',
   usage: ['check-config FILE'],
   description:
-    'Reads the YAML or JSON config file that RECEPTION_CONFIG would name and checks it exactly as the server does at '
-    + 'start and on SIGHUP: every problem is printed with the key it concerns. Exits 0 when the file is valid, 1 when not.',
+    'Reads the YAML or JSON config file that RECEPTION_CONFIG would name and checks it exactly as the server does at ' +
+    'start and on SIGHUP: every problem is printed with the key it concerns. Exits 0 when the file is valid, 1 when not.',
   flags: [],
   positionals: 1,
   examples: ['reception check-config ./reception.yaml'],
@@ -27,10 +27,14 @@ export async function runCheckConfig(argv: string[]): Promise<number> {
     const sources = Object.keys(config.sources ?? {});
     const destinations = Object.keys(config.destinations ?? {});
     const routes = Object.values(config.sources ?? {}).reduce((sum, source) => sum + (source.forward?.length ?? 0), 0);
-    const forwarding = destinations.length === 0 ? ''
-      : `, ${destinations.length} destination${destinations.length === 1 ? '' : 's'} (${destinations.join(', ')}) with ${routes} route${routes === 1 ? '' : 's'}`;
-    process.stdout.write(`${file} is valid: ${sources.length} source${sources.length === 1 ? '' : 's'}`
-      + `${sources.length > 0 ? ` (${sources.map(escapeForTerminal).join(', ')})` : ''}${forwarding}, strict mode ${config.strict === true ? 'on' : 'off'}.\n`);
+    const forwarding =
+      destinations.length === 0
+        ? ''
+        : `, ${destinations.length} destination${destinations.length === 1 ? '' : 's'} (${destinations.join(', ')}) with ${routes} route${routes === 1 ? '' : 's'}`;
+    process.stdout.write(
+      `${file} is valid: ${sources.length} source${sources.length === 1 ? '' : 's'}` +
+        `${sources.length > 0 ? ` (${sources.map(escapeForTerminal).join(', ')})` : ''}${forwarding}, strict mode ${config.strict === true ? 'on' : 'off'}.\n`,
+    );
     return 0;
   } catch (error) {
     if (!(error instanceof ConfigFileError)) throw error;

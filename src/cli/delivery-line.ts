@@ -28,13 +28,14 @@ export function bodyPreview(delivery: DeliveryJson, max: number): string {
  */
 export function deliveryLine(delivery: DeliveryJson, width?: number): string {
   const verification = delivery.verification.status === 'none' ? '' : `  [${delivery.verification.status}]`;
-  const head = [
-    escapeForTerminal(delivery.receivedAt),
-    escapeForTerminal(delivery.source),
-    escapeForTerminal(delivery.method),
-    formatBytes(delivery.size).padStart(9),
-    escapeForTerminal(delivery.id),
-  ].join('  ') + verification;
+  const head =
+    [
+      escapeForTerminal(delivery.receivedAt),
+      escapeForTerminal(delivery.source),
+      escapeForTerminal(delivery.method),
+      formatBytes(delivery.size).padStart(9),
+      escapeForTerminal(delivery.id),
+    ].join('  ') + verification;
   const room = width === undefined ? 60 : Math.max(20, width - head.length - 3);
   const preview = bodyPreview(delivery, room);
   return preview === '' ? head : `${head}  ${preview}`;

@@ -18,21 +18,17 @@ export const destinationsSpec: CommandSpec = {
     'destinations resume <name> [--url URL] [--token TOKEN]',
   ],
   description:
-    'Without an action, prints one line per destination (GET /api/destinations): its name, kind (http, pull, or '
-    + 'removed when the config no longer names it but forwards remain), URL (without credentials or query), whether '
-    + 'it is paused, how many forwards are pending (not yet settled) and failed, the age of the oldest pending one, '
-    + 'and the last error. "pause" stops attempts to a destination: its forwards stay pending, and the pause outlives '
-    + 'restarts, until "resume". An unknown name is an error (exit 1).',
+    'Without an action, prints one line per destination (GET /api/destinations): its name, kind (http, pull, or ' +
+    'removed when the config no longer names it but forwards remain), URL (without credentials or query), whether ' +
+    'it is paused, how many forwards are pending (not yet settled) and failed, the age of the oldest pending one, ' +
+    'and the last error. "pause" stops attempts to a destination: its forwards stay pending, and the pause outlives ' +
+    'restarts, until "resume". An unknown name is an error (exit 1).',
   flags: [
     { name: 'json', type: 'boolean', help: 'Print each destination as one line of JSON (NDJSON) instead.' },
     ...SERVER_FLAGS,
   ],
   positionals: 2,
-  examples: [
-    'reception destinations',
-    'reception destinations pause app',
-    'reception destinations resume app',
-  ],
+  examples: ['reception destinations', 'reception destinations pause app', 'reception destinations resume app'],
 };
 
 export async function runDestinations(argv: string[]): Promise<number> {
@@ -46,16 +42,19 @@ export async function runDestinations(argv: string[]): Promise<number> {
   if (action !== undefined && (name === undefined || name === '')) {
     throw new UsageError(`which destination? reception destinations ${action} <name>.`);
   }
-  if (action !== undefined && booleanFlag(values, 'json')) throw new UsageError('--json goes with the list, not with pause or resume.');
+  if (action !== undefined && booleanFlag(values, 'json'))
+    throw new UsageError('--json goes with the list, not with pause or resume.');
   const outbox = new OutboxApi(new ApiClient(serverTarget(values)));
 
   if (action !== undefined && name !== undefined) {
     await outbox.setPaused(name, action === 'pause');
     const state = (await outbox.destinations()).find((d) => d.name === name);
     const pending = state === undefined ? '' : ` (${state.pending} pending, ${state.failed} failed)`;
-    process.stdout.write(action === 'pause'
-      ? `Paused ${escapeForTerminal(name)}: its forwards wait until "reception destinations resume ${escapeForTerminal(name)}"${pending}.\n`
-      : `Resumed ${escapeForTerminal(name)}${pending}.\n`);
+    process.stdout.write(
+      action === 'pause'
+        ? `Paused ${escapeForTerminal(name)}: its forwards wait until "reception destinations resume ${escapeForTerminal(name)}"${pending}.\n`
+        : `Resumed ${escapeForTerminal(name)}${pending}.\n`,
+    );
     return 0;
   }
 
@@ -73,13 +72,13 @@ export async function runDestinations(argv: string[]): Promise<number> {
   return 0;
 }
 
-function actionOf(text: string): typeof ACTIONS[number] {
+function actionOf(text: string): (typeof ACTIONS)[number] {
   const action = ACTIONS.find((a) => a === text);
   if (action !== undefined) return action;
   const near = nearestWithin(text, ACTIONS, 3);
   throw new UsageError(
-    `unknown action "${escapeForTerminal(text)}"${near === undefined ? '' : ` (did you mean "${near}"?)`}: `
-    + 'reception destinations lists them; "pause <name>" and "resume <name>" act on one.',
+    `unknown action "${escapeForTerminal(text)}"${near === undefined ? '' : ` (did you mean "${near}"?)`}: ` +
+      'reception destinations lists them; "pause <name>" and "resume <name>" act on one.',
   );
 }
 

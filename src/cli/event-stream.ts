@@ -11,8 +11,7 @@ export interface SseEvent {
 }
 
 export type StreamStatus =
-  | { kind: 'connected'; reconnected: boolean }
-  | { kind: 'disconnected'; reason: string; retryInMs: number };
+  { kind: 'connected'; reconnected: boolean } | { kind: 'disconnected'; reason: string; retryInMs: number };
 
 export interface EventStreamOptions {
   /** The stream URL, query included. */
@@ -87,7 +86,9 @@ export async function* eventStream(options: EventStreamOptions): AsyncGenerator<
 }
 
 async function readWithin(
-  reader: ReadableStreamDefaultReader<Uint8Array>, timeoutMs: number, connection: AbortController,
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  timeoutMs: number,
+  connection: AbortController,
 ): Promise<Uint8Array | undefined> {
   const timer = setTimeout(() => {
     connection.abort(new Error(`nothing arrived for ${Math.round(timeoutMs / 1000)} s, not even a heartbeat`));
@@ -125,9 +126,10 @@ export class SseParser {
 
   private line(line: string): SseEvent | undefined {
     if (line === '') {
-      const event = this.data.length === 0
-        ? undefined
-        : { id: this.lastEventId, event: this.type === '' ? 'message' : this.type, data: this.data.join('\n') };
+      const event =
+        this.data.length === 0
+          ? undefined
+          : { id: this.lastEventId, event: this.type === '' ? 'message' : this.type, data: this.data.join('\n') };
       this.data = [];
       this.type = '';
       return event;

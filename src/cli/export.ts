@@ -11,15 +11,20 @@ export const exportSpec: CommandSpec = {
   summary: 'write deliveries as NDJSON to stdout',
   usage: ['export [--source S] [--since T] [--page-size N] [--progress MODE] [--url URL] [--token TOKEN]'],
   description:
-    'Writes one Delivery JSON object per line (NDJSON), newest first, walking GET /api/deliveries page by page with '
-    + 'its cursor. Each delivery is written exactly once; deliveries that arrive during the export are not included '
-    + '(they go to the front of the inbox). --since keeps deliveries received at or after T, given as RFC 3339 '
-    + '(2026-11-22T00:00:00Z) or as a duration back from now (24h, 7d); the walk stops at the first older one. '
-    + 'Progress goes to stderr: a bar when stderr is a terminal, otherwise a plain line every 2 s and a summary. '
-    + 'The raw bytes are not included: fetch them from /api/deliveries/{id}/raw.',
+    'Writes one Delivery JSON object per line (NDJSON), newest first, walking GET /api/deliveries page by page with ' +
+    'its cursor. Each delivery is written exactly once; deliveries that arrive during the export are not included ' +
+    '(they go to the front of the inbox). --since keeps deliveries received at or after T, given as RFC 3339 ' +
+    '(2026-11-22T00:00:00Z) or as a duration back from now (24h, 7d); the walk stops at the first older one. ' +
+    'Progress goes to stderr: a bar when stderr is a terminal, otherwise a plain line every 2 s and a summary. ' +
+    'The raw bytes are not included: fetch them from /api/deliveries/{id}/raw.',
   flags: [
     { name: 'source', type: 'string', value: 'S', help: 'Only deliveries to this source.' },
-    { name: 'since', type: 'string', value: 'T', help: 'Only deliveries received at or after T (RFC 3339, or a duration such as 24h).' },
+    {
+      name: 'since',
+      type: 'string',
+      value: 'T',
+      help: 'Only deliveries received at or after T (RFC 3339, or a duration such as 24h).',
+    },
     { name: 'page-size', type: 'string', value: 'N', help: 'Deliveries per API call, 1 to 500 (default 500).' },
     { name: 'progress', type: 'string', value: 'MODE', help: 'auto (default), bar, lines or none.' },
     ...SERVER_FLAGS,
@@ -74,7 +79,10 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\
 /** RFC 3339 (a date alone means its midnight UTC) or a duration back from now; milliseconds since the epoch. */
 /** True when the text's date and time are on the calendar and the clock: `Date.parse` reads 2026-02-30 as March 2nd. */
 function isCalendarDate(text: string): boolean {
-  const [year, month, day, hour = 0, minute = 0, second = 0] = text.split(/[-Tt :.Zz+]/).slice(0, 6).map(Number);
+  const [year, month, day, hour = 0, minute = 0, second = 0] = text
+    .split(/[-Tt :.Zz+]/)
+    .slice(0, 6)
+    .map(Number);
   if (year === undefined || month === undefined || day === undefined) return false;
   const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
   return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && hour <= 23 && minute <= 59 && second <= 59;
@@ -83,7 +91,8 @@ function isCalendarDate(text: string): boolean {
 export function parseSince(text: string, now = Date.now()): number {
   const duration = parseDuration(text);
   if (duration !== undefined) return now - duration;
-  const time = RFC3339.test(text) && isCalendarDate(text) ? Date.parse(text.length === 10 ? `${text}T00:00:00Z` : text) : Number.NaN;
+  const time =
+    RFC3339.test(text) && isCalendarDate(text) ? Date.parse(text.length === 10 ? `${text}T00:00:00Z` : text) : Number.NaN;
   if (Number.isNaN(time)) {
     throw new UsageError(`--since: expected an RFC 3339 time (2026-11-22T00:00:00Z) or a duration (24h, 7d), got "${text}".`);
   }

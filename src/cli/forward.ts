@@ -11,10 +11,18 @@ import type { DeliveryJson } from '../http/schemas.js';
 
 /** Headers about the connection that carried the delivery to Reception, not about the delivery (RFC 9110 7.6.1). */
 export const DROPPED_HEADERS: ReadonlySet<string> = new Set([
-  'connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade',
-  'proxy-connection', 'proxy-authenticate', 'proxy-authorization',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
   // Set anew for the target: its own host, the length of the bytes sent.
-  'host', 'content-length',
+  'host',
+  'content-length',
   // Asks the peer for a 100 Continue: a property of that hop.
   'expect',
 ]);
@@ -92,11 +100,13 @@ export function forwardDelivery(base: URL, delivery: DeliveryJson, raw: Buffer, 
     req.on('response', (res) => {
       res.resume();
       res.on('error', reject);
-      res.on('end', () => resolve({
-        status: res.statusCode ?? 0,
-        statusText: res.statusMessage ?? '',
-        ms: Math.round(performance.now() - started),
-      }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          statusText: res.statusMessage ?? '',
+          ms: Math.round(performance.now() - started),
+        }),
+      );
     });
     req.end(raw);
   });

@@ -11,13 +11,15 @@ import { booleanFlag, integerFlag, parseCommand, renderHelp, stringFlag, UsageEr
 export const forwardsSpec: CommandSpec = {
   name: 'forwards',
   summary: 'list forwards: where deliveries are being handed on, and how far each got',
-  usage: ['forwards [--status S] [--destination D] [--source S] [--limit N] [--page-size N] [--json] [--url URL] [--token TOKEN]'],
+  usage: [
+    'forwards [--status S] [--destination D] [--source S] [--limit N] [--page-size N] [--json] [--url URL] [--token TOKEN]',
+  ],
   description:
-    'Lists forwards (one delivery on its way to one destination), newest first, walking GET /api/forwards page by '
-    + 'page up to --limit. One line each: forward id, delivery id, source, destination, status, attempts made, then '
-    + 'when a pending forward is next attempted or the last error. The statuses are pending, delivering, succeeded, '
-    + 'failed (the dead letter: retry it with "reception retry") and cancelled. Sources, destinations and errors are '
-    + 'printed with control characters as escapes. An unknown --destination is an error (exit 1), not an empty list.',
+    'Lists forwards (one delivery on its way to one destination), newest first, walking GET /api/forwards page by ' +
+    'page up to --limit. One line each: forward id, delivery id, source, destination, status, attempts made, then ' +
+    'when a pending forward is next attempted or the last error. The statuses are pending, delivering, succeeded, ' +
+    'failed (the dead letter: retry it with "reception retry") and cancelled. Sources, destinations and errors are ' +
+    'printed with control characters as escapes. An unknown --destination is an error (exit 1), not an empty list.',
   flags: [
     { name: 'status', type: 'string', value: 'S', help: `Only forwards in this state: ${FORWARD_STATUSES.join(', ')}.` },
     { name: 'destination', type: 'string', value: 'D', help: 'Only forwards to this destination.' },
@@ -40,7 +42,9 @@ export function statusFlag(text: string | undefined): ForwardStatus | undefined 
   const status = FORWARD_STATUSES.find((s) => s === text);
   if (status !== undefined) return status;
   const near = nearestWithin(text, FORWARD_STATUSES, 3);
-  throw new UsageError(`--status: expected ${FORWARD_STATUSES.join(', ')}, got "${escapeForTerminal(text)}"${near === undefined ? '' : ` (did you mean "${near}"?)`}.`);
+  throw new UsageError(
+    `--status: expected ${FORWARD_STATUSES.join(', ')}, got "${escapeForTerminal(text)}"${near === undefined ? '' : ` (did you mean "${near}"?)`}.`,
+  );
 }
 
 export async function runForwards(argv: string[]): Promise<number> {
@@ -57,7 +61,8 @@ export async function runForwards(argv: string[]): Promise<number> {
   const json = booleanFlag(values, 'json');
   const outbox = new OutboxApi(new ApiClient(serverTarget(values)));
   const destinations = await outbox.destinations();
-  if (destination !== undefined && !destinations.some((d) => d.name === destination)) throw unknownDestination(destination, destinations);
+  if (destination !== undefined && !destinations.some((d) => d.name === destination))
+    throw unknownDestination(destination, destinations);
   const paused = new Set(destinations.filter((d) => d.paused).map((d) => d.name));
   exitQuietlyOnClosedPipe();
 
@@ -103,7 +108,11 @@ function lastColumn(f: ForwardRow, now: number, paused: boolean): string {
   const error = f.lastError === null ? '' : `last error: ${escapeForTerminal(f.lastError)}`;
   if (f.status === 'pending' && f.nextAttemptAt !== null) {
     const due = Date.parse(f.nextAttemptAt) - now;
-    const next = paused ? 'waits: the destination is paused' : due <= 0 ? 'next attempt now' : `next attempt in ${formatAge(due)}`;
+    const next = paused
+      ? 'waits: the destination is paused'
+      : due <= 0
+        ? 'next attempt now'
+        : `next attempt in ${formatAge(due)}`;
     return error === '' ? next : `${next}; ${error}`;
   }
   return error;

@@ -19,7 +19,10 @@ export interface ListenState {
 
 /** `~/.reception/listen-<hash>.json`, one file per server, source and target. */
 export function defaultStatePath(server: string, source: string | undefined, forwardTo: string): string {
-  const hash = createHash('sha256').update(JSON.stringify([server, source ?? null, forwardTo])).digest('hex').slice(0, 16);
+  const hash = createHash('sha256')
+    .update(JSON.stringify([server, source ?? null, forwardTo]))
+    .digest('hex')
+    .slice(0, 16);
   return join(homedir(), '.reception', `listen-${hash}.json`);
 }
 

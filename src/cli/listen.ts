@@ -16,23 +16,33 @@ export const listenSpec: CommandSpec = {
   summary: 'forward every new delivery to a local URL, byte for byte',
   usage: ['listen --forward-to URL [--source S] [--state FILE] [--timeout DURATION] [--url URL] [--token TOKEN]'],
   description:
-    'Follows the live stream and sends each delivery to --forward-to with its method, its headers (in order, as spelled) '
-    + 'and its exact raw bytes, so the target can verify the provider\'s signature. The delivery\'s query string is '
-    + 'appended to the URL. Dropped: hop-by-hop headers (connection, keep-alive, transfer-encoding, te, trailer, upgrade, '
-    + 'proxy-*), host, content-length and expect (set anew for the target), and headers Reception stored as [redacted]. '
-    + 'Prints the target\'s status and latency for each.\n'
-    + 'Deliveries are forwarded one at a time, in order. When the target cannot be reached, times out or answers 502, 503 '
-    + 'or 504, the same delivery is tried again with backoff (up to 15 s apart) until it goes through: nothing is skipped. '
-    + 'Any other status counts as delivered. When the server goes away, listen reconnects.\n'
-    + 'The position (the seq of the last delivery the target answered) is saved in the state file after each one, and '
-    + 'a restart resumes after it: deliveries that arrived while listen was stopped are forwarded, none twice. '
-    + 'The first run starts at the present. The default state file is ~/.reception/listen-<hash>.json, one per server, '
-    + 'source and target. Ctrl-C finishes the delivery in flight, then stops.',
+    'Follows the live stream and sends each delivery to --forward-to with its method, its headers (in order, as spelled) ' +
+    "and its exact raw bytes, so the target can verify the provider's signature. The delivery's query string is " +
+    'appended to the URL. Dropped: hop-by-hop headers (connection, keep-alive, transfer-encoding, te, trailer, upgrade, ' +
+    'proxy-*), host, content-length and expect (set anew for the target), and headers Reception stored as [redacted]. ' +
+    "Prints the target's status and latency for each.\n" +
+    'Deliveries are forwarded one at a time, in order. When the target cannot be reached, times out or answers 502, 503 ' +
+    'or 504, the same delivery is tried again with backoff (up to 15 s apart) until it goes through: nothing is skipped. ' +
+    'Any other status counts as delivered. When the server goes away, listen reconnects.\n' +
+    'The position (the seq of the last delivery the target answered) is saved in the state file after each one, and ' +
+    'a restart resumes after it: deliveries that arrived while listen was stopped are forwarded, none twice. ' +
+    'The first run starts at the present. The default state file is ~/.reception/listen-<hash>.json, one per server, ' +
+    'source and target. Ctrl-C finishes the delivery in flight, then stops.',
   flags: [
     { name: 'forward-to', type: 'string', value: 'URL', help: 'Where to send each delivery (required).' },
     { name: 'source', type: 'string', value: 'S', help: 'Only deliveries to this source.' },
-    { name: 'state', type: 'string', value: 'FILE', help: 'Where to keep the position (default ~/.reception/listen-<hash>.json).' },
-    { name: 'timeout', type: 'string', value: 'DURATION', help: 'How long the target has to answer, e.g. 10s (default 30s); then the delivery is tried again.' },
+    {
+      name: 'state',
+      type: 'string',
+      value: 'FILE',
+      help: 'Where to keep the position (default ~/.reception/listen-<hash>.json).',
+    },
+    {
+      name: 'timeout',
+      type: 'string',
+      value: 'DURATION',
+      help: 'How long the target has to answer, e.g. 10s (default 30s); then the delivery is tried again.',
+    },
     ...SERVER_FLAGS,
   ],
   examples: [
@@ -58,9 +68,14 @@ export async function runListen(argv: string[]): Promise<number> {
   exitQuietlyOnClosedPipe();
   const signal = stopSignal(() => writeErr('stopping after the delivery in flight (Ctrl-C again to quit now)'));
   const api = new ApiClient(target);
-  const save = (lastSeq: number): void => writeState(statePath, {
-    server: target.base, source: source ?? null, forwardTo: forwardTo.toString(), lastSeq, updatedAt: new Date().toISOString(),
-  });
+  const save = (lastSeq: number): void =>
+    writeState(statePath, {
+      server: target.base,
+      source: source ?? null,
+      forwardTo: forwardTo.toString(),
+      lastSeq,
+      updatedAt: new Date().toISOString(),
+    });
 
   let position: number;
   const saved = readState(statePath);
@@ -150,7 +165,11 @@ async function untilAnswered<T>(call: () => Promise<T>, what: string, signal: Ab
 
 /** Sends one delivery until the target answers with something other than 502/503/504. Undefined when stopped first. */
 async function forwardUntilAnswered(
-  forwardTo: URL, delivery: DeliveryJson, raw: Buffer, timeoutMs: number, signal: AbortSignal,
+  forwardTo: URL,
+  delivery: DeliveryJson,
+  raw: Buffer,
+  timeoutMs: number,
+  signal: AbortSignal,
 ): Promise<ForwardResult | undefined> {
   const backoff = new Backoff(250, 15_000);
   while (!signal.aborted) {

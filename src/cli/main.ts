@@ -90,7 +90,9 @@ async function main(argv: string[]): Promise<number | undefined> {
   if (command === undefined) {
     const names = COMMANDS.map((c) => c.spec.name);
     const near = nearestWithin(first, names, 2);
-    throw new UsageError(`unknown command "${escapeForTerminal(first)}"${near === undefined ? '' : ` (did you mean "${near}"?)`}. Commands: ${names.join(', ')}.`);
+    throw new UsageError(
+      `unknown command "${escapeForTerminal(first)}"${near === undefined ? '' : ` (did you mean "${near}"?)`}. Commands: ${names.join(', ')}.`,
+    );
   }
   return runCommand(command.spec.name, command.run, argv.slice(1));
 }

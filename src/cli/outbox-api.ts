@@ -31,8 +31,7 @@ export interface ForwardQuery {
 
 /** Which failed forwards to retry: by id, or every failed one that matches. */
 export type RetryRequest =
-  | { ids: string[] }
-  | { status: 'failed'; destination?: string; source?: string; since?: string; until?: string };
+  { ids: string[] } | { status: 'failed'; destination?: string; source?: string; since?: string; until?: string };
 
 const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 const count = (value: unknown): number => (typeof value === 'number' ? value : 0);
@@ -68,7 +67,11 @@ export class OutboxApi {
   }
 
   /** One page of forwards, newest first. */
-  async forwards(query: ForwardQuery, limit: number, cursor?: string): Promise<{ items: ForwardRow[]; nextCursor: string | null }> {
+  async forwards(
+    query: ForwardQuery,
+    limit: number,
+    cursor?: string,
+  ): Promise<{ items: ForwardRow[]; nextCursor: string | null }> {
     const params = new URLSearchParams();
     for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, value);
     params.set('limit', String(limit));
@@ -113,8 +116,9 @@ export function unknownDestination(name: string, destinations: DestinationRow[])
   const names = destinations.map((d) => d.name);
   const near = nearestWithin(name, names, 2);
   const hint = near === undefined ? '' : ` (did you mean "${escapeForTerminal(near)}"?)`;
-  const known = names.length === 0
-    ? 'the server has no destinations (see "destinations" in the config file)'
-    : `the destinations are: ${names.map(escapeForTerminal).join(', ')}`;
+  const known =
+    names.length === 0
+      ? 'the server has no destinations (see "destinations" in the config file)'
+      : `the destinations are: ${names.map(escapeForTerminal).join(', ')}`;
   return new CliError(`no destination is named "${escapeForTerminal(name)}"${hint}; ${known}.`);
 }

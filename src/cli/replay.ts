@@ -12,19 +12,17 @@ export const replaySpec: CommandSpec = {
   summary: 'send one stored delivery again',
   usage: ['replay <id> --to URL [--timeout DURATION] [--url URL] [--token TOKEN]'],
   description:
-    'Sends the delivery with this id to --to exactly as listen forwards it: same method, headers in order (minus '
-    + 'hop-by-hop ones, host, content-length, expect and [redacted] values), the delivery\'s query string appended to the '
-    + 'URL, and the exact raw bytes, so signatures still verify. Prints the target\'s status and latency. '
-    + 'Exits 0 when the target answers 2xx, 1 otherwise.',
+    'Sends the delivery with this id to --to exactly as listen forwards it: same method, headers in order (minus ' +
+    "hop-by-hop ones, host, content-length, expect and [redacted] values), the delivery's query string appended to the " +
+    "URL, and the exact raw bytes, so signatures still verify. Prints the target's status and latency. " +
+    'Exits 0 when the target answers 2xx, 1 otherwise.',
   flags: [
     { name: 'to', type: 'string', value: 'URL', help: 'Where to send the delivery (required).' },
     { name: 'timeout', type: 'string', value: 'DURATION', help: 'How long the target has to answer (default 30s).' },
     ...SERVER_FLAGS,
   ],
   positionals: 1,
-  examples: [
-    'reception replay 0b6c5e1e-3f0a-4c1e-9d57-2b1f4c7a9e10 --to http://127.0.0.1:3000/webhooks',
-  ],
+  examples: ['reception replay 0b6c5e1e-3f0a-4c1e-9d57-2b1f4c7a9e10 --to http://127.0.0.1:3000/webhooks'],
 };
 
 export async function runReplay(argv: string[]): Promise<number> {
@@ -34,7 +32,8 @@ export async function runReplay(argv: string[]): Promise<number> {
     return 0;
   }
   const id = positionals[0];
-  if (id === undefined || id === '') throw new UsageError('which delivery? Give its id: reception replay <id> --to URL.', 'replay');
+  if (id === undefined || id === '')
+    throw new UsageError('which delivery? Give its id: reception replay <id> --to URL.', 'replay');
   const to = targetUrlFlag('--to', stringFlag(values, 'to'));
   const timeoutText = stringFlag(values, 'timeout') ?? '30s';
   const timeoutMs = parseDuration(timeoutText);
@@ -51,8 +50,8 @@ export async function runReplay(argv: string[]): Promise<number> {
     throw new CliError(`could not send to ${url.toString()}: ${describeError(error)}`);
   }
   process.stdout.write(
-    `${escapeForTerminal(delivery.method)} ${url.toString()}  (${formatBytes(raw.length)}, delivery ${escapeForTerminal(delivery.id)})`
-    + `  -> ${result.status} ${escapeForTerminal(result.statusText)}  ${result.ms} ms\n`,
+    `${escapeForTerminal(delivery.method)} ${url.toString()}  (${formatBytes(raw.length)}, delivery ${escapeForTerminal(delivery.id)})` +
+      `  -> ${result.status} ${escapeForTerminal(result.statusText)}  ${result.ms} ms\n`,
   );
   return result.status >= 200 && result.status < 300 ? 0 : 1;
 }

@@ -18,11 +18,11 @@ export const retrySpec: CommandSpec = {
     'retry --failed [--destination D] [--source S] [--since T] [--until T] [--url URL] [--token TOKEN]',
   ],
   description:
-    'Makes failed forwards (the dead letters) pending again with a fresh attempt budget, through POST '
-    + '/api/forwards/retry, and prints how many were retried. Give forward ids (from "reception forwards"), or '
-    + '--failed for every failed forward, narrowed by destination, source, and when the forward was created: '
-    + '--since and --until take an RFC 3339 time (2026-11-22T00:00:00Z) or a duration back from now (24h, 7d). '
-    + 'A forward that is not failed is left alone and not counted. An unknown --destination is an error (exit 1).',
+    'Makes failed forwards (the dead letters) pending again with a fresh attempt budget, through POST ' +
+    '/api/forwards/retry, and prints how many were retried. Give forward ids (from "reception forwards"), or ' +
+    '--failed for every failed forward, narrowed by destination, source, and when the forward was created: ' +
+    '--since and --until take an RFC 3339 time (2026-11-22T00:00:00Z) or a duration back from now (24h, 7d). ' +
+    'A forward that is not failed is left alone and not counted. An unknown --destination is an error (exit 1).',
   flags: [
     { name: 'failed', type: 'boolean', help: 'Retry every failed forward that the other flags select.' },
     { name: 'destination', type: 'string', value: 'D', help: 'With --failed: only forwards to this destination.' },
@@ -64,10 +64,13 @@ export async function runRetry(argv: string[]): Promise<number> {
   let retried = 0;
   if (positionals.length > 0) {
     const ids = [...new Set(positionals)];
-    for (let start = 0; start < ids.length; start += MAX_IDS) retried += await outbox.retry({ ids: ids.slice(start, start + MAX_IDS) });
+    for (let start = 0; start < ids.length; start += MAX_IDS)
+      retried += await outbox.retry({ ids: ids.slice(start, start + MAX_IDS) });
     if (retried < ids.length) {
       const left = ids.length - retried;
-      writeErr(`${left} of the ${ids.length} forwards ${left === 1 ? 'was' : 'were'} not retried: only a failed forward is, and an unknown id is skipped.`);
+      writeErr(
+        `${left} of the ${ids.length} forwards ${left === 1 ? 'was' : 'were'} not retried: only a failed forward is, and an unknown id is skipped.`,
+      );
     }
   } else {
     const request = failedSelection(values);

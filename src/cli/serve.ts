@@ -6,7 +6,11 @@ import { parseCommand, renderHelp, UsageError, type CommandSpec, type FlagSpec, 
 export const SETTINGS_FLAGS: ReadonlyArray<FlagSpec & { env: string }> = Object.values(SETTINGS).map((spec) => {
   const fallback = shownDefault(spec);
   return {
-    name: spec.flag, type: 'string', value: spec.value, env: spec.env, help: spec.help,
+    name: spec.flag,
+    type: 'string',
+    value: spec.value,
+    env: spec.env,
+    help: spec.help,
     default: 'value' in fallback ? fallback.value : fallback.text,
   };
 });
@@ -16,9 +20,9 @@ export const serveSpec: CommandSpec = {
   summary: 'run the Reception server (the default command)',
   usage: ['serve [flags]', '[flags]'],
   description:
-    'Receives webhooks on POST /api/webhook/{source} and serves the inbox API, the live stream and the web page. '
-    + 'Every flag mirrors a RECEPTION_* environment variable and wins over it. '
-    + 'SIGTERM or Ctrl-C stops accepting, answers the requests in flight, commits and exits 0.',
+    'Receives webhooks on POST /api/webhook/{source} and serves the inbox API, the live stream and the web page. ' +
+    'Every flag mirrors a RECEPTION_* environment variable and wins over it. ' +
+    'SIGTERM or Ctrl-C stops accepting, answers the requests in flight, commits and exits 0.',
   flags: [...SETTINGS_FLAGS],
   examples: [
     'reception serve --port 8080 --data ./data',
@@ -58,9 +62,12 @@ export async function runServe(argv: string[]): Promise<number | undefined> {
       process.stderr.write(`reception: ${error.message}\n`);
       return 1;
     }
-    const reason = (error as NodeJS.ErrnoException).code === 'EADDRINUSE'
-      ? `port ${settings.port} on ${settings.host} is already in use (choose another with --port)`
-      : error instanceof Error ? error.message : String(error);
+    const reason =
+      (error as NodeJS.ErrnoException).code === 'EADDRINUSE'
+        ? `port ${settings.port} on ${settings.host} is already in use (choose another with --port)`
+        : error instanceof Error
+          ? error.message
+          : String(error);
     process.stderr.write(`reception: the server could not start: ${reason}\n`);
     return 1;
   }

@@ -15,7 +15,10 @@ export const DEFAULT_URL = 'http://127.0.0.1:8080';
 export const SERVER_FLAGS: FlagSpec[] = [
   { name: 'url', type: 'string', value: 'URL', env: 'RECEPTION_URL', help: `The Reception server (default ${DEFAULT_URL}).` },
   {
-    name: 'token', type: 'string', value: 'TOKEN', env: 'RECEPTION_TOKEN',
+    name: 'token',
+    type: 'string',
+    value: 'TOKEN',
+    env: 'RECEPTION_TOKEN',
     help: 'The API token; without it, the token file in RECEPTION_DATA (default ./data) is read when there is one.',
   },
 ];
@@ -35,7 +38,7 @@ export function serverTarget(values: FlagValues): ServerTarget {
   const base = `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
   const token = stringFlag(values, 'token', 'RECEPTION_TOKEN') ?? tokenFromDataDir();
   if (token === undefined) {
-    throw new UsageError('no API token: pass --token, set RECEPTION_TOKEN, or run where the server\'s data/token file is.');
+    throw new UsageError("no API token: pass --token, set RECEPTION_TOKEN, or run where the server's data/token file is.");
   }
   return { base, token };
 }

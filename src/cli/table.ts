@@ -11,10 +11,12 @@ export function alignColumns(rows: readonly (readonly string[])[]): string[] {
       widths[i] = Math.max(widths[i] ?? 0, Array.from(cell).length);
     });
   }
-  return rows.map((row) => row
-    .map((cell, i) => (i === row.length - 1 ? cell : cell + ' '.repeat((widths[i] ?? 0) - Array.from(cell).length)))
-    .join('  ')
-    .trimEnd());
+  return rows.map((row) =>
+    row
+      .map((cell, i) => (i === row.length - 1 ? cell : cell + ' '.repeat((widths[i] ?? 0) - Array.from(cell).length)))
+      .join('  ')
+      .trimEnd(),
+  );
 }
 
 /** "45s", "3m 12s", "2h 5m", "4d 3h": how long ago, or how long until, to a human. */

@@ -11,11 +11,11 @@ export const tailSpec: CommandSpec = {
   summary: 'print each new delivery as it arrives',
   usage: ['tail [--source S] [--json] [--after SEQ] [--url URL] [--token TOKEN]'],
   description:
-    'Follows the live stream (GET /api/stream) and prints one line per delivery: time received, source, method, '
-    + 'size, id and the start of the body. Control characters and bidirectional overrides in payloads are printed '
-    + 'as escapes (\\e, \\x9b, \\u202e), so a hostile payload cannot take over the terminal. '
-    + 'When the connection drops, tail reconnects and resumes after the last delivery it printed (Last-Event-ID): '
-    + 'nothing is skipped or printed twice. Connection messages go to stderr. Ctrl-C stops it.',
+    'Follows the live stream (GET /api/stream) and prints one line per delivery: time received, source, method, ' +
+    'size, id and the start of the body. Control characters and bidirectional overrides in payloads are printed ' +
+    'as escapes (\\e, \\x9b, \\u202e), so a hostile payload cannot take over the terminal. ' +
+    'When the connection drops, tail reconnects and resumes after the last delivery it printed (Last-Event-ID): ' +
+    'nothing is skipped or printed twice. Connection messages go to stderr. Ctrl-C stops it.',
   flags: [
     { name: 'source', type: 'string', value: 'S', help: 'Only deliveries to this source.' },
     { name: 'json', type: 'boolean', help: 'Print each Delivery as one line of JSON (NDJSON) instead.' },
@@ -38,7 +38,8 @@ export async function runTail(argv: string[]): Promise<number> {
   const target = serverTarget(values);
   const source = stringFlag(values, 'source');
   const after = stringFlag(values, 'after');
-  if (after !== undefined && !/^\d{1,15}$/.test(after)) throw new UsageError(`--after: expected a seq (a whole number), got "${after}".`);
+  if (after !== undefined && !/^\d{1,15}$/.test(after))
+    throw new UsageError(`--after: expected a seq (a whole number), got "${after}".`);
   const json = booleanFlag(values, 'json');
 
   exitQuietlyOnClosedPipe();

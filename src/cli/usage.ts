@@ -8,7 +8,10 @@ import { parseArgs } from 'node:util';
 
 /** A mistake in the command line itself: printed with a hint, exit code 2. */
 export class UsageError extends Error {
-  constructor(message: string, readonly command?: string) {
+  constructor(
+    message: string,
+    readonly command?: string,
+  ) {
     super(message);
     this.name = 'UsageError';
   }

@@ -12,8 +12,21 @@ const PUSH_ONLY = ['timeoutMs', 'concurrency', 'rateLimit', 'headers', 'sign', '
 
 /** Headers that a destination's `headers` may not set: Reception writes them itself, or they belong to the connection. */
 const RESERVED_HEADERS = new Set([
-  'host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer',
-  'proxy-connection', 'expect', 'webhook-id', 'webhook-timestamp', 'webhook-signature', 'x-reception-source', 'x-reception-attempt',
+  'host',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'te',
+  'trailer',
+  'proxy-connection',
+  'expect',
+  'webhook-id',
+  'webhook-timestamp',
+  'webhook-signature',
+  'x-reception-source',
+  'x-reception-attempt',
 ]);
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -59,16 +72,21 @@ function settingProblems(at: string, d: DestinationConfig): string[] {
   for (const [name, value] of Object.entries(d.headers ?? {})) {
     const shown = escapeJsonForTerminal(JSON.stringify(name));
     if (!TOKEN.test(name)) problems.push(`${at}.headers[${shown}]: not a valid header name`);
-    else if (RESERVED_HEADERS.has(name.toLowerCase())) problems.push(`${at}.headers.${name}: set by Reception itself, it cannot be configured`);
+    else if (RESERVED_HEADERS.has(name.toLowerCase()))
+      problems.push(`${at}.headers.${name}: set by Reception itself, it cannot be configured`);
     // eslint-disable-next-line no-control-regex -- the characters a header value cannot hold
     if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(value) || /[^\u0000-\u00ff]/.test(value)) {
-      problems.push(`${at}.headers.${TOKEN.test(name) ? name : shown}: a header value holds visible Latin-1 characters, spaces and tabs only`);
+      problems.push(
+        `${at}.headers.${TOKEN.test(name) ? name : shown}: a header value holds visible Latin-1 characters, spaces and tabs only`,
+      );
     }
   }
   d.sign?.secrets.forEach((secret, index) => {
     const key = secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret;
     if (!/^[A-Za-z0-9+/]+={0,2}$/.test(key) || Buffer.from(key, 'base64').length < 16) {
-      problems.push(`${at}.sign.secrets[${index}]: a Standard Webhooks secret is "whsec_" and at least 16 bytes in base64 (not shown: it is a secret)`);
+      problems.push(
+        `${at}.sign.secrets[${index}]: a Standard Webhooks secret is "whsec_" and at least 16 bytes in base64 (not shown: it is a secret)`,
+      );
     }
   });
   const retry = d.retry;
@@ -86,8 +104,10 @@ export function routeProblems(at: string, source: SourceConfig, destinations: Re
     if (!destinations.has(route.to)) {
       const near = nearestWithin(route.to, [...destinations], 2);
       const shown = escapeJsonForTerminal(JSON.stringify(route.to));
-      problems.push(`${here}.to: there is no destination ${shown}${near === undefined ? '' : ` (did you mean "${near}"?)`}; `
-        + `destinations are named under "destinations"${destinations.size === 0 ? ', and the file has none' : `: ${[...destinations].join(', ')}`}`);
+      problems.push(
+        `${here}.to: there is no destination ${shown}${near === undefined ? '' : ` (did you mean "${near}"?)`}; ` +
+          `destinations are named under "destinations"${destinations.size === 0 ? ', and the file has none' : `: ${[...destinations].join(', ')}`}`,
+      );
     }
     if (route.filter !== undefined) problems.push(...filterProblems(route.filter, `${here}.filter`));
   });

@@ -5,7 +5,10 @@ import { ConfigFileSchema } from './source-config-schema.js';
 /** The names of the properties a JSON schema and the schemas inside it declare. */
 function propertyNames(schema: unknown, names = new Set<string>()): Set<string> {
   if (typeof schema !== 'object' || schema === null) return names;
-  const { properties, patternProperties } = schema as { properties?: Record<string, unknown>; patternProperties?: Record<string, unknown> };
+  const { properties, patternProperties } = schema as {
+    properties?: Record<string, unknown>;
+    patternProperties?: Record<string, unknown>;
+  };
   for (const [name, inner] of Object.entries(properties ?? {})) {
     names.add(name);
     propertyNames(inner, names);

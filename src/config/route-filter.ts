@@ -1,6 +1,19 @@
 import {
-  $and, $eq, $exists, $gt, $gte, $in, $lt, $lte, $ne, $nin, $not, $or,
-  createEqualsOperation, createQueryTester, type Query,
+  $and,
+  $eq,
+  $exists,
+  $gt,
+  $gte,
+  $in,
+  $lt,
+  $lte,
+  $ne,
+  $nin,
+  $not,
+  $or,
+  createEqualsOperation,
+  createQueryTester,
+  type Query,
   // Not 'sift': its index.js copies the exports with Object.assign, which Node's
   // ESM loader cannot see, so `node dist/` found no named export (Vite, under
   // Vitest, did). lib/index.js declares each export where Node finds them.
@@ -28,19 +41,36 @@ export type Filter = (subject: FilterSubject) => boolean;
 
 type Operation = OperationCreator<unknown>;
 
-const textOperation = (test: (value: string, param: string) => boolean): Operation =>
-  (params: unknown, ownerQuery: unknown, options) => createEqualsOperation(
-    (value: unknown) => typeof value === 'string' && typeof params === 'string' && test(value, params), ownerQuery, options,
-  );
+const textOperation =
+  (test: (value: string, param: string) => boolean): Operation =>
+  (params: unknown, ownerQuery: unknown, options) =>
+    createEqualsOperation(
+      (value: unknown) => typeof value === 'string' && typeof params === 'string' && test(value, params),
+      ownerQuery,
+      options,
+    );
 
 /** `$contains`: a string that contains the text, or an array that holds the value (sift's equality walks arrays). */
-const $contains: Operation = (params: unknown, ownerQuery: unknown, options) => createEqualsOperation(
-  (value: unknown) => (typeof value === 'string' && typeof params === 'string' ? value.includes(params) : value === params),
-  ownerQuery, options,
-);
+const $contains: Operation = (params: unknown, ownerQuery: unknown, options) =>
+  createEqualsOperation(
+    (value: unknown) => (typeof value === 'string' && typeof params === 'string' ? value.includes(params) : value === params),
+    ownerQuery,
+    options,
+  );
 
 const OPERATIONS = {
-  $eq, $ne, $in, $nin, $gt, $gte, $lt, $lte, $exists, $and, $or, $not,
+  $eq,
+  $ne,
+  $in,
+  $nin,
+  $gt,
+  $gte,
+  $lt,
+  $lte,
+  $exists,
+  $and,
+  $or,
+  $not,
   $startsWith: textOperation((value, param) => value.startsWith(param)),
   $endsWith: textOperation((value, param) => value.endsWith(param)),
   $contains,
@@ -58,7 +88,9 @@ export function filterProblems(filter: unknown, at: string): string[] {
     const field = key.split('.')[0] ?? key;
     if (!(FILTER_FIELDS as readonly string[]).includes(field)) {
       const near = nearestWithin(field, FILTER_FIELDS, 2);
-      problems.push(`${at}.${key}: a filter matches ${FILTER_FIELDS.join(', ')}${near === undefined ? '' : ` (did you mean "${near}"?)`}`);
+      problems.push(
+        `${at}.${key}: a filter matches ${FILTER_FIELDS.join(', ')}${near === undefined ? '' : ` (did you mean "${near}"?)`}`,
+      );
     }
   }
   walk(filter, at, problems);
@@ -83,7 +115,9 @@ function walk(value: unknown, at: string, problems: string[]): void {
     if (key.startsWith('$')) {
       if (!FILTER_OPERATORS.includes(key)) {
         const near = nearestWithin(key, FILTER_OPERATORS, 3);
-        problems.push(`${path}: unknown operator${near === undefined ? '' : ` (did you mean "${near}"?)`}; the operators are ${FILTER_OPERATORS.join(' ')}`);
+        problems.push(
+          `${path}: unknown operator${near === undefined ? '' : ` (did you mean "${near}"?)`}; the operators are ${FILTER_OPERATORS.join(' ')}`,
+        );
         continue;
       }
       if ((key === '$and' || key === '$or') && (!Array.isArray(inner) || inner.length === 0 || !inner.every(isPlainObject))) {
@@ -122,9 +156,10 @@ export function compileFilter(filter: Record<string, unknown>): Filter {
 function asPaths(filter: Record<string, unknown>, prefix = '', into: Record<string, unknown> = {}): Record<string, unknown> {
   for (const [key, value] of Object.entries(filter)) {
     if (key.startsWith('$')) {
-      into[key] = (key === '$and' || key === '$or') && Array.isArray(value)
-        ? value.map((member) => (isPlainObject(member) ? asPaths(member) : member))
-        : value;
+      into[key] =
+        (key === '$and' || key === '$or') && Array.isArray(value)
+          ? value.map((member) => (isPlainObject(member) ? asPaths(member) : member))
+          : value;
       continue;
     }
     const path = `${prefix}${key}`;

@@ -96,7 +96,10 @@ export function list(fallback: readonly string[], check?: Check): SettingKind<st
     ...(fallback.length === 0 ? {} : { fallback: fallback.join(',') }),
     parse(raw, problem) {
       if (raw === undefined) return [...fallback];
-      const items = raw.split(',').map((item) => item.trim()).filter((item) => item.length > 0);
+      const items = raw
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item.length > 0);
       for (const item of items) checked(item, check, problem);
       return items;
     },

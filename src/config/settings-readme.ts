@@ -1,14 +1,20 @@
 import { SETTINGS, shownDefault, type SettingSpec } from './settings-table.js';
 
 /** The lines around the README's settings table, which is written from `SETTINGS` (`npm run docs:settings`). */
-export const SETTINGS_TABLE_START = '<!-- settings table: written from src/config/settings-table.ts by `npm run docs:settings`; edit it there -->';
+export const SETTINGS_TABLE_START =
+  '<!-- settings table: written from src/config/settings-table.ts by `npm run docs:settings`; edit it there -->';
 export const SETTINGS_TABLE_END = '<!-- end of settings table -->';
 
 /** The README's table of settings, in Markdown: variable, `serve` flag, default, meaning. */
 export function settingsMarkdownTable(): string {
   const rows = Object.values(SETTINGS).map((spec: SettingSpec<unknown>) => {
     const fallback = shownDefault(spec);
-    const cells = [`\`${spec.env}\``, `\`--${spec.flag}\``, 'value' in fallback ? `\`${fallback.value}\`` : fallback.text, spec.doc];
+    const cells = [
+      `\`${spec.env}\``,
+      `\`--${spec.flag}\``,
+      'value' in fallback ? `\`${fallback.value}\`` : fallback.text,
+      spec.doc,
+    ];
     return `| ${cells.map(cell).join(' | ')} |`;
   });
   return ['| variable | `serve` flag | default | meaning |', '|---|---|---|---|', ...rows].join('\n');
@@ -18,7 +24,8 @@ export function settingsMarkdownTable(): string {
 export function withSettingsTable(readme: string): string {
   const start = readme.indexOf(SETTINGS_TABLE_START);
   const end = readme.indexOf(SETTINGS_TABLE_END);
-  if (start === -1 || end < start) throw new Error(`the README has no "${SETTINGS_TABLE_START}" … "${SETTINGS_TABLE_END}" section`);
+  if (start === -1 || end < start)
+    throw new Error(`the README has no "${SETTINGS_TABLE_START}" … "${SETTINGS_TABLE_END}" section`);
   return `${readme.slice(0, start + SETTINGS_TABLE_START.length)}\n\n${settingsMarkdownTable()}\n\n${readme.slice(end)}`;
 }
 

@@ -25,7 +25,8 @@ type Env = Record<string, string | undefined>;
 /** Reads the `RECEPTION_*` variable of each setting in `SETTINGS`; collects every problem and throws them together. */
 export function loadSettings(env: Env = process.env): Settings {
   const problems: string[] = [];
-  const read = <T>({ env: name, kind }: SettingSpec<T>): T => kind.parse(env[name], (problem) => problems.push(`${name}: ${problem}`));
+  const read = <T>({ env: name, kind }: SettingSpec<T>): T =>
+    kind.parse(env[name], (problem) => problems.push(`${name}: ${problem}`));
   // One line a setting, so that the compiler checks each value's type against its field.
   const settings: SettingValues = {
     port: read(SETTINGS.port),
@@ -79,7 +80,8 @@ function ignoredVariables(env: Env, known: ReadonlySet<string>): IgnoredVariable
   for (const name of Object.keys(env).sort()) {
     // Names are case-sensitive: `reception_port` is not RECEPTION_PORT, and is said so.
     const upper = name.toUpperCase();
-    if (!upper.startsWith('RECEPTION_') || known.has(name) || PROJECT_PREFIXES.some((prefix) => upper.startsWith(prefix))) continue;
+    if (!upper.startsWith('RECEPTION_') || known.has(name) || PROJECT_PREFIXES.some((prefix) => upper.startsWith(prefix)))
+      continue;
     const meant = nearestName(upper, known);
     ignored.push(meant === undefined ? { name } : { name, meant });
   }

@@ -12,36 +12,50 @@ export const HANDSHAKES = ['slack', 'meta', 'zoom', 'graph', 'x'] as const;
 // without a verifier.
 export { VerifyConfigSchema, type VerifyConfig } from '../verify/verify-config-schema.js';
 
-export const HandshakeConfigSchema = Type.Object({
-  type: Type.Enum([...HANDSHAKES]),
-  /** Meta: the token you typed into the app's webhook settings. */
-  verifyToken: Type.Optional(Type.String({ minLength: 1 })),
-  /** X: the consumer secret; Zoom: the secret token when the source does not verify. */
-  secret: Type.Optional(Type.String({ minLength: 1 })),
-}, { additionalProperties: false });
+export const HandshakeConfigSchema = Type.Object(
+  {
+    type: Type.Enum([...HANDSHAKES]),
+    /** Meta: the token you typed into the app's webhook settings. */
+    verifyToken: Type.Optional(Type.String({ minLength: 1 })),
+    /** X: the consumer secret; Zoom: the secret token when the source does not verify. */
+    secret: Type.Optional(Type.String({ minLength: 1 })),
+  },
+  { additionalProperties: false },
+);
 export type HandshakeConfig = Static<typeof HandshakeConfigSchema>;
 
-export const SourceConfigSchema = Type.Object({
-  verify: Type.Optional(VerifyConfigSchema),
-  handshake: Type.Optional(HandshakeConfigSchema),
-  dedup: Type.Optional(Type.Object({ header: HeaderNameSchema }, { additionalProperties: false })),
-  anyJson: Type.Optional(Type.Boolean()),
-  maxBodyBytes: Type.Optional(Type.Integer({ minimum: 1, maximum: 1024 * 1024 * 1024 })),
-  rateLimit: Type.Optional(Type.Object({
-    requests: Type.Integer({ minimum: 1, maximum: 1_000_000_000 }),
-    // From a millisecond to a year: a rate that rounds to infinity let every
-    // request through (0 × ∞ tokens is NaN), and the wait is told in
-    // Retry-After, which takes digits only (1e+30 is no delay-seconds).
-    perSeconds: Type.Number({ minimum: 0.001, maximum: 31_536_000 }),
-  }, { additionalProperties: false })),
-  onFailure: Type.Optional(Type.Enum(['reject', 'keep'])),
-  forward: Type.Optional(Type.Array(ForwardRouteSchema)),
-}, { additionalProperties: false });
+export const SourceConfigSchema = Type.Object(
+  {
+    verify: Type.Optional(VerifyConfigSchema),
+    handshake: Type.Optional(HandshakeConfigSchema),
+    dedup: Type.Optional(Type.Object({ header: HeaderNameSchema }, { additionalProperties: false })),
+    anyJson: Type.Optional(Type.Boolean()),
+    maxBodyBytes: Type.Optional(Type.Integer({ minimum: 1, maximum: 1024 * 1024 * 1024 })),
+    rateLimit: Type.Optional(
+      Type.Object(
+        {
+          requests: Type.Integer({ minimum: 1, maximum: 1_000_000_000 }),
+          // From a millisecond to a year: a rate that rounds to infinity let every
+          // request through (0 × ∞ tokens is NaN), and the wait is told in
+          // Retry-After, which takes digits only (1e+30 is no delay-seconds).
+          perSeconds: Type.Number({ minimum: 0.001, maximum: 31_536_000 }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    onFailure: Type.Optional(Type.Enum(['reject', 'keep'])),
+    forward: Type.Optional(Type.Array(ForwardRouteSchema)),
+  },
+  { additionalProperties: false },
+);
 export type SourceConfig = Static<typeof SourceConfigSchema>;
 
-export const ConfigFileSchema = Type.Object({
-  strict: Type.Optional(Type.Boolean()),
-  sources: Type.Optional(Type.Record(Type.String(), SourceConfigSchema)),
-  destinations: Type.Optional(Type.Record(Type.String(), DestinationConfigSchema)),
-}, { additionalProperties: false });
+export const ConfigFileSchema = Type.Object(
+  {
+    strict: Type.Optional(Type.Boolean()),
+    sources: Type.Optional(Type.Record(Type.String(), SourceConfigSchema)),
+    destinations: Type.Optional(Type.Record(Type.String(), DestinationConfigSchema)),
+  },
+  { additionalProperties: false },
+);
 export type ConfigFile = Static<typeof ConfigFileSchema>;

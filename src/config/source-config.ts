@@ -8,11 +8,21 @@ import { VerifyConfigError } from '../verify/verifier.js';
 import { nearestWithin } from '../text/edit-distance.js';
 import { childPath, mayName, settingNamed } from './key-names.js';
 import { readYaml } from './yaml-problems.js';
-import { ConfigFileSchema, SourceConfigSchema, type ConfigFile, type SourceConfig, type VerifyConfig } from './source-config-schema.js';
+import {
+  ConfigFileSchema,
+  SourceConfigSchema,
+  type ConfigFile,
+  type SourceConfig,
+  type VerifyConfig,
+} from './source-config-schema.js';
 import { destinationProblems, routeProblems } from './destination-config.js';
 
 export class ConfigFileError extends Error {
-  constructor(readonly file: string, readonly problems: string[], summary = `${file} is not a valid Reception config`) {
+  constructor(
+    readonly file: string,
+    readonly problems: string[],
+    summary = `${file} is not a valid Reception config`,
+  ) {
     super(`${summary}:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
     this.name = 'ConfigFileError';
   }
@@ -35,10 +45,14 @@ export function loadConfigFile(file: string): ConfigFile {
 /** Why a file cannot be read, in words, with the system's code. */
 function unreadable(error: unknown): string {
   const code = (error as NodeJS.ErrnoException).code;
-  const reason = code === 'ENOENT' ? 'there is no such file: check the path'
-    : code === 'EACCES' ? 'permission denied: this user may not read it'
-    : code === 'EISDIR' ? 'it is a directory: name the file itself'
-    : 'the system refused to read it';
+  const reason =
+    code === 'ENOENT'
+      ? 'there is no such file: check the path'
+      : code === 'EACCES'
+        ? 'permission denied: this user may not read it'
+        : code === 'EISDIR'
+          ? 'it is a directory: name the file itself'
+          : 'the system refused to read it';
   return code === undefined ? `${reason} (${String(error)})` : `${reason} (${code})`;
 }
 
@@ -73,7 +87,8 @@ export function validateConfig(data: unknown): string[] {
     }
     const shapeProblems = errorsOf(SourceConfigSchema, source, at);
     if (shapeProblems.length > 0) problems.push(...shapeProblems);
-    else problems.push(...ruleProblems(at, source as SourceConfig), ...routeProblems(at, source as SourceConfig, destinationNames));
+    else
+      problems.push(...ruleProblems(at, source as SourceConfig), ...routeProblems(at, source as SourceConfig, destinationNames));
   }
   return problems;
 }
@@ -98,7 +113,8 @@ function ruleProblems(at: string, source: SourceConfig): string[] {
   }
   // What only the scheme itself can judge (a Twilio URL with a query, a secret that is not base64...):
   // a file that passes here also starts.
-  const verifyProblem = verify === undefined || problems.some((p) => p.startsWith(`${at}.verify`)) ? undefined : schemeProblem(verify);
+  const verifyProblem =
+    verify === undefined || problems.some((p) => p.startsWith(`${at}.verify`)) ? undefined : schemeProblem(verify);
   if (verifyProblem !== undefined) problems.push(`${at}.${verifyProblem}`);
   const handshake = source.handshake;
   if (handshake?.type === 'meta' && handshake.verifyToken === undefined) {
@@ -114,7 +130,9 @@ function ruleProblems(at: string, source: SourceConfig): string[] {
     problems.push(`${at}.handshake.verifyToken: only the meta handshake takes "verifyToken"`);
   }
   if (handshake?.secret !== undefined && handshake.type !== 'x' && handshake.type !== 'zoom') {
-    problems.push(`${at}.handshake.secret: only the x and zoom handshakes take "secret"${handshake.type === 'slack' ? ' (Slack\'s signing secret goes under verify)' : ''}`);
+    problems.push(
+      `${at}.handshake.secret: only the x and zoom handshakes take "secret"${handshake.type === 'slack' ? " (Slack's signing secret goes under verify)" : ''}`,
+    );
   }
   if (source.onFailure === 'keep' && verify === undefined) {
     problems.push(`${at}.onFailure: "keep" only means something for a source that verifies signatures`);
@@ -153,7 +171,10 @@ function unknownKeyProblem(prefix: string, parent: string, key: string, settings
   const parentPath = [prefix, parent].filter((p) => p !== '').join('.');
   if (!mayName(parentPath, key)) {
     const known = settings.length === 0 ? 'see docs/config.md for the settings' : `the settings here are ${settings.join(', ')}`;
-    return [parentPath || '(top level)', `an unknown key of ${key.length} character${key.length === 1 ? '' : 's'} (not shown: it may be a secret; ${known})`];
+    return [
+      parentPath || '(top level)',
+      `an unknown key of ${key.length} character${key.length === 1 ? '' : 's'} (not shown: it may be a secret; ${known})`,
+    ];
   }
   return [childPath(parentPath, key), unknownKeyMessage(key, settings)];
 }
@@ -164,11 +185,16 @@ function unknownKeyProblem(prefix: string, parent: string, key: string, settings
  * any setting; a setting of another place is said to be one.
  */
 function unknownKeyMessage(key: string, settings: readonly string[]): string {
-  const here = nearestWithin(key, settings.filter((name) => name !== key), 2);
+  const here = nearestWithin(
+    key,
+    settings.filter((name) => name !== key),
+    2,
+  );
   if (here !== undefined) return `unknown key (did you mean "${here}"? see docs/config.md)`;
   const setting = settingNamed(key);
   if (setting === key) {
-    return settings.length === 0 ? 'not a setting of this place (see docs/config.md)'
+    return settings.length === 0
+      ? 'not a setting of this place (see docs/config.md)'
       : `not a setting of this place; the settings here are ${settings.join(', ')} (see docs/config.md)`;
   }
   return setting === undefined ? UNKNOWN_KEY : `unknown key (did you mean "${setting}"? see docs/config.md)`;
@@ -177,7 +203,9 @@ function unknownKeyMessage(key: string, settings: readonly string[]): string {
 export function errorsOf(schema: TSchema, data: unknown, prefix: string): string[] {
   /** Lines by the path they are about, one per path (several unnamed unknown keys of one parent: one per length). */
   const lines = new Map<string, string>();
-  const set = (path: string, message: string, key = path): void => { lines.set(key, `${path}: ${message}`); };
+  const set = (path: string, message: string, key = path): void => {
+    lines.set(key, `${path}: ${message}`);
+  };
   const allowed = new Map<string, string[]>();
   const join = (path: string): string => [prefix, path].filter((p) => p !== '').join('.') || '(top level)';
   const unknown = (parent: string, key: string, settings: readonly string[] = []): void => {
@@ -185,7 +213,10 @@ export function errorsOf(schema: TSchema, data: unknown, prefix: string): string
     set(path, message, `${path}\u0000${message}`);
   };
   for (const error of Value.Errors(schema, data)) {
-    const parts = error.instancePath.split('/').slice(1).map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'));
+    const parts = error.instancePath
+      .split('/')
+      .slice(1)
+      .map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'));
     const path = parts.join('.');
     const params = error.params as { additionalProperties?: string[]; allowedValue?: unknown; requiredProperties?: string[] };
     if (error.keyword === 'additionalProperties') {
@@ -193,12 +224,19 @@ export function errorsOf(schema: TSchema, data: unknown, prefix: string): string
     } else if (error.keyword === 'boolean' && error.schemaPath.endsWith('/additionalProperties')) {
       // TypeBox reports some unknown keys only this way, one per key (seen with
       // values that hold YAML aliases of themselves), and others both ways.
-      unknown(parts.slice(0, -1).join('.'), parts.at(-1) ?? '', settingsAt(schema, error.schemaPath.slice(0, -'/additionalProperties'.length)));
+      unknown(
+        parts.slice(0, -1).join('.'),
+        parts.at(-1) ?? '',
+        settingsAt(schema, error.schemaPath.slice(0, -'/additionalProperties'.length)),
+      );
     } else if (error.keyword === 'required') {
       for (const key of params.requiredProperties ?? []) set(join(path === '' ? key : `${path}.${key}`), 'is required');
     } else if (error.keyword === 'enum') {
       const values = (error.params as { allowedValues?: unknown[] }).allowedValues ?? [];
-      allowed.set(path, values.map((value) => JSON.stringify(value)));
+      allowed.set(
+        path,
+        values.map((value) => JSON.stringify(value)),
+      );
     } else if (error.keyword === 'const') {
       allowed.set(path, [...(allowed.get(path) ?? []), JSON.stringify(params.allowedValue)]);
     } else if (error.keyword !== 'anyOf' && error.keyword !== 'boolean' && !lines.has(join(path))) {
@@ -229,10 +267,32 @@ function settingsAt(schema: TSchema, schemaPath: string): string[] {
  * as in `verify: whsec_…`) is described by its kind and length only.
  */
 const QUOTABLE_KEYS = new Set([
-  'strict', 'scheme', 'type', 'algorithm', 'encoding', 'prefix', 'header', 'toleranceSeconds',
-  'onFailure', 'anyJson', 'maxBodyBytes', 'rateLimit', 'requests', 'perSeconds', 'dedup',
-  'pull', 'timeoutMs', 'concurrency', 'ordered', 'allowPrivateNetwork', 'retry', 'attempts', 'initialMs', 'maxMs',
-  'maxAgeSeconds', 'to',
+  'strict',
+  'scheme',
+  'type',
+  'algorithm',
+  'encoding',
+  'prefix',
+  'header',
+  'toleranceSeconds',
+  'onFailure',
+  'anyJson',
+  'maxBodyBytes',
+  'rateLimit',
+  'requests',
+  'perSeconds',
+  'dedup',
+  'pull',
+  'timeoutMs',
+  'concurrency',
+  'ordered',
+  'allowPrivateNetwork',
+  'retry',
+  'attempts',
+  'initialMs',
+  'maxMs',
+  'maxAgeSeconds',
+  'to',
 ]);
 
 /**

@@ -22,7 +22,11 @@ export function readYaml(text: string): { data: unknown } | { problems: string[]
   const reported = [...document.errors, ...document.warnings];
   const problems = reported.map((error) => invalid(error.pos[0], DESCRIPTIONS[error.code] ?? `a YAML problem (${error.code})`));
   const said = new Set(reported.map((error) => error.pos[0]));
-  problems.push(...unresolvedAliases(document).filter((offset) => !said.has(offset)).map((offset) => invalid(offset, ALIAS_PROBLEM)));
+  problems.push(
+    ...unresolvedAliases(document)
+      .filter((offset) => !said.has(offset))
+      .map((offset) => invalid(offset, ALIAS_PROBLEM)),
+  );
   problems.push(...duplicateKeys(document).map(({ path, offset }) => `${path}: the key is there twice (again at ${at(offset)})`));
   if (problems.length > 0) return { problems };
   try {
@@ -59,7 +63,8 @@ function duplicateKeys(document: Document): Array<{ path: string; offset: number
       const seen = new Set<string>();
       for (const pair of node.items) {
         const key = isScalar(pair.key) ? String(pair.key.value) : undefined;
-        if (key !== undefined && seen.has(key)) found.push({ path: shownPath([...path, key]), offset: (pair.key as Node).range?.[0] ?? 0 });
+        if (key !== undefined && seen.has(key))
+          found.push({ path: shownPath([...path, key]), offset: (pair.key as Node).range?.[0] ?? 0 });
         if (key !== undefined) seen.add(key);
         walk(pair.value, [...path, key ?? '?']);
       }
@@ -80,7 +85,8 @@ function shownPath(keys: readonly string[]): string {
   for (const [index, key] of keys.entries()) {
     // A source's name is shown: it is in every URL the source is sent to.
     const sourceName = keys[0] === 'sources' && index === 1;
-    if (!sourceName && !mayName(keys.slice(0, index).join('.'), key)) return `${path || '(top level)'} (a key inside, not shown: it may be a secret)`;
+    if (!sourceName && !mayName(keys.slice(0, index).join('.'), key))
+      return `${path || '(top level)'} (a key inside, not shown: it may be a secret)`;
     path = childPath(path, key);
   }
   return path;
@@ -96,4 +102,3 @@ function unresolvedAliases(document: Document): number[] {
   });
   return offsets;
 }
-

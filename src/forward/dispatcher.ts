@@ -54,7 +54,10 @@ export class PushDispatcher {
   private queue: ClaimedForward[] = [];
   private pumpTimer: NodeJS.Timeout | undefined;
 
-  constructor(readonly destination: Destination, private readonly deps: DispatcherDeps) {
+  constructor(
+    readonly destination: Destination,
+    private readonly deps: DispatcherDeps,
+  ) {
     const rate = destination.rateLimit;
     this.bucket = rate === undefined ? undefined : new TokenBucket(rate.requests, rate.perSeconds);
   }
@@ -112,7 +115,10 @@ export class PushDispatcher {
             budget: budgetOf(destination),
           });
         } catch (error) {
-          logger.warn({ destination: destination.name, problem: describe(error) }, 'forwarding: the outbox cannot be read; trying again in a second');
+          logger.warn(
+            { destination: destination.name, problem: describe(error) },
+            'forwarding: the outbox cannot be read; trying again in a second',
+          );
           await this.sleep(POLL_MS);
           continue;
         }
@@ -180,10 +186,15 @@ export class PushDispatcher {
   private async release(claimed: readonly ClaimedForward[]): Promise<void> {
     if (claimed.length === 0) return;
     try {
-      await this.deps.outbox.release(claimed.map(({ forward }) => ({ id: forward.id, n: forward.attemptCount })), Date.now());
+      await this.deps.outbox.release(
+        claimed.map(({ forward }) => ({ id: forward.id, n: forward.attemptCount })),
+        Date.now(),
+      );
     } catch (error) {
-      this.deps.logger.warn({ destination: this.destination.name, forwards: claimed.length, problem: describe(error) },
-        'forwarding: claimed forwards could not be handed back; their leases will run out');
+      this.deps.logger.warn(
+        { destination: this.destination.name, forwards: claimed.length, problem: describe(error) },
+        'forwarding: claimed forwards could not be handed back; their leases will run out',
+      );
     }
   }
 
@@ -211,12 +222,14 @@ export class PushDispatcher {
   private send(claimed: ClaimedForward): void {
     this.inflight++;
     const startedAt = Date.now();
-    this.deps.publisher.publish(claimed, this.abort.signal)
+    this.deps.publisher
+      .publish(claimed, this.abort.signal)
       .catch((error: unknown): PublishResult => ({ ok: false, status: null, error: describe(error) }))
       .then((result) => this.record(claimed, startedAt, result))
       .finally(() => {
         this.inflight--;
-        if (this.inflight === 0 && (this.stopped || this.queue.length === 0)) for (const resolve of this.idle.splice(0)) resolve();
+        if (this.inflight === 0 && (this.stopped || this.queue.length === 0))
+          for (const resolve of this.idle.splice(0)) resolve();
         this.pump();
         if (this.wanted() > 0) this.wake();
       });
@@ -231,24 +244,38 @@ export class PushDispatcher {
     if (result.ok) next = { state: 'succeeded' };
     else if (budgetSpent(forward, budgetOf(destination), now)) next = { state: 'failed' };
     else {
-      const wait = result.retryAfterMs === undefined
-        ? backoffMs(forward.budgetUsed, destination.retry.initialMs, destination.retry.maxMs)
-        : Math.min(result.retryAfterMs, destination.retry.maxMs);
+      const wait =
+        result.retryAfterMs === undefined
+          ? backoffMs(forward.budgetUsed, destination.retry.initialMs, destination.retry.maxMs)
+          : Math.min(result.retryAfterMs, destination.retry.maxMs);
       next = { state: 'pending', at: now + wait };
     }
     const outcome = next.state === 'pending' ? 'retry' : next.state;
     this.deps.metrics.recordAttempt(destination.name, outcome, durationMs / 1000);
     const line = {
-      destination: destination.name, forwardId: forward.id, deliveryId: delivery.id, source: delivery.source,
-      attempt: forward.attemptCount, status: result.status, ms: durationMs, outcome,
+      destination: destination.name,
+      forwardId: forward.id,
+      deliveryId: delivery.id,
+      source: delivery.source,
+      attempt: forward.attemptCount,
+      status: result.status,
+      ms: durationMs,
+      outcome,
       ...(result.error === null ? {} : { error: result.error }),
       ...(next.state === 'pending' ? { nextAttemptAt: new Date(next.at).toISOString() } : {}),
     };
     if (result.ok) this.deps.logger.info(line, 'forward attempt');
-    else this.deps.logger.warn(line, next.state === 'failed' ? 'forward failed: its retries are spent' : 'forward attempt failed');
+    else
+      this.deps.logger.warn(line, next.state === 'failed' ? 'forward failed: its retries are spent' : 'forward attempt failed');
     this.outcomes.push({
-      forwardId: forward.id, destination: destination.name, n: forward.attemptCount, startedAt, durationMs,
-      status: result.status, error: result.error, next,
+      forwardId: forward.id,
+      destination: destination.name,
+      n: forward.attemptCount,
+      startedAt,
+      durationMs,
+      status: result.status,
+      error: result.error,
+      next,
     });
     this.scheduleFlush();
   }
@@ -260,10 +287,12 @@ export class PushDispatcher {
     const gathered = this.destination.ordered
       ? new Promise<void>((resolve) => setImmediate(resolve))
       : new Promise<void>((resolve) => setTimeout(resolve, SETTLE_GATHER_MS));
-    this.settling = gathered.then(() => this.flush()).finally(() => {
-      this.settling = undefined;
-      if (this.outcomes.length > 0) this.scheduleFlush();
-    });
+    this.settling = gathered
+      .then(() => this.flush())
+      .finally(() => {
+        this.settling = undefined;
+        if (this.outcomes.length > 0) this.scheduleFlush();
+      });
   }
 
   /** Records the outcomes gathered so far in one transaction; a store that fails leaves them to the leases. */
@@ -274,8 +303,10 @@ export class PushDispatcher {
     try {
       await this.deps.outbox.settle(batch);
     } catch (error) {
-      this.deps.logger.error({ destination: this.destination.name, outcomes: batch.length, problem: describe(error) },
-        'forwarding: outcomes could not be recorded; their leases will run out and they will be attempted again');
+      this.deps.logger.error(
+        { destination: this.destination.name, outcomes: batch.length, problem: describe(error) },
+        'forwarding: outcomes could not be recorded; their leases will run out and they will be attempted again',
+      );
     }
     this.wake();
   }

@@ -96,9 +96,16 @@ export class Forwarder {
   private async sweepPull(): Promise<void> {
     for (const destination of this.destinations.values()) {
       if (destination.kind !== 'pull') continue;
-      await this.deps.outbox.claim({
-        destination: destination.name, max: 0, leaseMs: 0, now: Date.now(), ordered: destination.ordered, budget: budgetOf(destination),
-      }).catch(() => undefined);
+      await this.deps.outbox
+        .claim({
+          destination: destination.name,
+          max: 0,
+          leaseMs: 0,
+          now: Date.now(),
+          ordered: destination.ordered,
+          budget: budgetOf(destination),
+        })
+        .catch(() => undefined);
     }
   }
 }

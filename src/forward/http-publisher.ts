@@ -8,9 +8,23 @@ import { StandardWebhooksSigner } from './sign.js';
 
 /** Request headers that are never passed on: hop-by-hop ones (RFC 9110 7.6.1), the host, the length, and those Reception sets. */
 const NOT_PASSED_ON = new Set([
-  'connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer',
-  'transfer-encoding', 'upgrade', 'expect', 'host', 'content-length',
-  'webhook-id', 'webhook-timestamp', 'webhook-signature', 'x-reception-source', 'x-reception-attempt',
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'expect',
+  'host',
+  'content-length',
+  'webhook-id',
+  'webhook-timestamp',
+  'webhook-signature',
+  'x-reception-source',
+  'x-reception-attempt',
 ]);
 
 export interface HttpPublisherOptions {
@@ -34,7 +48,10 @@ export class HttpPublisher implements Publisher {
   private readonly extra: ReadonlyArray<[string, string]>;
   private readonly replaced: ReadonlySet<string>;
 
-  constructor(private readonly destination: Destination, private readonly options: HttpPublisherOptions) {
+  constructor(
+    private readonly destination: Destination,
+    private readonly options: HttpPublisherOptions,
+  ) {
     if (destination.url === undefined) throw new Error(`destination ${destination.name} has no url`);
     this.url = destination.url;
     this.path = `${this.url.pathname}${this.url.search}`;
@@ -63,7 +80,14 @@ export class HttpPublisher implements Publisher {
       headers.push(name, value);
     }
     // A header carries bytes, not Unicode: the source name goes percent-encoded, as in the webhook URL (`日本` is `%E6%97%A5%E6%9C%AC`).
-    headers.push('webhook-id', delivery.id, 'x-reception-source', encodeURIComponent(delivery.source), 'x-reception-attempt', String(forward.attemptCount));
+    headers.push(
+      'webhook-id',
+      delivery.id,
+      'x-reception-source',
+      encodeURIComponent(delivery.source),
+      'x-reception-attempt',
+      String(forward.attemptCount),
+    );
     for (const [name, value] of this.extra) headers.push(name, value);
     if (this.signer !== undefined) {
       const signed = this.signer.sign(delivery.id, Math.floor(Date.now() / 1000), delivery.raw);
@@ -87,7 +111,8 @@ export class HttpPublisher implements Publisher {
       const redirect = status >= 300 && status < 400 ? ' (redirects are not followed)' : '';
       return { ok: false, status, error: `HTTP ${status}${redirect}`, ...(wait === undefined ? {} : { retryAfterMs: wait }) };
     } catch (error) {
-      if (timeout.aborted) return { ok: false, status: null, error: `timeout: no answer within ${this.destination.timeoutMs} ms` };
+      if (timeout.aborted)
+        return { ok: false, status: null, error: `timeout: no answer within ${this.destination.timeoutMs} ms` };
       if (signal.aborted) return { ok: false, status: null, error: 'aborted: Reception is shutting down' };
       return { ok: false, status: null, error: describeFailure(error) };
     }

@@ -18,8 +18,10 @@ export const GUARD_ERROR_CODE = 'destination_not_allowed';
 export class PrivateNetworkError extends Error {
   readonly code = GUARD_ERROR_CODE;
   constructor(address: string) {
-    super(`destination_not_allowed: ${address} is a private, loopback, link-local or otherwise non-public address; `
-      + 'set allowPrivateNetwork: true on the destination to allow it');
+    super(
+      `destination_not_allowed: ${address} is a private, loopback, link-local or otherwise non-public address; ` +
+        'set allowPrivateNetwork: true on the destination to allow it',
+    );
     this.name = 'PrivateNetworkError';
   }
 }
@@ -49,7 +51,8 @@ export function isPublicAddress(address: string): boolean {
 
 function embeddedIpv4(address: ipaddr.IPv6, range: string): string | undefined {
   const bytes = address.toByteArray();
-  const v4 = range === '6to4' ? bytes.slice(2, 6) : range === 'teredo' ? bytes.slice(12, 16).map((b) => b ^ 0xff) : bytes.slice(12, 16);
+  const v4 =
+    range === '6to4' ? bytes.slice(2, 6) : range === 'teredo' ? bytes.slice(12, 16).map((b) => b ^ 0xff) : bytes.slice(12, 16);
   return v4.length === 4 ? v4.join('.') : undefined;
 }
 
@@ -78,9 +81,16 @@ export function guardedLookup(resolve: typeof dnsLookup = dnsLookup): LookupFunc
 export type Connector = buildConnector.connector;
 
 /** undici's connector, guarded as above unless the destination allows private networks. */
-export function guardedConnector(options: { allowPrivateNetwork: boolean; timeoutMs: number; lookup?: typeof dnsLookup }): Connector {
+export function guardedConnector(options: {
+  allowPrivateNetwork: boolean;
+  timeoutMs: number;
+  lookup?: typeof dnsLookup;
+}): Connector {
   if (options.allowPrivateNetwork) return buildConnector({ timeout: options.timeoutMs });
-  const connect = buildConnector({ timeout: options.timeoutMs, lookup: guardedLookup(options.lookup) } as buildConnector.BuildOptions);
+  const connect = buildConnector({
+    timeout: options.timeoutMs,
+    lookup: guardedLookup(options.lookup),
+  } as buildConnector.BuildOptions);
   return (connectOptions, callback) => {
     const host = connectOptions.hostname;
     if (ipaddr.isValid(host.replace(/^\[|\]$/g, '')) && !isPublicAddress(host)) {

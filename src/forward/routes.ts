@@ -9,7 +9,9 @@ export interface Route {
 }
 
 export function compileRoutes(routes: readonly ForwardRoute[] | undefined): Route[] {
-  return (routes ?? []).map((route) => (route.filter === undefined ? { to: route.to } : { to: route.to, filter: compileFilter(route.filter) }));
+  return (routes ?? []).map((route) =>
+    route.filter === undefined ? { to: route.to } : { to: route.to, filter: compileFilter(route.filter) },
+  );
 }
 
 /**

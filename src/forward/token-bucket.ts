@@ -8,7 +8,11 @@ export class TokenBucket {
   private updatedAt: number;
   private readonly perMs: number;
 
-  constructor(private readonly capacity: number, perSeconds: number, now = Date.now()) {
+  constructor(
+    private readonly capacity: number,
+    perSeconds: number,
+    now = Date.now(),
+  ) {
     this.tokens = capacity;
     this.updatedAt = now;
     this.perMs = capacity / (perSeconds * 1000);

@@ -25,8 +25,10 @@ export function sessionValue(token: string): string {
  * `protocol` never reads a header.
  */
 export function reachedOverHttps(request: FastifyRequest, proxies: TrustedProxies): boolean {
-  return request.protocol === 'https'
-    || forwardedHttps(request.raw.socket.remoteAddress, request.headers['x-forwarded-proto'], proxies);
+  return (
+    request.protocol === 'https' ||
+    forwardedHttps(request.raw.socket.remoteAddress, request.headers['x-forwarded-proto'], proxies)
+  );
 }
 
 /** The value of one cookie from a `Cookie` header. */
@@ -53,7 +55,9 @@ function credentialOf(request: FastifyRequest, token: string): Credential {
 
 /** The refusal of a request without the token: `401 unauthorized`, with the scheme to use (RFC 9110). */
 export function unauthorized(): ProblemError {
-  return new ProblemError('unauthorized', 'Send the API token as "Authorization: Bearer <token>".', { 'www-authenticate': 'Bearer' });
+  return new ProblemError('unauthorized', 'Send the API token as "Authorization: Bearer <token>".', {
+    'www-authenticate': 'Bearer',
+  });
 }
 
 /**
@@ -84,9 +88,11 @@ export class TokenGuard {
     const address = clientAddress(request.raw.socket.remoteAddress, request.headers['x-forwarded-for'], this.proxies);
     const waitSeconds = this.throttle.wrongToken(address);
     if (waitSeconds === 0) return refusal;
-    return new ProblemError('rate_limited',
+    return new ProblemError(
+      'rate_limited',
       `Too many wrong tokens from this address: wait ${waitSeconds} s before the next try; each wrong token doubles the wait. The right token is accepted at any time.`,
-      { 'retry-after': String(waitSeconds) });
+      { 'retry-after': String(waitSeconds) },
+    );
   }
 
   /** An `onRequest` hook that lets through only requests that carry the API token. */

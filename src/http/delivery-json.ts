@@ -43,7 +43,7 @@ export function deliveryJson(d: StoredDelivery): DeliveryJson {
 /** A delivery as JSON text, its fields in the order of `DeliverySchema`; a `JsonText` body is written as it is. */
 export function deliveryText(delivery: DeliveryJson): string {
   const { body, verification, forwards, ...fields } = delivery;
-  const bodyText = body instanceof JsonText ? body.text : JSON.stringify(body) ?? 'null';
+  const bodyText = body instanceof JsonText ? body.text : (JSON.stringify(body) ?? 'null');
   return `${JSON.stringify(fields).slice(0, -1)},"body":${bodyText},"verification":${JSON.stringify(verification)},"forwards":${JSON.stringify(forwards)}}`;
 }
 

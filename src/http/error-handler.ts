@@ -30,14 +30,20 @@ export function installErrorHandling(app: FastifyInstance): void {
       code = 'storage_unavailable';
       detail = 'The inbox is unavailable right now; retry later.';
       void reply.header('retry-after', '5');
-      request.log.warn({ err: error.message, req: { method: request.method, url: request.routeOptions.url } }, 'store unavailable');
+      request.log.warn(
+        { err: error.message, req: { method: request.method, url: request.routeOptions.url } },
+        'store unavailable',
+      );
     } else if (error.validation !== undefined) {
       // The request's body (the login's JSON) is not a query: a client is told which part to fix.
       code = error.validationContext === 'body' ? 'invalid_body' : 'invalid_query';
       detail = validationDetail(error, request);
     } else if (error.statusCode !== undefined && error.statusCode < 500) {
       // Fastify's content-type parser (FST_ERR_CTP_…) refuses bodies: a Content-Length that does not match, say.
-      code = error.statusCode === 400 && error.code.startsWith('FST_ERR_CTP_') ? 'invalid_body' : BY_STATUS[error.statusCode] ?? 'invalid_query';
+      code =
+        error.statusCode === 400 && error.code.startsWith('FST_ERR_CTP_')
+          ? 'invalid_body'
+          : (BY_STATUS[error.statusCode] ?? 'invalid_query');
       detail = error.message;
     } else {
       code = 'internal_error';
@@ -59,12 +65,22 @@ export function installErrorHandling(app: FastifyInstance): void {
  * writes one (the raw front door has its own, edge/write-problem.ts).
  * `headers`: extra response headers, such as `WWW-Authenticate`.
  */
-export function sendProblem(reply: FastifyReply, code: ProblemCode, detail: string, headers: Readonly<Record<string, string>> = {}): void {
+export function sendProblem(
+  reply: FastifyReply,
+  code: ProblemCode,
+  detail: string,
+  headers: Readonly<Record<string, string>> = {},
+): void {
   const problem = problemFor(code, detail);
   void reply.headers(headers).code(problem.status).type(PROBLEM_CONTENT_TYPE).send(problem);
 }
 
-const PLACES: Record<string, string> = { querystring: 'query parameter', params: 'path parameter', headers: 'header', body: 'field' };
+const PLACES: Record<string, string> = {
+  querystring: 'query parameter',
+  params: 'path parameter',
+  headers: 'header',
+  body: 'field',
+};
 
 /**
  * What a request that the route's schema refused got wrong: the parameter
@@ -76,7 +92,9 @@ function validationDetail(error: FastifyError, request: FastifyRequest): string 
   const first = error.validation?.[0];
   const context = error.validationContext ?? 'request';
   const name = first?.instancePath.split('/')[1];
-  const schema = (request.routeOptions.schema as Record<string, { properties?: Record<string, { description?: unknown }> }> | undefined)?.[context];
+  const schema = (
+    request.routeOptions.schema as Record<string, { properties?: Record<string, { description?: unknown }> }> | undefined
+  )?.[context];
   const description = name === undefined ? undefined : schema?.properties?.[name]?.description;
   if (typeof description === 'string') return `The ${PLACES[context] ?? context} "${name}" is not valid: ${description}`;
   const place = context === 'body' ? 'The request body' : context;

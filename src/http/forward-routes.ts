@@ -11,8 +11,17 @@ import type { TokenGuard } from './auth.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { deliveryJson, deliveryText } from './delivery-json.js';
 import {
-  ClaimAnswerSchema, ClaimBodySchema, DeliveryForwardsSchema, DestinationListSchema, ForwardPageSchema, ForwardListQuerySchema,
-  ForwardSchema, NackBodySchema, NameParamsSchema, RetryBodySchema, SendAgainBodySchema,
+  ClaimAnswerSchema,
+  ClaimBodySchema,
+  DeliveryForwardsSchema,
+  DestinationListSchema,
+  ForwardPageSchema,
+  ForwardListQuerySchema,
+  ForwardSchema,
+  NackBodySchema,
+  NameParamsSchema,
+  RetryBodySchema,
+  SendAgainBodySchema,
 } from './forward-schemas.js';
 import { IdParamsSchema, MAX_PAGE, ProblemSchema, type DeliveryJson } from './schemas.js';
 
@@ -59,137 +68,213 @@ export const forwardRoutes: FastifyPluginAsyncTypebox<ForwardRoutesOptions> = as
   });
 
   for (const action of ['pause', 'resume'] as const) {
-    app.post(`/api/destinations/:name/${action}`, {
-      schema: { params: NameParamsSchema, response: { 204: Type.Null(), ...errors } },
-    }, async (request, reply) => {
-      const { name } = request.params;
-      if (!(await known(name))) throw noDestination(name);
-      await outbox.setPaused(name, action === 'pause');
-      if (action === 'resume') forwarder.wake(name);
-      return reply.code(204).send(null);
-    });
+    app.post(
+      `/api/destinations/:name/${action}`,
+      {
+        schema: { params: NameParamsSchema, response: { 204: Type.Null(), ...errors } },
+      },
+      async (request, reply) => {
+        const { name } = request.params;
+        if (!(await known(name))) throw noDestination(name);
+        await outbox.setPaused(name, action === 'pause');
+        if (action === 'resume') forwarder.wake(name);
+        return reply.code(204).send(null);
+      },
+    );
   }
 
-  app.get('/api/deliveries/:id/forwards', {
-    schema: { params: IdParamsSchema, response: { 200: DeliveryForwardsSchema, ...errors } },
-  }, async (request) => {
-    const delivery = await store.get(request.params.id);
-    if (delivery === undefined) throw new ProblemError('not_found', `No delivery has the id "${request.params.id.slice(0, 100)}".`);
-    const forwards = await outbox.forwardsOf(delivery.id);
-    return {
-      items: forwards.map((f) => ({
-        id: f.id,
-        destination: f.destination,
-        status: f.status,
-        nextAttemptAt: nextAttemptAt(f),
-        attempts: f.attempts.map((a) => ({ n: a.n, startedAt: new Date(a.startedAt).toISOString(), durationMs: a.durationMs, status: a.status, error: a.error })),
-      })),
-    };
-  });
+  app.get(
+    '/api/deliveries/:id/forwards',
+    {
+      schema: { params: IdParamsSchema, response: { 200: DeliveryForwardsSchema, ...errors } },
+    },
+    async (request) => {
+      const delivery = await store.get(request.params.id);
+      if (delivery === undefined)
+        throw new ProblemError('not_found', `No delivery has the id "${request.params.id.slice(0, 100)}".`);
+      const forwards = await outbox.forwardsOf(delivery.id);
+      return {
+        items: forwards.map((f) => ({
+          id: f.id,
+          destination: f.destination,
+          status: f.status,
+          nextAttemptAt: nextAttemptAt(f),
+          attempts: f.attempts.map((a) => ({
+            n: a.n,
+            startedAt: new Date(a.startedAt).toISOString(),
+            durationMs: a.durationMs,
+            status: a.status,
+            error: a.error,
+          })),
+        })),
+      };
+    },
+  );
 
-  app.get('/api/forwards', {
-    schema: { querystring: ForwardListQuerySchema, response: { 200: ForwardPageSchema, ...errors } },
-  }, async (request) => {
-    const { query } = request;
-    const limit = Math.min(query.limit === undefined ? 50 : Number(query.limit.length > 6 ? MAX_PAGE : query.limit), MAX_PAGE);
-    const rows = await outbox.list({
-      limit: limit + 1,
-      ...(query.destination === undefined ? {} : { destination: query.destination }),
-      ...(query.status === undefined ? {} : { status: query.status }),
-      ...(query.source === undefined ? {} : { source: query.source }),
-      ...(query.cursor === undefined ? {} : { beforePosition: decodeCursor(query.cursor) }),
-    });
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    return { items: page.map(forwardJson), nextCursor: rows.length > limit && last !== undefined ? encodeCursor(last.position) : null };
-  });
+  app.get(
+    '/api/forwards',
+    {
+      schema: { querystring: ForwardListQuerySchema, response: { 200: ForwardPageSchema, ...errors } },
+    },
+    async (request) => {
+      const { query } = request;
+      const limit = Math.min(query.limit === undefined ? 50 : Number(query.limit.length > 6 ? MAX_PAGE : query.limit), MAX_PAGE);
+      const rows = await outbox.list({
+        limit: limit + 1,
+        ...(query.destination === undefined ? {} : { destination: query.destination }),
+        ...(query.status === undefined ? {} : { status: query.status }),
+        ...(query.source === undefined ? {} : { source: query.source }),
+        ...(query.cursor === undefined ? {} : { beforePosition: decodeCursor(query.cursor) }),
+      });
+      const page = rows.slice(0, limit);
+      const last = page.at(-1);
+      return {
+        items: page.map(forwardJson),
+        nextCursor: rows.length > limit && last !== undefined ? encodeCursor(last.position) : null,
+      };
+    },
+  );
 
-  app.post('/api/forwards/retry', {
-    schema: { body: RetryBodySchema, response: { 200: Type.Object({ retried: Type.Integer() }), ...errors } },
-  }, async (request) => {
-    const body = request.body;
-    const now = Date.now();
-    let retried: number;
-    if ('ids' in body) retried = await outbox.retry({ ids: body.ids }, now);
-    else {
-      retried = await outbox.retry({
-        ...(body.destination === undefined ? {} : { destination: body.destination }),
-        ...(body.source === undefined ? {} : { source: body.source }),
-        ...(body.since === undefined ? {} : { since: Date.parse(body.since) }),
-        ...(body.until === undefined ? {} : { until: Date.parse(body.until) }),
-      }, now);
-    }
-    forwarder.wakeAll();
-    return { retried };
-  });
+  app.post(
+    '/api/forwards/retry',
+    {
+      schema: { body: RetryBodySchema, response: { 200: Type.Object({ retried: Type.Integer() }), ...errors } },
+    },
+    async (request) => {
+      const body = request.body;
+      const now = Date.now();
+      let retried: number;
+      if ('ids' in body) retried = await outbox.retry({ ids: body.ids }, now);
+      else {
+        retried = await outbox.retry(
+          {
+            ...(body.destination === undefined ? {} : { destination: body.destination }),
+            ...(body.source === undefined ? {} : { source: body.source }),
+            ...(body.since === undefined ? {} : { since: Date.parse(body.since) }),
+            ...(body.until === undefined ? {} : { until: Date.parse(body.until) }),
+          },
+          now,
+        );
+      }
+      forwarder.wakeAll();
+      return { retried };
+    },
+  );
 
-  app.post('/api/forwards/:id/cancel', {
-    schema: { params: IdParamsSchema, response: { 204: Type.Null(), ...errors } },
-  }, async (request, reply) => {
-    if (!(await outbox.cancel(request.params.id, Date.now()))) throw noForward(request.params.id);
-    return reply.code(204).send(null);
-  });
+  app.post(
+    '/api/forwards/:id/cancel',
+    {
+      schema: { params: IdParamsSchema, response: { 204: Type.Null(), ...errors } },
+    },
+    async (request, reply) => {
+      if (!(await outbox.cancel(request.params.id, Date.now()))) throw noForward(request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
 
-  app.post('/api/deliveries/:id/forward', {
-    schema: { params: IdParamsSchema, body: SendAgainBodySchema, response: { 201: ForwardSchema, ...errors } },
-  }, async (request, reply) => {
-    const { destination } = request.body;
-    if (forwarder.get(destination) === undefined) throw noDestination(destination);
-    const forward = await outbox.create(request.params.id, { id: newDeliveryId(), destination }, Date.now());
-    if (forward === undefined) throw new ProblemError('not_found', `No delivery has the id "${request.params.id.slice(0, 100)}".`);
-    forwarder.wake(destination);
-    return reply.code(201).send(forwardJson(forward));
-  });
+  app.post(
+    '/api/deliveries/:id/forward',
+    {
+      schema: { params: IdParamsSchema, body: SendAgainBodySchema, response: { 201: ForwardSchema, ...errors } },
+    },
+    async (request, reply) => {
+      const { destination } = request.body;
+      if (forwarder.get(destination) === undefined) throw noDestination(destination);
+      const forward = await outbox.create(request.params.id, { id: newDeliveryId(), destination }, Date.now());
+      if (forward === undefined)
+        throw new ProblemError('not_found', `No delivery has the id "${request.params.id.slice(0, 100)}".`);
+      forwarder.wake(destination);
+      return reply.code(201).send(forwardJson(forward));
+    },
+  );
 
-  app.post('/api/destinations/:name/claim', {
-    schema: { params: NameParamsSchema, body: Type.Optional(ClaimBodySchema), response: { 200: ClaimAnswerSchema, ...errors } },
-  }, async (request, reply) => {
-    const destination = pullDestination(forwarder.get(request.params.name), request.params.name);
-    const claimed = await outbox.claim({
-      destination: destination.name,
-      max: request.body?.max ?? 10,
-      leaseMs: (request.body?.visibilitySeconds ?? 30) * 1000,
-      now: Date.now(),
-      ordered: destination.ordered,
-      budget: budgetOf(destination),
-    });
-    const items = claimed.map(({ forward, delivery }) => ({ forwardId: forward.id, attempt: forward.attemptCount, delivery: deliveryJson(delivery) }));
-    return reply.type(JSON_TYPE).serializer(claimText).send({ items });
-  });
+  app.post(
+    '/api/destinations/:name/claim',
+    {
+      schema: { params: NameParamsSchema, body: Type.Optional(ClaimBodySchema), response: { 200: ClaimAnswerSchema, ...errors } },
+    },
+    async (request, reply) => {
+      const destination = pullDestination(forwarder.get(request.params.name), request.params.name);
+      const claimed = await outbox.claim({
+        destination: destination.name,
+        max: request.body?.max ?? 10,
+        leaseMs: (request.body?.visibilitySeconds ?? 30) * 1000,
+        now: Date.now(),
+        ordered: destination.ordered,
+        budget: budgetOf(destination),
+      });
+      const items = claimed.map(({ forward, delivery }) => ({
+        forwardId: forward.id,
+        attempt: forward.attemptCount,
+        delivery: deliveryJson(delivery),
+      }));
+      return reply.type(JSON_TYPE).serializer(claimText).send({ items });
+    },
+  );
 
-  app.post('/api/forwards/:id/ack', {
-    schema: { params: IdParamsSchema, response: { 204: Type.Null(), ...errors } },
-  }, async (request, reply) => {
-    if (!(await outbox.ack(request.params.id, Date.now()))) throw noForward(request.params.id);
-    return reply.code(204).send(null);
-  });
+  app.post(
+    '/api/forwards/:id/ack',
+    {
+      schema: { params: IdParamsSchema, response: { 204: Type.Null(), ...errors } },
+    },
+    async (request, reply) => {
+      if (!(await outbox.ack(request.params.id, Date.now()))) throw noForward(request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
 
-  app.post('/api/forwards/:id/nack', {
-    schema: { params: IdParamsSchema, body: Type.Optional(NackBodySchema), response: { 204: Type.Null(), ...errors } },
-  }, async (request, reply) => {
-    const forward = await outbox.get(request.params.id);
-    if (forward === undefined) throw noForward(request.params.id);
-    const destination = forwarder.get(forward.destination);
-    const now = Date.now();
-    // A destination removed from the config: its forwards keep the contract's defaults.
-    const retry = destination?.retry ?? RETRY_DEFAULTS;
-    const delay = request.body?.delaySeconds === undefined ? backoffMs(forward.budgetUsed, retry.initialMs, retry.maxMs) : request.body.delaySeconds * 1000;
-    await outbox.nack(forward.id, now, now + delay, { attempts: retry.attempts, maxAgeMs: retry.maxAgeSeconds * 1000 });
-    return reply.code(204).send(null);
-  });
+  app.post(
+    '/api/forwards/:id/nack',
+    {
+      schema: { params: IdParamsSchema, body: Type.Optional(NackBodySchema), response: { 204: Type.Null(), ...errors } },
+    },
+    async (request, reply) => {
+      const forward = await outbox.get(request.params.id);
+      if (forward === undefined) throw noForward(request.params.id);
+      const destination = forwarder.get(forward.destination);
+      const now = Date.now();
+      // A destination removed from the config: its forwards keep the contract's defaults.
+      const retry = destination?.retry ?? RETRY_DEFAULTS;
+      const delay =
+        request.body?.delaySeconds === undefined
+          ? backoffMs(forward.budgetUsed, retry.initialMs, retry.maxMs)
+          : request.body.delaySeconds * 1000;
+      await outbox.nack(forward.id, now, now + delay, { attempts: retry.attempts, maxAgeMs: retry.maxAgeSeconds * 1000 });
+      return reply.code(204).send(null);
+    },
+  );
 };
 
 /** A claim's answer as JSON text, each delivery written by `deliveryText` (its JSON body as the sender's text). */
 function claimText(answer: { items: Array<{ forwardId: string; attempt: number; delivery: DeliveryJson }> }): string {
-  const items = answer.items.map((item) =>
-    `{"forwardId":${JSON.stringify(item.forwardId)},"attempt":${item.attempt},"delivery":${deliveryText(item.delivery)}}`);
+  const items = answer.items.map(
+    (item) =>
+      `{"forwardId":${JSON.stringify(item.forwardId)},"attempt":${item.attempt},"delivery":${deliveryText(item.delivery)}}`,
+  );
   return `{"items":[${items.join(',')}]}`;
 }
 
-export function forwardJson(f: Forward): { id: string; deliveryId: string; seq: number; source: string; destination: string; status: Forward['status']; attemptCount: number; nextAttemptAt: string | null; lastError: string | null } {
+export function forwardJson(f: Forward): {
+  id: string;
+  deliveryId: string;
+  seq: number;
+  source: string;
+  destination: string;
+  status: Forward['status'];
+  attemptCount: number;
+  nextAttemptAt: string | null;
+  lastError: string | null;
+} {
   return {
-    id: f.id, deliveryId: f.deliveryId, seq: f.deliverySeq, source: f.source, destination: f.destination, status: f.status,
-    attemptCount: f.attemptCount, nextAttemptAt: nextAttemptAt(f), lastError: f.lastError,
+    id: f.id,
+    deliveryId: f.deliveryId,
+    seq: f.deliverySeq,
+    source: f.source,
+    destination: f.destination,
+    status: f.status,
+    attemptCount: f.attemptCount,
+    nextAttemptAt: nextAttemptAt(f),
+    lastError: f.lastError,
   };
 }
 
@@ -205,7 +290,11 @@ function shownUrl(url: URL): string {
 
 function pullDestination(destination: Destination | undefined, name: string): Destination {
   if (destination === undefined) throw noDestination(name);
-  if (destination.kind !== 'pull') throw new ProblemError('not_found', `The destination "${name}" is pushed to, not pulled from: only a destination with "pull: true" can be claimed from.`);
+  if (destination.kind !== 'pull')
+    throw new ProblemError(
+      'not_found',
+      `The destination "${name}" is pushed to, not pulled from: only a destination with "pull: true" can be claimed from.`,
+    );
   return destination;
 }
 

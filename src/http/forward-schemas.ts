@@ -9,18 +9,22 @@ const Time = Type.Union([Type.String({ description: 'RFC 3339 UTC with milliseco
 const StatusSchema = Type.Enum([...FORWARD_STATUSES]);
 
 export const DestinationListSchema = Type.Object({
-  items: Type.Array(Type.Object({
-    name: Type.String(),
-    kind: Type.String({ description: '`http`, `pull`, or `removed` for a destination that the config no longer names but that still has forwards' }),
-    url: Type.Union([Type.String({ description: 'without credentials or query' }), Type.Null()]),
-    paused: Type.Boolean(),
-    pending: Type.Integer({ description: 'forwards not yet settled: pending and delivering' }),
-    failed: Type.Integer(),
-    oldestPendingAt: Time,
-    lastSuccessAt: Time,
-    lastFailureAt: Time,
-    lastError: Type.Union([Type.String(), Type.Null()]),
-  })),
+  items: Type.Array(
+    Type.Object({
+      name: Type.String(),
+      kind: Type.String({
+        description: '`http`, `pull`, or `removed` for a destination that the config no longer names but that still has forwards',
+      }),
+      url: Type.Union([Type.String({ description: 'without credentials or query' }), Type.Null()]),
+      paused: Type.Boolean(),
+      pending: Type.Integer({ description: 'forwards not yet settled: pending and delivering' }),
+      failed: Type.Integer(),
+      oldestPendingAt: Time,
+      lastSuccessAt: Time,
+      lastFailureAt: Time,
+      lastError: Type.Union([Type.String(), Type.Null()]),
+    }),
+  ),
 });
 
 export const AttemptSchema = Type.Object({
@@ -32,13 +36,15 @@ export const AttemptSchema = Type.Object({
 });
 
 export const DeliveryForwardsSchema = Type.Object({
-  items: Type.Array(Type.Object({
-    id: Type.String(),
-    destination: Type.String(),
-    status: StatusSchema,
-    nextAttemptAt: Time,
-    attempts: Type.Array(AttemptSchema),
-  })),
+  items: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      destination: Type.String(),
+      status: StatusSchema,
+      nextAttemptAt: Time,
+      attempts: Type.Array(AttemptSchema),
+    }),
+  ),
 });
 
 export const ForwardSchema = Type.Object({
@@ -62,36 +68,58 @@ export const ForwardListQuerySchema = Type.Object({
   destination: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   status: Type.Optional(StatusSchema),
   source: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
-  limit: Type.Optional(Type.String({ pattern: POSITIVE_DIGITS, description: 'Forwards per page: a whole number from 1 (50 when absent); above 500 is taken as 500.' })),
+  limit: Type.Optional(
+    Type.String({
+      pattern: POSITIVE_DIGITS,
+      description: 'Forwards per page: a whole number from 1 (50 when absent); above 500 is taken as 500.',
+    }),
+  ),
   cursor: Type.Optional(Type.String({ pattern: '^[0-9A-Za-z_-]{1,32}$' })),
 });
 
 export const RetryBodySchema = Type.Union([
-  Type.Object({ ids: Type.Array(Type.String({ maxLength: 1000 }), { minItems: 1, maxItems: 10_000 }) }, { additionalProperties: false }),
-  Type.Object({
-    status: Type.Literal('failed', { description: 'only failed forwards are retried' }),
-    destination: Type.Optional(Type.String({ minLength: 1 })),
-    source: Type.Optional(Type.String({ minLength: 1 })),
-    since: Type.Optional(Type.String({ format: 'date-time', description: 'forwards created at or after (RFC 3339)' })),
-    until: Type.Optional(Type.String({ format: 'date-time', description: 'forwards created before (RFC 3339)' })),
-  }, { additionalProperties: false }),
+  Type.Object(
+    { ids: Type.Array(Type.String({ maxLength: 1000 }), { minItems: 1, maxItems: 10_000 }) },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      status: Type.Literal('failed', { description: 'only failed forwards are retried' }),
+      destination: Type.Optional(Type.String({ minLength: 1 })),
+      source: Type.Optional(Type.String({ minLength: 1 })),
+      since: Type.Optional(Type.String({ format: 'date-time', description: 'forwards created at or after (RFC 3339)' })),
+      until: Type.Optional(Type.String({ format: 'date-time', description: 'forwards created before (RFC 3339)' })),
+    },
+    { additionalProperties: false },
+  ),
 ]);
 
-export const ClaimBodySchema = Type.Object({
-  max: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, description: 'forwards to claim, at most (default 10)' })),
-  visibilitySeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 43_200, description: 'how long the claim holds them (default 30)' })),
-}, { additionalProperties: false });
+export const ClaimBodySchema = Type.Object(
+  {
+    max: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, description: 'forwards to claim, at most (default 10)' })),
+    visibilitySeconds: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 43_200, description: 'how long the claim holds them (default 30)' }),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 export const ClaimAnswerSchema = Type.Object({
   items: Type.Array(Type.Object({ forwardId: Type.String(), attempt: Type.Integer(), delivery: DeliverySchema })),
 });
 
-export const NackBodySchema = Type.Object({
-  delaySeconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 31_536_000 })),
-}, { additionalProperties: false });
+export const NackBodySchema = Type.Object(
+  {
+    delaySeconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 31_536_000 })),
+  },
+  { additionalProperties: false },
+);
 
-export const SendAgainBodySchema = Type.Object({
-  destination: Type.String({ minLength: 1 }),
-}, { additionalProperties: false });
+export const SendAgainBodySchema = Type.Object(
+  {
+    destination: Type.String({ minLength: 1 }),
+  },
+  { additionalProperties: false },
+);
 
 export const NameParamsSchema = Type.Object({ name: Type.String({ maxLength: 1000 }) });

@@ -24,8 +24,9 @@ export function createFrameworkErrorHandler(
 ): (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void {
   return (_error, request, reply) => {
     const path = (request.raw.url ?? '').split('?')[0] ?? '';
-    const refusal = (path.startsWith(DELIVERY_ID_ROUTES) ? guard.refusal(request) : undefined)
-      ?? new ProblemError('not_found', `There is no ${request.method} ${printable(path)} here.`);
+    const refusal =
+      (path.startsWith(DELIVERY_ID_ROUTES) ? guard.refusal(request) : undefined) ??
+      new ProblemError('not_found', `There is no ${request.method} ${printable(path)} here.`);
     sendProblem(reply, refusal.code, refusal.message, refusal.headers);
     logRequest(request, reply);
   };

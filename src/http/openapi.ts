@@ -6,9 +6,23 @@ import { ProblemSchema, ReceivedSchema } from './schemas.js';
 
 /** What the receive route can refuse with (docs/errors.md), grouped by status for its OpenAPI entry. */
 const RECEIVE_REFUSALS: readonly ProblemCode[] = [
-  'invalid_source', 'empty_body', 'invalid_json', 'invalid_form', 'bad_request', 'json_not_object',
-  'signature_invalid', 'unknown_source', 'method_not_allowed', 'request_timeout',
-  'payload_too_large', 'unsupported_media_type', 'rate_limited', 'headers_too_large', 'expectation_failed', 'internal_error', 'not_implemented',
+  'invalid_source',
+  'empty_body',
+  'invalid_json',
+  'invalid_form',
+  'bad_request',
+  'json_not_object',
+  'signature_invalid',
+  'unknown_source',
+  'method_not_allowed',
+  'request_timeout',
+  'payload_too_large',
+  'unsupported_media_type',
+  'rate_limited',
+  'headers_too_large',
+  'expectation_failed',
+  'internal_error',
+  'not_implemented',
   'storage_unavailable',
 ];
 
@@ -19,10 +33,12 @@ function refusalResponses(): Record<string, object> {
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
   const schema = { ...ProblemSchema, $id: undefined };
-  return Object.fromEntries([...byStatus].map(([status, codes]) => [
-    String(status),
-    { description: codes.join(', '), content: { [PROBLEM_MEDIA_TYPE]: { schema } } },
-  ]));
+  return Object.fromEntries(
+    [...byStatus].map(([status, codes]) => [
+      String(status),
+      { description: codes.join(', '), content: { [PROBLEM_MEDIA_TYPE]: { schema } } },
+    ]),
+  );
 }
 
 /**
@@ -34,11 +50,15 @@ const RECEIVE_PATH = {
   post: {
     summary: 'Receive a webhook: a JSON object or form data, answered 200 once it is committed',
     security: [],
-    parameters: [{
-      name: 'source', in: 'path', required: true,
-      description: `The inbox to keep it in: 1 to ${MAX_SOURCE_CHARS} characters, no "/" or control characters`,
-      schema: { type: 'string', minLength: 1, maxLength: MAX_SOURCE_CHARS },
-    }],
+    parameters: [
+      {
+        name: 'source',
+        in: 'path',
+        required: true,
+        description: `The inbox to keep it in: 1 to ${MAX_SOURCE_CHARS} characters, no "/" or control characters`,
+        schema: { type: 'string', minLength: 1, maxLength: MAX_SOURCE_CHARS },
+      },
+    ],
     requestBody: {
       required: true,
       content: {
@@ -47,7 +67,10 @@ const RECEIVE_PATH = {
       },
     },
     responses: {
-      200: { description: 'Stored (committed), or a duplicate of a delivery stored before', content: { 'application/json': { schema: ReceivedSchema } } },
+      200: {
+        description: 'Stored (committed), or a duplicate of a delivery stored before',
+        content: { 'application/json': { schema: ReceivedSchema } },
+      },
       ...refusalResponses(),
     },
   },

@@ -12,11 +12,14 @@ export function createRequestLog(logger: Logger, metrics: Metrics): RequestLog {
     const route = request.routeOptions.url ?? 'unmatched';
     metrics.observeRequest(route, request.method, reply.statusCode, seconds);
     // The root logger, not request.log: Fastify's `req` serializer would drop `path` and `remoteAddress`.
-    logger.info({
-      reqId: request.id,
-      req: { method: request.method, path: request.url.split('?')[0], remoteAddress: request.ip },
-      status: reply.statusCode,
-      ms: Math.round(reply.elapsedTime * 1000) / 1000,
-    }, 'request');
+    logger.info(
+      {
+        reqId: request.id,
+        req: { method: request.method, path: request.url.split('?')[0], remoteAddress: request.ip },
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 1000) / 1000,
+      },
+      'request',
+    );
   };
 }

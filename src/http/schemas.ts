@@ -3,13 +3,16 @@ import { FORWARD_STATUSES } from '../store/forward-status.js';
 import { MAX_SOURCE_CHARS } from '../config/source-name.js';
 import { POSITIVE_DIGITS } from './query-params.js';
 
-export const ProblemSchema = Type.Object({
-  type: Type.String(),
-  title: Type.String(),
-  status: Type.Integer(),
-  detail: Type.String(),
-  code: Type.String(),
-}, { $id: 'Problem' });
+export const ProblemSchema = Type.Object(
+  {
+    type: Type.String(),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.String(),
+    code: Type.String(),
+  },
+  { $id: 'Problem' },
+);
 
 /** The answer to an accepted webhook (CONTRACT 1); `duplicate` only when deduplication found a first copy. */
 export const ReceivedSchema = Type.Object({
@@ -38,10 +41,13 @@ export const DeliverySchema = Type.Object({
   headers: Type.Array(Type.Tuple([Type.String(), Type.String()])),
   body: Type.Unknown({ description: 'The parsed body: a JSON value, or form data as an object of strings and arrays' }),
   verification: VerificationSchema,
-  forwards: Type.Array(Type.Object({
-    destination: Type.String(),
-    status: Type.Enum([...FORWARD_STATUSES]),
-  }), { description: 'Where the delivery is forwarded (CONTRACT 6), and how far each got; empty when nowhere' }),
+  forwards: Type.Array(
+    Type.Object({
+      destination: Type.String(),
+      status: Type.Enum([...FORWARD_STATUSES]),
+    }),
+    { description: 'Where the delivery is forwarded (CONTRACT 6), and how far each got; empty when nowhere' },
+  ),
 });
 export type DeliveryJson = Static<typeof DeliverySchema>;
 
@@ -65,7 +71,12 @@ export const PAGE_BYTES = 8 * 1024 * 1024;
 
 export const ListQuerySchema = Type.Object({
   source: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
-  limit: Type.Optional(Type.String({ pattern: POSITIVE_DIGITS, description: `Deliveries per page: a whole number from 1, in digits (50 when absent); a value above ${MAX_PAGE} is taken as ${MAX_PAGE}.` })),
+  limit: Type.Optional(
+    Type.String({
+      pattern: POSITIVE_DIGITS,
+      description: `Deliveries per page: a whole number from 1, in digits (50 when absent); a value above ${MAX_PAGE} is taken as ${MAX_PAGE}.`,
+    }),
+  ),
   cursor: Type.Optional(Type.String({ pattern: '^[0-9A-Za-z_-]{1,32}$' })),
 });
 
@@ -82,16 +93,33 @@ export const SOURCE_PAGE = 100;
 export const MAX_SOURCE_PAGE = 500;
 
 export const SourceQuerySchema = Type.Object({
-  limit: Type.Optional(Type.String({ pattern: POSITIVE_DIGITS, description: `Sources per page: a whole number from 1, in digits (${SOURCE_PAGE} when absent); a value above ${MAX_SOURCE_PAGE} is taken as ${MAX_SOURCE_PAGE}.` })),
-  cursor: Type.Optional(Type.String({ pattern: '^[0-9A-Za-z_-]{1,1024}$', description: 'The nextCursor of the page before, as it was handed out.' })),
-  q: Type.Optional(Type.String({ maxLength: MAX_SOURCE_CHARS, description: `Only sources whose name contains this text, ignoring case: up to ${MAX_SOURCE_CHARS} characters (empty: every source).` })),
+  limit: Type.Optional(
+    Type.String({
+      pattern: POSITIVE_DIGITS,
+      description: `Sources per page: a whole number from 1, in digits (${SOURCE_PAGE} when absent); a value above ${MAX_SOURCE_PAGE} is taken as ${MAX_SOURCE_PAGE}.`,
+    }),
+  ),
+  cursor: Type.Optional(
+    Type.String({ pattern: '^[0-9A-Za-z_-]{1,1024}$', description: 'The nextCursor of the page before, as it was handed out.' }),
+  ),
+  q: Type.Optional(
+    Type.String({
+      maxLength: MAX_SOURCE_CHARS,
+      description: `Only sources whose name contains this text, ignoring case: up to ${MAX_SOURCE_CHARS} characters (empty: every source).`,
+    }),
+  ),
 });
 
 export const SourceListSchema = Type.Object({
-  items: Type.Array(Type.Object({
-    source: Type.String(),
-    count: Type.Integer(),
-    lastReceivedAt: Type.String({ description: 'RFC 3339 UTC with milliseconds' }),
-  }), { description: 'Ordered by name, code point by code point' }),
-  nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass it back as cursor (with the same q) for the next page; null on the last page' }),
+  items: Type.Array(
+    Type.Object({
+      source: Type.String(),
+      count: Type.Integer(),
+      lastReceivedAt: Type.String({ description: 'RFC 3339 UTC with milliseconds' }),
+    }),
+    { description: 'Ordered by name, code point by code point' },
+  ),
+  nextCursor: Type.Union([Type.String(), Type.Null()], {
+    description: 'Pass it back as cursor (with the same q) for the next page; null on the last page',
+  }),
 });

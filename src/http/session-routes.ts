@@ -16,24 +16,39 @@ export interface SessionRoutesOptions {
  */
 export const sessionRoutes: FastifyPluginAsyncTypebox<SessionRoutesOptions> = async (app, { guard }) => {
   const { token, proxies } = guard;
-  app.post('/api/session', {
-    schema: {
-      body: Type.Object({ token: Type.String({ maxLength: 1024 }) }),
-      response: { 204: Type.Null(), 400: ProblemSchema, 401: ProblemSchema, 429: ProblemSchema },
+  app.post(
+    '/api/session',
+    {
+      schema: {
+        body: Type.Object({ token: Type.String({ maxLength: 1024 }) }),
+        response: { 204: Type.Null(), 400: ProblemSchema, 401: ProblemSchema, 429: ProblemSchema },
+      },
     },
-  }, async (request, reply) => {
-    if (!tokenMatches(token, request.body.token)) {
-      throw guard.wrongToken(request, new ProblemError('unauthorized', 'That is not the API token; find it in the data directory or RECEPTION_TOKEN.'));
-    }
-    const secure = reachedOverHttps(request, proxies) ? '; Secure' : '';
-    return reply
-      .header('set-cookie', `${SESSION_COOKIE}=${sessionValue(token)}; Path=/; HttpOnly; SameSite=Strict; Max-Age=2592000${secure}`)
-      .code(204)
-      .send(null);
-  });
+    async (request, reply) => {
+      if (!tokenMatches(token, request.body.token)) {
+        throw guard.wrongToken(
+          request,
+          new ProblemError('unauthorized', 'That is not the API token; find it in the data directory or RECEPTION_TOKEN.'),
+        );
+      }
+      const secure = reachedOverHttps(request, proxies) ? '; Secure' : '';
+      return reply
+        .header(
+          'set-cookie',
+          `${SESSION_COOKIE}=${sessionValue(token)}; Path=/; HttpOnly; SameSite=Strict; Max-Age=2592000${secure}`,
+        )
+        .code(204)
+        .send(null);
+    },
+  );
 
-  app.delete('/api/session', { schema: { response: { 204: Type.Null() } } }, async (request, reply) => reply
-    .header('set-cookie', `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0${reachedOverHttps(request, proxies) ? '; Secure' : ''}`)
-    .code(204)
-    .send(null));
+  app.delete('/api/session', { schema: { response: { 204: Type.Null() } } }, async (request, reply) =>
+    reply
+      .header(
+        'set-cookie',
+        `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0${reachedOverHttps(request, proxies) ? '; Secure' : ''}`,
+      )
+      .code(204)
+      .send(null),
+  );
 };

@@ -13,7 +13,12 @@ export interface StreamRouteOptions {
 
 const StreamQuerySchema = Type.Object({
   source: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
-  after: Type.Optional(Type.String({ pattern: DIGITS, description: 'Resume after this seq: a whole number, in digits (for clients that cannot set Last-Event-ID).' })),
+  after: Type.Optional(
+    Type.String({
+      pattern: DIGITS,
+      description: 'Resume after this seq: a whole number, in digits (for clients that cannot set Last-Event-ID).',
+    }),
+  ),
 });
 
 const SEQ = new RegExp(DIGITS);
@@ -31,39 +36,49 @@ const STREAM_HEADERS = {
  */
 export const streamRoute: FastifyPluginAsyncTypebox<StreamRouteOptions> = async (app, { hub, guard }) => {
   app.addHook('onRequest', guard.requireToken);
-  app.get('/api/stream', {
-    schema: { querystring: StreamQuerySchema, response: { 400: ProblemSchema, 401: ProblemSchema, 429: ProblemSchema } },
-  }, async (request, reply) => {
-    const source = sourceFilter(request.query.source);
-    const lastEventId = request.headers['last-event-id'];
-    let afterSeq: number;
-    if (typeof lastEventId === 'string' && lastEventId.trim() !== '') {
-      if (!SEQ.test(lastEventId.trim())) {
-        throw new ProblemError('invalid_query', 'Last-Event-ID must be the seq of a delivery event.');
+  app.get(
+    '/api/stream',
+    {
+      schema: { querystring: StreamQuerySchema, response: { 400: ProblemSchema, 401: ProblemSchema, 429: ProblemSchema } },
+    },
+    async (request, reply) => {
+      const source = sourceFilter(request.query.source);
+      const lastEventId = request.headers['last-event-id'];
+      let afterSeq: number;
+      if (typeof lastEventId === 'string' && lastEventId.trim() !== '') {
+        if (!SEQ.test(lastEventId.trim())) {
+          throw new ProblemError('invalid_query', 'Last-Event-ID must be the seq of a delivery event.');
+        }
+        afterSeq = Number(lastEventId.trim());
+      } else {
+        afterSeq = request.query.after === undefined ? await hub.options.store.latestSeq() : Number(request.query.after);
       }
-      afterSeq = Number(lastEventId.trim());
-    } else {
-      afterSeq = request.query.after === undefined ? await hub.options.store.latestSeq() : Number(request.query.after);
-    }
-    reply.hijack();
-    const res = reply.raw;
-    if (request.method === 'HEAD') {
-      // Fastify routes HEAD here: the headers a GET would have, and no stream
-      // (Node sends no body for HEAD, so a stream would never even start).
-      res.writeHead(200, STREAM_HEADERS).end();
-      return;
-    }
-    // A reader that vanished without a word (a laptop asleep, a dropped
-    // network) is noticed by TCP rather than kept for ever.
-    res.socket?.setKeepAlive(true, 30_000);
-    res.writeHead(200, { ...STREAM_HEADERS, connection: 'keep-alive' });
-    const started = Date.now();
-    hub.open(res, {
-      afterSeq,
-      ...(source === undefined ? {} : { source }),
-      onEnd: (reason) => request.log.info({
-        req: { method: 'GET', path: '/api/stream' }, reason, seconds: (Date.now() - started) / 1000,
-      }, 'stream ended'),
-    });
-  });
+      reply.hijack();
+      const res = reply.raw;
+      if (request.method === 'HEAD') {
+        // Fastify routes HEAD here: the headers a GET would have, and no stream
+        // (Node sends no body for HEAD, so a stream would never even start).
+        res.writeHead(200, STREAM_HEADERS).end();
+        return;
+      }
+      // A reader that vanished without a word (a laptop asleep, a dropped
+      // network) is noticed by TCP rather than kept for ever.
+      res.socket?.setKeepAlive(true, 30_000);
+      res.writeHead(200, { ...STREAM_HEADERS, connection: 'keep-alive' });
+      const started = Date.now();
+      hub.open(res, {
+        afterSeq,
+        ...(source === undefined ? {} : { source }),
+        onEnd: (reason) =>
+          request.log.info(
+            {
+              req: { method: 'GET', path: '/api/stream' },
+              reason,
+              seconds: (Date.now() - started) / 1000,
+            },
+            'stream ended',
+          ),
+      });
+    },
+  );
 };

@@ -64,7 +64,8 @@ async function readIfThere(file: string): Promise<Buffer | undefined> {
   try {
     return await readFile(file);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'EISDIR') return undefined;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'EISDIR')
+      return undefined;
     throw error;
   }
 }
@@ -75,8 +76,10 @@ function notBuilt(reply: FastifyReply): FastifyReply {
     .header('x-content-type-options', 'nosniff')
     .header('cache-control', 'no-store')
     .type('text/plain; charset=utf-8')
-    .send('The web page has not been built. Run `npm run build` (`npm start` does it first), then reload.\n'
-      + 'The API under /api works without it.\n');
+    .send(
+      'The web page has not been built. Run `npm run build` (`npm start` does it first), then reload.\n' +
+        'The API under /api works without it.\n',
+    );
 }
 
 /** Serves the inbox page built by Vite: `index.html` at `/`, hashed files under `/assets/`. */
@@ -86,11 +89,7 @@ export const webPage: FastifyPluginAsync<WebPageOptions> = async (app, options) 
   app.get('/', async (_request, reply) => {
     const html = await readIfThere(join(dir, 'index.html'));
     if (html === undefined) return notBuilt(reply);
-    return reply
-      .headers(SECURITY_HEADERS)
-      .header('cache-control', 'no-cache')
-      .type('text/html; charset=utf-8')
-      .send(html);
+    return reply.headers(SECURITY_HEADERS).header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(html);
   });
 
   app.get<{ Params: { file: string } }>('/assets/:file', async (request, reply) => {
@@ -100,10 +99,6 @@ export const webPage: FastifyPluginAsync<WebPageOptions> = async (app, options) 
     if (!ASSET_NAME.test(name) || type === undefined) throw missing;
     const body = await readIfThere(join(dir, 'assets', name));
     if (body === undefined) throw missing;
-    return reply
-      .headers(SECURITY_HEADERS)
-      .header('cache-control', 'public, max-age=31536000, immutable')
-      .type(type)
-      .send(body);
+    return reply.headers(SECURITY_HEADERS).header('cache-control', 'public, max-age=31536000, immutable').type(type).send(body);
   });
 };

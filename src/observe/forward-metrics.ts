@@ -34,7 +34,11 @@ export class ForwardMetrics {
     };
     let snapshot: Promise<Array<{ name: string; pending: number; oldest: number | null }>> | undefined;
     const once = (): Promise<Array<{ name: string; pending: number; oldest: number | null }>> => {
-      snapshot ??= read().finally(() => { setImmediate(() => { snapshot = undefined; }); });
+      snapshot ??= read().finally(() => {
+        setImmediate(() => {
+          snapshot = undefined;
+        });
+      });
       return snapshot;
     };
     new Gauge({
@@ -55,7 +59,8 @@ export class ForwardMetrics {
       async collect() {
         this.reset();
         const now = Date.now();
-        for (const d of await once()) this.set({ destination: d.name }, d.oldest === null ? 0 : Math.max(0, (now - d.oldest) / 1000));
+        for (const d of await once())
+          this.set({ destination: d.name }, d.oldest === null ? 0 : Math.max(0, (now - d.oldest) / 1000));
       },
     });
   }

@@ -7,26 +7,39 @@ import type { IncomingHttpHeaders } from 'node:http';
  * (A source's own `eventType` setting is not read yet.)
  */
 export function eventTypeOf(scheme: string | undefined, headers: IncomingHttpHeaders, body: unknown): string | null {
-  const object = typeof body === 'object' && body !== null && !Array.isArray(body) ? body as Record<string, unknown> : undefined;
+  const object =
+    typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
   const field = (name: string): string | undefined => {
     const value = object !== undefined && Object.hasOwn(object, name) ? object[name] : undefined;
     return typeof value === 'string' ? value : undefined;
   };
   switch (scheme) {
-    case 'github': return github(headers, object) ?? null;
+    case 'github':
+      return github(headers, object) ?? null;
     case 'stripe':
-    case 'standard-webhooks': return field('type') ?? null;
-    case 'shopify': return header(headers, 'x-shopify-topic') ?? null;
-    case 'zoom': return field('event') ?? null;
+    case 'standard-webhooks':
+      return field('type') ?? null;
+    case 'shopify':
+      return header(headers, 'x-shopify-topic') ?? null;
+    case 'zoom':
+      return field('event') ?? null;
     case 'slack': {
       const event = object !== undefined && Object.hasOwn(object, 'event') ? object.event : undefined;
       const inner = typeof event === 'object' && event !== null ? (event as Record<string, unknown>).type : undefined;
-      return typeof inner === 'string' ? inner : field('type') ?? null;
+      return typeof inner === 'string' ? inner : (field('type') ?? null);
     }
-    default: break;
+    default:
+      break;
   }
-  return github(headers, object) ?? header(headers, 'x-shopify-topic')
-    ?? field('type') ?? field('event') ?? field('eventType') ?? field('event_type') ?? null;
+  return (
+    github(headers, object) ??
+    header(headers, 'x-shopify-topic') ??
+    field('type') ??
+    field('event') ??
+    field('eventType') ??
+    field('event_type') ??
+    null
+  );
 }
 
 /** `X-GitHub-Event`, with the body's `action` as `pull_request.opened`. */

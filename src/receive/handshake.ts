@@ -30,7 +30,12 @@ export function queryHandshake(rule: SourceRule, method: string, query: string):
     const expected = rule.handshake?.verifyToken;
     const given = params.get('hub.verify_token');
     if (expected === undefined || given === null || !sameSecretText(given, expected)) {
-      return { status: 403, contentType: '', body: '', refused: 'The hub.verify_token does not match this source\'s verifyToken.' };
+      return {
+        status: 403,
+        contentType: '',
+        body: '',
+        refused: "The hub.verify_token does not match this source's verifyToken.",
+      };
     }
     return { status: 200, contentType: 'text/plain; charset=utf-8', body: challenge };
   }
@@ -66,7 +71,11 @@ export function bodyHandshake(rule: SourceRule, bodyValue: () => unknown, secret
   if (type === 'zoom' && fields.event === 'endpoint.url_validation' && secret !== undefined) {
     const payload = fields.payload as Record<string, unknown> | undefined;
     if (typeof payload?.plainToken === 'string') {
-      return { status: 200, contentType: 'application/json', body: JSON.stringify(zoomUrlValidation(secret, payload.plainToken)) };
+      return {
+        status: 200,
+        contentType: 'application/json',
+        body: JSON.stringify(zoomUrlValidation(secret, payload.plainToken)),
+      };
     }
   }
   return undefined;

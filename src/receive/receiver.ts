@@ -152,12 +152,17 @@ export class Receiver {
       if (request.method !== 'POST') {
         // Meta's and X's handshakes come as GET: those sources take GET, for the handshake only.
         const getHandshake = rule.handshake?.type === 'meta' || rule.handshake?.type === 'x';
-        throw new ProblemError('method_not_allowed', `Use POST to send a webhook, not ${request.method}${getHandshake ? ' (GET is for the handshake only)' : ''}.`,
-          { allow: getHandshake ? 'GET, POST' : 'POST' });
+        throw new ProblemError(
+          'method_not_allowed',
+          `Use POST to send a webhook, not ${request.method}${getHandshake ? ' (GET is for the handshake only)' : ''}.`,
+          { allow: getHandshake ? 'GET, POST' : 'POST' },
+        );
       }
       const waitSeconds = rule.rateLimiter?.take() ?? 0;
       if (waitSeconds > 0) {
-        throw new ProblemError('rate_limited', `This source takes no more deliveries right now; retry in ${waitSeconds} s.`, { 'retry-after': String(waitSeconds) });
+        throw new ProblemError('rate_limited', `This source takes no more deliveries right now; retry in ${waitSeconds} s.`, {
+          'retry-after': String(waitSeconds),
+        });
       }
       const { maxBodyBytes } = rule.policy;
       const contentType = request.headers['content-type'];
@@ -204,11 +209,23 @@ export class Receiver {
     const checked = this.step({ source, bodyRead: true }, (): Checked => {
       if (rule.verifier === undefined) return { verification: { status: 'none' }, deliveryId: undefined, secretIndex: 0 };
       const result = rule.verifier.verify({
-        raw: body.raw, headers: request.headers, query: request.query, contentType: contentType ?? '', nowMs: Date.now(),
+        raw: body.raw,
+        headers: request.headers,
+        query: request.query,
+        contentType: contentType ?? '',
+        nowMs: Date.now(),
       });
       return result.ok
-        ? { verification: { status: 'verified', scheme: rule.verifier.scheme }, deliveryId: result.deliveryId, secretIndex: result.secretIndex }
-        : { verification: { status: 'failed', scheme: rule.verifier.scheme, reason: result.reason }, deliveryId: undefined, secretIndex: 0 };
+        ? {
+            verification: { status: 'verified', scheme: rule.verifier.scheme },
+            deliveryId: result.deliveryId,
+            secretIndex: result.secretIndex,
+          }
+        : {
+            verification: { status: 'failed', scheme: rule.verifier.scheme, reason: result.reason },
+            deliveryId: undefined,
+            secretIndex: 0,
+          };
     });
     if (checked instanceof Finished) return checked;
     const { verification } = checked;
@@ -218,7 +235,11 @@ export class Receiver {
         return checked;
       }
       const { raw, form } = body;
-      const reply = bodyHandshake(rule, () => form ?? (raw.length <= MAX_HANDSHAKE_BYTES ? jsonBodyValue(raw) : undefined), checked.secretIndex);
+      const reply = bodyHandshake(
+        rule,
+        () => form ?? (raw.length <= MAX_HANDSHAKE_BYTES ? jsonBodyValue(raw) : undefined),
+        checked.secretIndex,
+      );
       return reply === undefined ? checked : new Finished(this.handshakeAnswer(reply, source, verification));
     });
   }
@@ -240,7 +261,7 @@ export class Receiver {
         headers: headerList(request.rawHeaders, this.options.redactHeaders),
         raw: body.raw,
         verification,
-        dedupKey: failed ? null : dedupHeaderValue(request.headers, rule.dedupHeader) ?? deliveryId ?? null,
+        dedupKey: failed ? null : (dedupHeaderValue(request.headers, rule.dedupHeader) ?? deliveryId ?? null),
       };
       if (!failed && rule.routes.length > 0) {
         delivery.forwards = this.forwardsOf(rule, request, body, verification);
@@ -356,7 +377,10 @@ export class Receiver {
 /** The answer's detail for a failed check: the scheme and what failed. */
 function signatureDetail(verification: Verification): string {
   const { reason } = verification;
-  const text = reason !== undefined && Object.hasOwn(FAILURE_TEXT, reason) ? FAILURE_TEXT[reason as VerifyFailure] : 'the signature does not match';
+  const text =
+    reason !== undefined && Object.hasOwn(FAILURE_TEXT, reason)
+      ? FAILURE_TEXT[reason as VerifyFailure]
+      : 'the signature does not match';
   return `The ${verification.scheme ?? ''} signature check failed: ${text}.`;
 }
 

@@ -36,7 +36,11 @@ export class SourceRules {
   private readonly unconfigured: SourceRule;
 
   /** Throws `SourceRuleError` naming the source when a rule cannot be built. */
-  constructor(readonly strict: boolean, defaults: SourcePolicy, sources: Record<string, SourceConfig> = {}) {
+  constructor(
+    readonly strict: boolean,
+    defaults: SourcePolicy,
+    sources: Record<string, SourceConfig> = {},
+  ) {
     this.unconfigured = { policy: defaults, onFailure: 'reject', routes: [] };
     for (const [name, config] of Object.entries(sources)) {
       try {

@@ -60,10 +60,15 @@ export function attemptFromRow(row: AttemptRow): Attempt {
 }
 
 /** The error recorded for an attempt whose lease ran out before its outcome was. */
-export const LEASE_EXPIRED = 'lease expired: no outcome was recorded in time (the instance stopped, or a pull consumer did not ack)';
+export const LEASE_EXPIRED =
+  'lease expired: no outcome was recorded in time (the instance stopped, or a pull consumer did not ack)';
 
 /** Whether a forward that just spent an attempt has spent its budget: then it is `failed`. */
-export function budgetSpent(forward: Pick<Forward, 'budgetUsed' | 'budgetStartedAt'>, budget: { attempts: number; maxAgeMs: number }, now: number): boolean {
+export function budgetSpent(
+  forward: Pick<Forward, 'budgetUsed' | 'budgetStartedAt'>,
+  budget: { attempts: number; maxAgeMs: number },
+  now: number,
+): boolean {
   return forward.budgetUsed >= budget.attempts || now - forward.budgetStartedAt >= budget.maxAgeMs;
 }
 
@@ -71,7 +76,16 @@ export function budgetSpent(forward: Pick<Forward, 'budgetUsed' | 'budgetStarted
 export function stateOf(states: Map<string, DestinationState>, name: string): DestinationState {
   let found = states.get(name);
   if (found === undefined) {
-    found = { name, paused: false, pending: 0, failed: 0, oldestPendingAt: null, lastSuccessAt: null, lastFailureAt: null, lastError: null };
+    found = {
+      name,
+      paused: false,
+      pending: 0,
+      failed: 0,
+      oldestPendingAt: null,
+      lastSuccessAt: null,
+      lastFailureAt: null,
+      lastError: null,
+    };
     states.set(name, found);
   }
   return found;

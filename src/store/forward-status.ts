@@ -5,4 +5,4 @@
  */
 export const FORWARD_STATUSES = ['pending', 'delivering', 'succeeded', 'failed', 'cancelled'] as const;
 
-export type ForwardStatus = typeof FORWARD_STATUSES[number];
+export type ForwardStatus = (typeof FORWARD_STATUSES)[number];

@@ -105,8 +105,7 @@ export interface ForwardQuery {
 
 /** Which failed forwards `retry` takes: by id, or by what they share. */
 export type RetrySelection =
-  | { ids: readonly string[] }
-  | { destination?: string; source?: string; since?: number; until?: number };
+  { ids: readonly string[] } | { destination?: string; source?: string; since?: number; until?: number };
 
 export interface DestinationState {
   name: string;

@@ -1,4 +1,10 @@
-import { BatchRefusedError, StoreUnavailableError, type AppendOutcome, type InboxStore, type NewDelivery } from './inbox-store.js';
+import {
+  BatchRefusedError,
+  StoreUnavailableError,
+  type AppendOutcome,
+  type InboxStore,
+  type NewDelivery,
+} from './inbox-store.js';
 
 export interface WriteQueueOptions {
   /** Deliveries waiting for a commit, at most; past it `enqueue` refuses. */
@@ -52,8 +58,10 @@ export class WriteQueue {
   }
 
   enqueue(delivery: NewDelivery): Promise<AppendOutcome> {
-    if (this.pending.length >= this.options.maxPending
-      || this.pendingBytes + delivery.raw.length > this.options.maxPendingBytes) {
+    if (
+      this.pending.length >= this.options.maxPending ||
+      this.pendingBytes + delivery.raw.length > this.options.maxPendingBytes
+    ) {
       return Promise.reject(new StoreUnavailableError('The write queue is full.'));
     }
     return new Promise<AppendOutcome>((resolve, reject) => {
@@ -135,8 +143,11 @@ export class WriteQueue {
       if (!(reason instanceof BatchRefusedError) || batch.length === 1) return batch.map(() => reason);
       const middle = Math.ceil(batch.length / 2);
       const first = await this.commit(batch.slice(0, middle));
-      const unavailable = first.find((result): result is Error => result instanceof Error && !(result instanceof BatchRefusedError));
-      const second = unavailable === undefined ? await this.commit(batch.slice(middle)) : batch.slice(middle).map(() => unavailable);
+      const unavailable = first.find(
+        (result): result is Error => result instanceof Error && !(result instanceof BatchRefusedError),
+      );
+      const second =
+        unavailable === undefined ? await this.commit(batch.slice(middle)) : batch.slice(middle).map(() => unavailable);
       return [...first, ...second];
     }
   }

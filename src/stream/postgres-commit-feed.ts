@@ -54,7 +54,10 @@ export class PostgresCommitFeed implements PublishingFeed {
     const client = this.client;
     if (client === undefined) return;
     // A connection that stopped answering would never confirm its end.
-    const ended = client.end().then(() => true, () => true);
+    const ended = client.end().then(
+      () => true,
+      () => true,
+    );
     const waited = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 2000).unref());
     if (!(await Promise.race([ended, waited]))) destroyConnection(client);
   }

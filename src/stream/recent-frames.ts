@@ -25,7 +25,11 @@ export class RecentFrames {
   private covered: number;
   private last: number;
 
-  constructor(startSeq: number, private readonly maxFrames: number, private readonly maxBytes: number) {
+  constructor(
+    startSeq: number,
+    private readonly maxFrames: number,
+    private readonly maxBytes: number,
+  ) {
     this.covered = startSeq;
     this.last = startSeq;
   }

@@ -52,7 +52,10 @@ export class StreamSession {
   private progressAt = Date.now();
   private unreadAtProgress = 0;
 
-  constructor(private readonly out: Writable, private readonly options: StreamSessionOptions) {
+  constructor(
+    private readonly out: Writable,
+    private readonly options: StreamSessionOptions,
+  ) {
     this.position = options.afterSeq;
     this.scanned = options.afterSeq;
     this.heartbeat = setInterval(() => this.tick(), options.heartbeatMs);

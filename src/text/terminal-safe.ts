@@ -13,13 +13,15 @@ const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t', '
  * become visible escapes such as `\e`, `\x9b`, `\u202e` or `\u{e0041}`.
  */
 export function escapeForTerminal(text: string): string {
-  return splitInvisible(text, '\\p{Cc}').map((piece, index) => {
-    if (index % 2 === 0) return piece;
-    const named = NAMED[piece];
-    if (named !== undefined) return named;
-    const code = piece.codePointAt(0) ?? 0;
-    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : codePointEscape(piece);
-  }).join('');
+  return splitInvisible(text, '\\p{Cc}')
+    .map((piece, index) => {
+      if (index % 2 === 0) return piece;
+      const named = NAMED[piece];
+      if (named !== undefined) return named;
+      const code = piece.codePointAt(0) ?? 0;
+      return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : codePointEscape(piece);
+    })
+    .join('');
 }
 
 /**
@@ -29,10 +31,12 @@ export function escapeForTerminal(text: string): string {
  * surrogate pair beyond the BMP) is the same character.
  */
 export function escapeJsonForTerminal(json: string): string {
-  return splitInvisible(json, '\\u007f-\\u009f').map((piece, index) => {
-    if (index % 2 === 0) return piece;
-    let out = '';
-    for (let i = 0; i < piece.length; i++) out += `\\u${piece.charCodeAt(i).toString(16).padStart(4, '0')}`;
-    return out;
-  }).join('');
+  return splitInvisible(json, '\\u007f-\\u009f')
+    .map((piece, index) => {
+      if (index % 2 === 0) return piece;
+      let out = '';
+      for (let i = 0; i < piece.length; i++) out += `\\u${piece.charCodeAt(i).toString(16).padStart(4, '0')}`;
+      return out;
+    })
+    .join('');
 }

@@ -46,7 +46,10 @@ export function isVerifyScheme(name: string): name is VerifyScheme {
 export function createVerifier(config: VerifyConfig): Verifier {
   const scheme = config.scheme;
   if (typeof scheme !== 'string' || !isVerifyScheme(scheme)) {
-    throw new VerifyConfigError('scheme', `unknown scheme ${JSON.stringify(scheme)}; expected one of ${VERIFY_SCHEMES.join(', ')}`);
+    throw new VerifyConfigError(
+      'scheme',
+      `unknown scheme ${JSON.stringify(scheme)}; expected one of ${VERIFY_SCHEMES.join(', ')}`,
+    );
   }
   const entry = SCHEMES[scheme];
   const allowed: readonly OptionKey[] = entry.options;

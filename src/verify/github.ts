@@ -1,8 +1,5 @@
 import { decodeHex, hmac, matchingKey } from './constant-time.js';
-import {
-  checkSecrets, fail, headerValue, pass,
-  type Verifier, type VerifyInput, type VerifyResult,
-} from './verifier.js';
+import { checkSecrets, fail, headerValue, pass, type Verifier, type VerifyInput, type VerifyResult } from './verifier.js';
 
 export interface GitHubOptions {
   secrets: readonly string[];

@@ -1,7 +1,13 @@
 import { decodeBase64, decodeHex, hmac, matchingKey } from './constant-time.js';
 import {
-  VerifyConfigError, checkSecrets, fail, headerValue, pass,
-  type Verifier, type VerifyInput, type VerifyResult,
+  VerifyConfigError,
+  checkSecrets,
+  fail,
+  headerValue,
+  pass,
+  type Verifier,
+  type VerifyInput,
+  type VerifyResult,
 } from './verifier.js';
 import { HMAC_ALGORITHMS, HMAC_ENCODINGS, type HmacAlgorithm, type HmacEncoding } from './verify-config-schema.js';
 

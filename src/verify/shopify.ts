@@ -1,8 +1,5 @@
 import { decodeBase64, hmac, matchingKey } from './constant-time.js';
-import {
-  checkSecrets, fail, headerValue, pass,
-  type Verifier, type VerifyInput, type VerifyResult,
-} from './verifier.js';
+import { checkSecrets, fail, headerValue, pass, type Verifier, type VerifyInput, type VerifyResult } from './verifier.js';
 
 export interface ShopifyOptions {
   /** The app's client secret (or the store's webhook signing secret). */

@@ -1,9 +1,6 @@
 import { jsonStringField } from './body-id.js';
 import { verifyV0 } from './v0-signature.js';
-import {
-  checkSecrets, checkTolerance, fail, pass,
-  type Verifier, type VerifyInput, type VerifyResult,
-} from './verifier.js';
+import { checkSecrets, checkTolerance, fail, pass, type Verifier, type VerifyInput, type VerifyResult } from './verifier.js';
 
 export interface SlackOptions {
   /** The app's signing secret. */

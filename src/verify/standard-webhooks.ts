@@ -1,8 +1,15 @@
 import { decodeBase64, hmac, matchingKey } from './constant-time.js';
 import { timestampFailure } from './timestamp.js';
 import {
-  VerifyConfigError, checkSecrets, checkTolerance, fail, headerValue, pass,
-  type Verifier, type VerifyInput, type VerifyResult,
+  VerifyConfigError,
+  checkSecrets,
+  checkTolerance,
+  fail,
+  headerValue,
+  pass,
+  type Verifier,
+  type VerifyInput,
+  type VerifyResult,
 } from './verifier.js';
 
 export interface StandardWebhooksOptions {

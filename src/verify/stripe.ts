@@ -2,8 +2,14 @@ import { jsonStringField } from './body-id.js';
 import { decodeHex, hmac, matchingKey } from './constant-time.js';
 import { timestampFailure } from './timestamp.js';
 import {
-  checkSecrets, checkTolerance, fail, headerValue, pass,
-  type Verifier, type VerifyInput, type VerifyResult,
+  checkSecrets,
+  checkTolerance,
+  fail,
+  headerValue,
+  pass,
+  type Verifier,
+  type VerifyInput,
+  type VerifyResult,
 } from './verifier.js';
 
 export interface StripeOptions {

@@ -5,8 +5,14 @@ import { classifyMediaType } from '../body/media-type.js';
 import { parseFormBody, type FormBody } from '../body/parse-form.js';
 import { constantTimeEqual, decodeBase64, decodeHex, hmac, matchingKey } from './constant-time.js';
 import {
-  VerifyConfigError, checkSecrets, fail, headerValue, pass,
-  type Verifier, type VerifyInput, type VerifyResult,
+  VerifyConfigError,
+  checkSecrets,
+  fail,
+  headerValue,
+  pass,
+  type Verifier,
+  type VerifyInput,
+  type VerifyResult,
 } from './verifier.js';
 
 export interface TwilioOptions {
@@ -54,7 +60,8 @@ export class TwilioVerifier implements Verifier {
       params = signedParams(form);
     }
 
-    const signedBy = (urls: string[]): number => matchingKey(this.secrets, [candidate], (secret) => urls.map((variant) => hmac('sha1', secret, variant, params)));
+    const signedBy = (urls: string[]): number =>
+      matchingKey(this.secrets, [candidate], (secret) => urls.map((variant) => hmac('sha1', secret, variant, params)));
     const asReceived = urlVariants(url);
     let index = signedBy(asReceived);
     if (index === -1) {

@@ -50,7 +50,8 @@ export type VerifyFailure =
 export const FAILURE_TEXT: Readonly<Record<VerifyFailure, string>> = {
   missing_signature: 'the request carries no signature header',
   malformed_signature: 'the signature header is not in the form this scheme uses',
-  signature_mismatch: 'no signature matches any of this source\'s secrets (check the secret, and that the body reached Reception unchanged)',
+  signature_mismatch:
+    "no signature matches any of this source's secrets (check the secret, and that the body reached Reception unchanged)",
   missing_timestamp: 'the request carries no timestamp',
   malformed_timestamp: 'the timestamp is not a whole number of seconds',
   timestamp_outside_tolerance: 'the timestamp is outside the tolerance (an old delivery replayed, or a clock that is off)',
@@ -67,8 +68,7 @@ export type VerifyResult =
    * stops being used. `deliveryId` is the provider's delivery id, when the
    * scheme carries one.
    */
-  | { ok: true; secretIndex: number; deliveryId?: string }
-  | { ok: false; reason: VerifyFailure };
+  { ok: true; secretIndex: number; deliveryId?: string } | { ok: false; reason: VerifyFailure };
 
 export interface Verifier {
   readonly scheme: string;

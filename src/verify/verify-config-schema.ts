@@ -23,17 +23,20 @@ export type HmacEncoding = (typeof HMAC_ENCODINGS)[number];
 /** A header's name (RFC 9110 token): a name that no request can carry would never match, silently. */
 export const HeaderNameSchema = Type.String({ minLength: 1, pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$" });
 
-export const VerifyConfigSchema = Type.Object({
-  scheme: Type.Enum([...VERIFY_SCHEMES]),
-  secrets: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
-  /** Schemes with a timestamp: stripe, standard-webhooks, slack, zoom. */
-  toleranceSeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 86_400 })),
-  /** twilio only. */
-  publicUrl: Type.Optional(Type.String({ pattern: '^https?://' })),
-  /** hmac only, as are algorithm, encoding and prefix. */
-  header: Type.Optional(HeaderNameSchema),
-  algorithm: Type.Optional(Type.Enum([...HMAC_ALGORITHMS])),
-  encoding: Type.Optional(Type.Enum([...HMAC_ENCODINGS])),
-  prefix: Type.Optional(Type.String()),
-}, { additionalProperties: false });
+export const VerifyConfigSchema = Type.Object(
+  {
+    scheme: Type.Enum([...VERIFY_SCHEMES]),
+    secrets: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
+    /** Schemes with a timestamp: stripe, standard-webhooks, slack, zoom. */
+    toleranceSeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 86_400 })),
+    /** twilio only. */
+    publicUrl: Type.Optional(Type.String({ pattern: '^https?://' })),
+    /** hmac only, as are algorithm, encoding and prefix. */
+    header: Type.Optional(HeaderNameSchema),
+    algorithm: Type.Optional(Type.Enum([...HMAC_ALGORITHMS])),
+    encoding: Type.Optional(Type.Enum([...HMAC_ENCODINGS])),
+    prefix: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
 export type VerifyConfig = Static<typeof VerifyConfigSchema>;

@@ -1,8 +1,5 @@
 import { verifyV0 } from './v0-signature.js';
-import {
-  checkSecrets, checkTolerance, fail, pass,
-  type Verifier, type VerifyInput, type VerifyResult,
-} from './verifier.js';
+import { checkSecrets, checkTolerance, fail, pass, type Verifier, type VerifyInput, type VerifyResult } from './verifier.js';
 
 export interface ZoomOptions {
   /** The app's secret token. */

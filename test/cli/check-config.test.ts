@@ -16,7 +16,10 @@ function file(name: string, text: string): string {
 
 describe('reception check-config FILE', () => {
   it('accepts a valid file and says what it holds', async () => {
-    const path = file('good.yaml', 'strict: true\nsources:\n  gh:\n    verify: { scheme: github, secrets: ["s1", "s2"] }\n  meta:\n    handshake: { type: meta, verifyToken: tok }\n');
+    const path = file(
+      'good.yaml',
+      'strict: true\nsources:\n  gh:\n    verify: { scheme: github, secrets: ["s1", "s2"] }\n  meta:\n    handshake: { type: meta, verifyToken: tok }\n',
+    );
     const { code, stdout } = await runCli(['check-config', path]);
     expect(code).toBe(0);
     expect(stdout).toContain('is valid: 2 sources (gh, meta), strict mode on');
@@ -31,7 +34,10 @@ describe('reception check-config FILE', () => {
   });
 
   it('names every bad key of a file with several problems', async () => {
-    const path = file('many.yaml', 'sources:\n  a:\n    rateLimit: { requests: 0, perSeconds: 1 }\n  b:\n    handshake: { type: telepathy }\n    colour: blue\n');
+    const path = file(
+      'many.yaml',
+      'sources:\n  a:\n    rateLimit: { requests: 0, perSeconds: 1 }\n  b:\n    handshake: { type: telepathy }\n    colour: blue\n',
+    );
     const { code, stderr } = await runCli(['check-config', path]);
     expect(code).toBe(1);
     expect(stderr).toContain('sources.a.rateLimit.requests');
@@ -40,18 +46,44 @@ describe('reception check-config FILE', () => {
   });
 
   it('covers destinations and routes: a valid file says what it forwards, a bad one names each key', async () => {
-    const good = file('forward.yaml', [
-      'destinations:', '  app: { url: "https://app.example.com/hooks", timeoutMs: 5000 }', '  worker: { pull: true }',
-      'sources:', '  stripe:', '    forward:', '      - to: app', '        filter: { body: { type: { $startsWith: "invoice." } } }', '      - to: worker', '',
-    ].join('\n'));
+    const good = file(
+      'forward.yaml',
+      [
+        'destinations:',
+        '  app: { url: "https://app.example.com/hooks", timeoutMs: 5000 }',
+        '  worker: { pull: true }',
+        'sources:',
+        '  stripe:',
+        '    forward:',
+        '      - to: app',
+        '        filter: { body: { type: { $startsWith: "invoice." } } }',
+        '      - to: worker',
+        '',
+      ].join('\n'),
+    );
     const valid = await runCli(['check-config', good]);
     expect(valid.code, valid.stderr).toBe(0);
     expect(valid.stdout).toContain('is valid: 1 source (stripe), 2 destinations (app, worker) with 2 routes, strict mode off');
-    const bad = file('bad-forward.yaml', [
-      'destinations:', '  app: { url: "https://x.example", concurency: 5 }', '  ftp: { url: "ftp://x" }', '  worker: { pull: true, url: "https://x.example" }', '  "bad name": { url: "https://x.example" }',
-      '  signed: { url: "https://x.example", sign: { secrets: ["whsec_short"] }, headers: { Host: "x" } }',
-      'sources:', '  stripe:', '    forward:', '      - to: ap', '        filter: { body: { type: { $regex: "x" } } }', '      - { to: worker }', '  other:', '    forward: [{ to: worker, filtr: {} }]', '',
-    ].join('\n'));
+    const bad = file(
+      'bad-forward.yaml',
+      [
+        'destinations:',
+        '  app: { url: "https://x.example", concurency: 5 }',
+        '  ftp: { url: "ftp://x" }',
+        '  worker: { pull: true, url: "https://x.example" }',
+        '  "bad name": { url: "https://x.example" }',
+        '  signed: { url: "https://x.example", sign: { secrets: ["whsec_short"] }, headers: { Host: "x" } }',
+        'sources:',
+        '  stripe:',
+        '    forward:',
+        '      - to: ap',
+        '        filter: { body: { type: { $regex: "x" } } }',
+        '      - { to: worker }',
+        '  other:',
+        '    forward: [{ to: worker, filtr: {} }]',
+        '',
+      ].join('\n'),
+    );
     const refused = await runCli(['check-config', bad]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('destinations.app.concurency: unknown key (did you mean "concurrency"');

@@ -31,7 +31,10 @@ function exportCli(args: string[]): ReturnType<typeof runCli> {
 
 function parse(stdout: string): ExportedDelivery[] {
   expect(stdout.endsWith('\n')).toBe(true);
-  return stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as ExportedDelivery);
+  return stdout
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as ExportedDelivery);
 }
 
 describe('reception export', { timeout: 60_000 }, () => {
@@ -52,7 +55,10 @@ describe('reception export', { timeout: 60_000 }, () => {
     const { code, stdout } = await exportCli(['--source', 'stripe', '--page-size', '7']);
     expect(code).toBe(0);
     const exported = parse(stdout);
-    const expected = sent.filter((s) => s.source === 'stripe').map((s) => s.id).reverse();
+    const expected = sent
+      .filter((s) => s.source === 'stripe')
+      .map((s) => s.id)
+      .reverse();
     expect(exported.map((d) => d.id)).toEqual(expected);
     expect(exported.every((d) => d.source === 'stripe')).toBe(true);
   });

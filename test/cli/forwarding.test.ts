@@ -59,8 +59,20 @@ describe('reception forwards', { timeout: 60_000 }, () => {
 
     const json = await cli(['forwards', '--destination', 'app', '--json']);
     expect(json.code).toBe(0);
-    const lines = json.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(lines).toEqual([expect.objectContaining({ id: forward?.id, deliveryId: id, source: 'shop', status: 'failed', attemptCount: 2, lastError: 'HTTP 500' })]);
+    const lines = json.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines).toEqual([
+      expect.objectContaining({
+        id: forward?.id,
+        deliveryId: id,
+        source: 'shop',
+        status: 'failed',
+        attemptCount: 2,
+        lastError: 'HTTP 500',
+      }),
+    ]);
 
     const none = await cli(['forwards', '--status', 'succeeded']);
     expect(none.code).toBe(0);
@@ -74,9 +86,19 @@ describe('reception forwards', { timeout: 60_000 }, () => {
     for (let n = 0; n < 7; n++) ids.push(await send(server, n % 2 === 0 ? 'shop' : 'other', `{"n":${n}}`));
     await until(async () => (await api<{ items: unknown[] }>(server, '/api/forwards?status=succeeded')).json.items.length === 7);
     const all = await cli(['forwards', '--limit', '100000', '--page-size', '3']);
-    expect(all.stdout.trimEnd().split('\n').map((line) => line.split(/ +/)[1])).toEqual([...ids].reverse());
+    expect(
+      all.stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => line.split(/ +/)[1]),
+    ).toEqual([...ids].reverse());
     const five = await cli(['forwards', '--limit', '5', '--page-size', '2', '--json']);
-    expect(five.stdout.trimEnd().split('\n').map((line) => (JSON.parse(line) as { deliveryId: string }).deliveryId)).toEqual(ids.slice(2).reverse());
+    expect(
+      five.stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { deliveryId: string }).deliveryId),
+    ).toEqual(ids.slice(2).reverse());
     const shop = await cli(['forwards', '--source', 'shop', '--page-size', '1']);
     expect(shop.stdout.trimEnd().split('\n')).toHaveLength(4);
   });
@@ -96,10 +118,14 @@ describe('reception forwards', { timeout: 60_000 }, () => {
     const unknown = await cli(['forwards', '--destination', 'ap']);
     expect(unknown.code).toBe(1);
     expect(unknown.stdout).toBe('');
-    expect(unknown.stderr).toBe('reception: no destination is named "ap" (did you mean "app"?); the destinations are: app, archive.\n');
+    expect(unknown.stderr).toBe(
+      'reception: no destination is named "ap" (did you mean "app"?); the destinations are: app, archive.\n',
+    );
     const status = await cli(['forwards', '--status', 'faild']);
     expect(status.code).toBe(2);
-    expect(status.stderr).toContain('--status: expected pending, delivering, succeeded, failed, cancelled, got "faild" (did you mean "failed"?)');
+    expect(status.stderr).toContain(
+      '--status: expected pending, delivering, succeeded, failed, cancelled, got "faild" (did you mean "failed"?)',
+    );
     const limit = await cli(['forwards', '--limit', '0']);
     expect(limit.code).toBe(2);
     expect(limit.stderr).toContain('--limit: expected a whole number from 1 to 100000');
@@ -172,12 +198,17 @@ describe('reception destinations', { timeout: 60_000 }, () => {
     const paused = await cli(['destinations', 'pause', 'app']);
     expect(paused.stderr).toBe('');
     expect(paused.code).toBe(0);
-    expect(paused.stdout).toBe('Paused app: its forwards wait until "reception destinations resume app" (0 pending, 0 failed).\n');
+    expect(paused.stdout).toBe(
+      'Paused app: its forwards wait until "reception destinations resume app" (0 pending, 0 failed).\n',
+    );
     const id = await send(server, 'shop', '{"n":1}');
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(destination.requests).toHaveLength(0);
     const table = await cli(['destinations']);
-    const app = table.stdout.split('\n').find((line) => line.startsWith('app '))?.split(/ {2,}/);
+    const app = table.stdout
+      .split('\n')
+      .find((line) => line.startsWith('app '))
+      ?.split(/ {2,}/);
     expect(app?.slice(3, 7)).toEqual(['yes', '1', '0', expect.stringMatching(/^\ds$/)]);
     const pending = await cli(['forwards', '--status', 'pending']);
     expect(pending.stdout).toMatch(new RegExp(`  ${id}  shop  app  pending  0 attempts  waits: the destination is paused\\n$`));
@@ -192,7 +223,9 @@ describe('reception destinations', { timeout: 60_000 }, () => {
   it('an unknown destination is exit 1 with the names there are; an unknown action is exit 2 with the one meant', async () => {
     const unknown = await cli(['destinations', 'pause', 'apq']);
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toBe('reception: no destination is named "apq" (did you mean "app"?); the destinations are: app, archive.\n');
+    expect(unknown.stderr).toBe(
+      'reception: no destination is named "apq" (did you mean "app"?); the destinations are: app, archive.\n',
+    );
     const action = await cli(['destinations', 'pasue', 'app']);
     expect(action.code).toBe(2);
     expect(action.stderr).toContain('unknown action "pasue" (did you mean "pause"?)');

@@ -28,11 +28,22 @@ describe('reception --help', () => {
     const { stdout } = await runCli(['listen', '--help']);
     for (const flag of ['--forward-to', '--source', '--state', '--timeout', '--url', '--token']) expect(stdout).toContain(flag);
     const retry = (await runCli(['retry', '--help'])).stdout;
-    for (const flag of ['--failed', '--destination', '--source', '--since', '--until', '--url', '--token']) expect(retry).toContain(flag);
+    for (const flag of ['--failed', '--destination', '--source', '--since', '--until', '--url', '--token'])
+      expect(retry).toContain(flag);
     const forwards = (await runCli(['forwards', '--help'])).stdout;
     for (const flag of ['--status', '--destination', '--source', '--limit', '--json']) expect(forwards).toContain(flag);
     const serve = (await runCli(['serve', '--help'])).stdout;
-    for (const flag of ['--port', '--host', '--data', '--token', '--durability', '--retention', '--max-body-bytes', '--trusted-proxies', '--log-level']) {
+    for (const flag of [
+      '--port',
+      '--host',
+      '--data',
+      '--token',
+      '--durability',
+      '--retention',
+      '--max-body-bytes',
+      '--trusted-proxies',
+      '--log-level',
+    ]) {
       expect(serve).toContain(flag);
     }
   });
@@ -53,7 +64,7 @@ describe('command line mistakes exit 2 with a clear message', () => {
     expect(stderr).toContain('reception --help');
   });
 
-  it('an unknown flag, named, with the command\'s help to read', async () => {
+  it("an unknown flag, named, with the command's help to read", async () => {
     const { code, stderr } = await runCli(['tail', '--sauce', 'x']);
     expect(code).toBe(2);
     expect(stderr).toContain('unknown flag --sauce for "reception tail"');

@@ -27,10 +27,11 @@ afterEach(async () => {
 });
 
 function listen(args: string[] = [], url = server.url): ReturnType<typeof startCli> {
-  return startCli(
-    ['listen', '--forward-to', target.url('/hooks/in'), '--state', join(dir.path, 'state.json'), ...args],
-    { RECEPTION_URL: url, RECEPTION_TOKEN: server.token, HOME: dir.path },
-  );
+  return startCli(['listen', '--forward-to', target.url('/hooks/in'), '--state', join(dir.path, 'state.json'), ...args], {
+    RECEPTION_URL: url,
+    RECEPTION_TOKEN: server.token,
+    HOME: dir.path,
+  });
 }
 
 /** The `n` of each `{"n": n}` body the target received, in order. */
@@ -39,7 +40,7 @@ function numbers(received: Received[]): number[] {
 }
 
 describe('reception listen', { timeout: 60_000 }, () => {
-  it('forwards the exact bytes, method and headers, so the provider\'s signature still verifies', async () => {
+  it("forwards the exact bytes, method and headers, so the provider's signature still verifies", async () => {
     const cli = listen();
     await cli.waitForStderr(/connected to/);
 
@@ -59,13 +60,26 @@ describe('reception listen', { timeout: 60_000 }, () => {
       ['Proxy-Authorization', 'Basic cHJveHk='],
       ['User-Agent', 'Provider-Hookshot/1.0'],
     ];
-    const first = await sendWebhook(server.url, '/api/webhook/github?delivery=1&x=%20y', json, sentHeaders(json, 'application/json; charset=utf-8'));
-    const second = await sendWebhook(server.url, '/api/webhook/github', form, sentHeaders(form, 'application/x-www-form-urlencoded'));
+    const first = await sendWebhook(
+      server.url,
+      '/api/webhook/github?delivery=1&x=%20y',
+      json,
+      sentHeaders(json, 'application/json; charset=utf-8'),
+    );
+    const second = await sendWebhook(
+      server.url,
+      '/api/webhook/github',
+      form,
+      sentHeaders(form, 'application/x-www-form-urlencoded'),
+    );
     await eventually(() => target.received.length === 2, 'the target received both deliveries');
     const lines = await cli.waitForLines(2);
 
     const [gotJson, gotForm] = target.received as [Received, Received];
-    for (const [got, bytes] of [[gotJson, json], [gotForm, form]] as const) {
+    for (const [got, bytes] of [
+      [gotJson, json],
+      [gotForm, form],
+    ] as const) {
       expect(got.method).toBe('POST');
       expect(got.body.equals(bytes)).toBe(true);
       // The target checks the signature over what it received: the same HMAC as over what the provider sent.
@@ -74,7 +88,9 @@ describe('reception listen', { timeout: 60_000 }, () => {
       expect(headerValue(got.rawHeaders, 'host')).toBe(new URL(target.url()).host);
       expect(headerValue(got.rawHeaders, 'content-length')).toBe(String(bytes.length));
       // The delivery's own headers, in order and as spelled, minus hop-by-hop, host, content-length and redacted ones.
-      const forwarded = headerPairs(got.rawHeaders).filter(([name]) => !['host', 'content-length', 'connection'].includes(name.toLowerCase()));
+      const forwarded = headerPairs(got.rawHeaders).filter(
+        ([name]) => !['host', 'content-length', 'connection'].includes(name.toLowerCase()),
+      );
       expect(forwarded).toEqual([
         ['Content-Type', got === gotJson ? 'application/json; charset=utf-8' : 'application/x-www-form-urlencoded'],
         ['X-Signature', `sha256=${hmacHex(bytes)}`],

@@ -17,7 +17,11 @@ afterEach(() => {
 /** The URL from the server's "listening" log line (a loaded machine may take a while to start it). */
 async function listening(cli: CliProcess): Promise<string> {
   await cli.waitForStdout(/"msg":"listening"/, 40_000);
-  const line = cli.stdout().split('\n').find((l) => l.includes('"msg":"listening"')) ?? '';
+  const line =
+    cli
+      .stdout()
+      .split('\n')
+      .find((l) => l.includes('"msg":"listening"')) ?? '';
   return (JSON.parse(line) as { url: string }).url;
 }
 
@@ -46,7 +50,9 @@ describe('reception serve', { timeout: 60_000 }, () => {
     const port = await freePort();
     // The variables say otherwise (an unusable port, another data dir); the flags decide.
     const cli = startCli(['--port', String(port), '--data', data.path], {
-      RECEPTION_PORT: '1', RECEPTION_DATA: join(data.path, 'not-this-one'), RECEPTION_TOKEN: TOKEN,
+      RECEPTION_PORT: '1',
+      RECEPTION_DATA: join(data.path, 'not-this-one'),
+      RECEPTION_TOKEN: TOKEN,
     });
     const url = await listening(cli);
     expect(url).toBe(`http://127.0.0.1:${port}`);

@@ -26,7 +26,9 @@ describe.skipIf(skipBrowserTests)('forwarding on the inbox page in Chromium', { 
     destination = new DestinationServer();
     await destination.listen();
     server = await startForwarding('sqlite', {
-      destinations: { app: { url: destination.url, allowPrivateNetwork: true, retry: { attempts: 2, initialMs: 10, maxMs: 20 } } },
+      destinations: {
+        app: { url: destination.url, allowPrivateNetwork: true, retry: { attempts: 2, initialMs: 10, maxMs: 20 } },
+      },
       sources: { shop: { forward: [{ to: 'app' }] }, plain: {} },
     });
   });
@@ -111,7 +113,11 @@ describe.skipIf(skipBrowserTests)('forwarding on the inbox page in Chromium', { 
     await until(async () => (await Promise.all(ids.map((id) => forwardsOf(server, id)))).every(([f]) => f?.status === 'failed'));
     session = await openPage(browser, server);
     const { page } = session;
-    expect(await row(page, ids[0] ?? '').locator('.forward-badge').textContent()).toBe('forward failed');
+    expect(
+      await row(page, ids[0] ?? '')
+        .locator('.forward-badge')
+        .textContent(),
+    ).toBe('forward failed');
     await page.locator('[data-action="destinations"]').click();
     const app = page.locator('.destinations-table tr[data-destination="app"]');
     await app.waitFor({ timeout: 5000 });
@@ -121,10 +127,21 @@ describe.skipIf(skipBrowserTests)('forwarding on the inbox page in Chromium', { 
     destination.answer = () => ({ status: 200 });
     await app.locator('[data-action="retry-failed"]').click();
     await expect.poll(() => app.locator('.failed').textContent(), { timeout: 5000 }).toBe('0');
-    await until(async () => (await Promise.all(ids.map((id) => forwardsOf(server, id)))).every(([f]) => f?.status === 'succeeded'));
-    for (const id of ids) expect(destination.requestsFor(id).map((r) => r.headers['x-reception-attempt'])).toEqual(['1', '2', '3']);
+    await until(async () =>
+      (await Promise.all(ids.map((id) => forwardsOf(server, id)))).every(([f]) => f?.status === 'succeeded'),
+    );
+    for (const id of ids)
+      expect(destination.requestsFor(id).map((r) => r.headers['x-reception-attempt'])).toEqual(['1', '2', '3']);
     expect(await app.locator('[data-action="retry-failed"]').count()).toBe(0);
-    await expect.poll(() => row(page, ids[0] ?? '').locator('.forward-badge').textContent(), { timeout: 5000 }).toBe('forwarded');
+    await expect
+      .poll(
+        () =>
+          row(page, ids[0] ?? '')
+            .locator('.forward-badge')
+            .textContent(),
+        { timeout: 5000 },
+      )
+      .toBe('forwarded');
   });
 
   it('stops polling while the panel is closed and the tab is hidden', async () => {

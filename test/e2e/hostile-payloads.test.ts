@@ -48,7 +48,9 @@ describe.skipIf(skipBrowserTests)('hostile payloads stay inert text', () => {
     const response = await session.page.goto('/');
     const headers = response?.headers() ?? {};
     expect(headers['content-security-policy']).toBe(PAGE_CSP);
-    expect(PAGE_CSP).toBe("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'");
+    expect(PAGE_CSP).toBe(
+      "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+    );
     expect(headers['x-content-type-options']).toBe('nosniff');
     expect(headers['referrer-policy']).toBe('no-referrer');
     await session.close();
@@ -74,7 +76,10 @@ describe.skipIf(skipBrowserTests)('hostile payloads stay inert text', () => {
     const { page } = session;
     // Sent while the page is open, so it goes through the live stream too.
     // A "__proto__" key too (an object literal cannot carry one, so it goes into the text).
-    const raw = JSON.stringify(HOSTILE_BODY).replace('"closing"', `"__proto__":{"polluted":${JSON.stringify(IMG('proto'))}},"closing"`);
+    const raw = JSON.stringify(HOSTILE_BODY).replace(
+      '"closing"',
+      `"__proto__":{"polluted":${JSON.stringify(IMG('proto'))}},"closing"`,
+    );
     const sent = await sendWebhook(server, HOSTILE_SOURCE, raw, { 'content-type': 'application/json', 'x-evil': HOSTILE_HEADER });
     expect(sent.source).toBe(HOSTILE_SOURCE);
     await row(page, sent.id).waitFor({ timeout: 1000 });
@@ -145,7 +150,13 @@ describe.skipIf(skipBrowserTests)('hostile payloads stay inert text', () => {
     // What a person reads in the sources panel: seven different names.
     const shown = await Promise.all(names.map((name) => nameIn(name).innerText()));
     expect(shown).toEqual([
-      'stripe', 'stripe\\u200b', 'mixed scripts\u0455tripe', 'stripe\\u3164', 'str\\u00adipe', 'stripe\\ufe0f', 'stripe\\u{e0041}',
+      'stripe',
+      'stripe\\u200b',
+      'mixed scripts\u0455tripe',
+      'stripe\\u3164',
+      'str\\u00adipe',
+      'stripe\\ufe0f',
+      'stripe\\u{e0041}',
     ]);
     expect(new Set(shown).size).toBe(names.length);
     const escape = nameIn('stripe\u200b').locator('.invisible-char');
@@ -153,17 +164,31 @@ describe.skipIf(skipBrowserTests)('hostile payloads stay inert text', () => {
     expect(await escape.textContent()).toBe('\\u200b');
     const mark = nameIn('\u0455tripe').locator('.mixed-script');
     expect(await mark.isVisible()).toBe(true);
-    expect(await mark.getAttribute('title')).toBe('This name mixes Cyrillic and Latin letters: it may imitate the name of another source.');
+    expect(await mark.getAttribute('title')).toBe(
+      'This name mixes Cyrillic and Latin letters: it may imitate the name of another source.',
+    );
     expect(await nameIn('stripe').locator('.mixed-script, .invisible-char').count()).toBe(0);
 
     // The same in the list and in the detail.
-    expect(await row(page, sent[1]?.id ?? '').locator('.row-source').innerText()).toBe('stripe\\u200b');
-    expect(await row(page, sent[2]?.id ?? '').locator('.row-source .mixed-script').isVisible()).toBe(true);
-    await row(page, sent[2]?.id ?? '').locator('a').click();
+    expect(
+      await row(page, sent[1]?.id ?? '')
+        .locator('.row-source')
+        .innerText(),
+    ).toBe('stripe\\u200b');
+    expect(
+      await row(page, sent[2]?.id ?? '')
+        .locator('.row-source .mixed-script')
+        .isVisible(),
+    ).toBe(true);
+    await row(page, sent[2]?.id ?? '')
+      .locator('a')
+      .click();
     await page.locator('.detail .json-tree').waitFor();
     expect(await page.locator('.detail-source .mixed-script').isVisible()).toBe(true);
     expect(await page.locator('.detail-source').innerText()).toContain('\u0455tripe');
-    await row(page, sent[1]?.id ?? '').locator('a').click();
+    await row(page, sent[1]?.id ?? '')
+      .locator('a')
+      .click();
     await expect.poll(() => page.locator('.detail-source').innerText()).toBe('stripe\\u200b');
     // Not one invisible character is left in the page's text.
     expect(await page.locator('#app').innerText()).not.toMatch(/[\p{Cf}\p{Default_Ignorable_Code_Point}]/u);
@@ -176,7 +201,10 @@ describe.skipIf(skipBrowserTests)('hostile payloads stay inert text', () => {
     const { page } = session;
     const family = '\u{1f468}\u200d\u{1f469}\u200d\u{1f467}';
     const json = `{"note":"pay\u200b now","fill":"\u3164","soft":"a\u00adb","tag":"x\u{e0041}","emoji":"${family} \u2764\ufe0f"}`;
-    const sent = await sendWebhook(server, 'payload-invisible', json, { 'content-type': 'application/json', 'x-sig': 'abc\u0085' });
+    const sent = await sendWebhook(server, 'payload-invisible', json, {
+      'content-type': 'application/json',
+      'x-sig': 'abc\u0085',
+    });
     await row(page, sent.id).locator('a').click();
     const detail = page.locator('.detail');
     await detail.locator('.json-tree').waitFor();
@@ -190,11 +218,15 @@ describe.skipIf(skipBrowserTests)('hostile payloads stay inert text', () => {
     expect(await detail.locator('.headers-table tr', { hasText: 'x-sig' }).locator('td').innerText()).toBe('abc\\u0085');
     // Nothing unseen is left in the page's text but the joiners inside the emoji.
     const left = (await page.locator('#app').innerText()).replaceAll(family, '').replaceAll('\u2764\ufe0f', '');
-    expect([...left].filter((char) => /[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}]/u.test(char) && !'\t\n'.includes(char))).toEqual([]);
+    expect(
+      [...left].filter((char) => /[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}]/u.test(char) && !'\t\n'.includes(char)),
+    ).toEqual([]);
 
     // Raw form data keeps its tab and line break; ESC and NEL show as escapes.
     const form = 'a=x\u001b[2J\u0085\ttab\nb=\u200b';
-    const formSent = await sendWebhook(server, 'payload-invisible', form, { 'content-type': 'application/x-www-form-urlencoded' });
+    const formSent = await sendWebhook(server, 'payload-invisible', form, {
+      'content-type': 'application/x-www-form-urlencoded',
+    });
     await row(page, formSent.id).locator('a').click();
     await page.locator(`.detail[data-id="${formSent.id}"]`).getByRole('tab', { name: 'Raw' }).click();
     await expect.poll(() => page.locator('.raw-body').innerText()).toBe('a=x\\u001b[2J\\u0085\ttab\nb=\\u200b');
@@ -205,11 +237,19 @@ describe.skipIf(skipBrowserTests)('hostile payloads stay inert text', () => {
   it('in form data: keys and values in the table are text', async () => {
     const session = await openPage(browser, server);
     const { page } = session;
-    const form = new URLSearchParams([[IMG('form-key'), SCRIPT('form-value')], ['b', '<b>bold</b>']]).toString();
+    const form = new URLSearchParams([
+      [IMG('form-key'), SCRIPT('form-value')],
+      ['b', '<b>bold</b>'],
+    ]).toString();
     const sent = await sendWebhook(server, 'forms', form, { 'content-type': 'application/x-www-form-urlencoded' });
     await row(page, sent.id).locator('a').click();
-    const cells = await page.locator('.form-table tbody tr').evaluateAll((rows) => rows.map((r) => [r.children[0]?.textContent, r.children[1]?.textContent]));
-    expect(cells).toEqual([[IMG('form-key'), SCRIPT('form-value')], ['b', '<b>bold</b>']]);
+    const cells = await page
+      .locator('.form-table tbody tr')
+      .evaluateAll((rows) => rows.map((r) => [r.children[0]?.textContent, r.children[1]?.textContent]));
+    expect(cells).toEqual([
+      [IMG('form-key'), SCRIPT('form-value')],
+      ['b', '<b>bold</b>'],
+    ]);
     expect(await page.locator('.form-table b').count()).toBe(0);
     await assertNothingRan(session);
     await session.close();

@@ -65,7 +65,7 @@ describe.skipIf(skipBrowserTests)('the inbox page in Chromium', () => {
     }
   });
 
-  it('shows the curl line for a first webhook when the inbox is empty, with this server\'s address', async () => {
+  it("shows the curl line for a first webhook when the inbox is empty, with this server's address", async () => {
     const empty = await startApp();
     try {
       const session = await openPage(browser, empty);
@@ -115,10 +115,15 @@ describe.skipIf(skipBrowserTests)('the inbox page in Chromium', () => {
     const { page } = session;
     const ids: string[] = [];
     for (let batch = 0; batch < 21; batch++) {
-      const sent = await Promise.all(Array.from({ length: 50 }, (_, i) => sendWebhook(server, 'flood', JSON.stringify({ batch, i }))));
+      const sent = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => sendWebhook(server, 'flood', JSON.stringify({ batch, i }))),
+      );
       ids.push(...sent.map((s) => s.id));
     }
-    const all = (await (await fetch(`${server.url}/api/deliveries?source=flood&limit=500`, { headers: server.auth })).json()) as { items: Array<{ id: string }>; nextCursor: string | null };
+    const all = (await (await fetch(`${server.url}/api/deliveries?source=flood&limit=500`, { headers: server.auth })).json()) as {
+      items: Array<{ id: string }>;
+      nextCursor: string | null;
+    };
     const newest = all.items.map((item) => item.id);
     await row(page, newest[0] ?? '').waitFor({ timeout: 5000 });
     await expect.poll(() => page.locator('.delivery-list li').count(), { timeout: 5000 }).toBe(1000);
@@ -140,7 +145,11 @@ describe.skipIf(skipBrowserTests)('the inbox page in Chromium', () => {
 
   it('opens a delivery: facts, verification badge, headers table, body tree and raw body', async () => {
     const raw = '{"event":"push","repository":{"name":"reception","stars":42},"tags":["a","b"],"ok":true,"none":null}';
-    const sent = await sendWebhook(server, 'github', raw, { 'content-type': 'application/json', 'x-github-event': 'push', 'x-custom-header': 'custom value 1' });
+    const sent = await sendWebhook(server, 'github', raw, {
+      'content-type': 'application/json',
+      'x-github-event': 'push',
+      'x-custom-header': 'custom value 1',
+    });
     const session = await openPage(browser, server);
     const { page } = session;
     await row(page, sent.id).locator('a').click();
@@ -182,7 +191,12 @@ describe.skipIf(skipBrowserTests)('the inbox page in Chromium', () => {
     const table = session.page.locator('.form-table tbody tr');
     await table.first().waitFor();
     const pairs = await table.evaluateAll((rows) => rows.map((r) => [r.children[0]?.textContent, r.children[1]?.textContent]));
-    expect(pairs).toEqual([['From', '+14155550100'], ['Body', 'hello there'], ['Tag', 'a'], ['Tag', 'b']]);
+    expect(pairs).toEqual([
+      ['From', '+14155550100'],
+      ['Body', 'hello there'],
+      ['Tag', 'a'],
+      ['Tag', 'b'],
+    ]);
     await session.close();
   });
 
@@ -231,7 +245,11 @@ describe.skipIf(skipBrowserTests)('the inbox page in Chromium', () => {
     expect(await page.evaluate('document.activeElement.dataset.id')).toBe(sent[1]?.id);
     await page.keyboard.press('Enter');
     await expect.poll(() => page.locator('.detail').getAttribute('data-id')).toBe(sent[1]?.id);
-    expect(await row(page, sent[1]?.id ?? '').locator('a').getAttribute('aria-current')).toBe('true');
+    expect(
+      await row(page, sent[1]?.id ?? '')
+        .locator('a')
+        .getAttribute('aria-current'),
+    ).toBe('true');
     await page.locator('body').press('Escape');
     await page.locator('.detail-placeholder').waitFor();
     await page.keyboard.press('/');

@@ -19,10 +19,13 @@ async function panelNodes(page: Page): Promise<number> {
 }
 
 function shownSources(page: Page): Promise<string[]> {
-  return page.locator('.source-list .source[data-source]').evaluateAll((links) => links.map((a) => a.getAttribute('data-source') ?? ''));
+  return page
+    .locator('.source-list .source[data-source]')
+    .evaluateAll((links) => links.map((a) => a.getAttribute('data-source') ?? ''));
 }
 
-const sourcesRequests = (session: PageSession): number => session.requests.filter((url) => new URL(url).pathname === '/api/sources').length;
+const sourcesRequests = (session: PageSession): number =>
+  session.requests.filter((url) => new URL(url).pathname === '/api/sources').length;
 
 /** Issue 16: 50,000 sources made the page 250,000 DOM nodes and blocked it for seconds. */
 describe.skipIf(skipBrowserTests)('the sources panel with thousands of sources', () => {
@@ -36,7 +39,9 @@ describe.skipIf(skipBrowserTests)('the sources panel with thousands of sources',
   async function fill(): Promise<void> {
     // Straight into the server's real store, 500 per transaction: the page then reads them through the API.
     for (let i = 0; i < SOURCES; i += 500) {
-      await server.store.append(Array.from({ length: 500 }, (_, k) => newDelivery({ source: name(i + k), receivedAt: Date.now() - 60_000 })));
+      await server.store.append(
+        Array.from({ length: 500 }, (_, k) => newDelivery({ source: name(i + k), receivedAt: Date.now() - 60_000 })),
+      );
     }
   }
 
@@ -81,7 +86,9 @@ describe.skipIf(skipBrowserTests)('the sources panel with thousands of sources',
     const count = page.locator(`.source[data-source="${name(2)}"] .source-count`);
     await expect.poll(() => count.textContent()).toBe('3');
     expect(await page.locator(`.source[data-source="${name(2)}"] .source-seen`).textContent()).toMatch(/just now|s ago/);
-    await expect.poll(async () => (await shownSources(page)).slice(0, 5)).toEqual([name(4321), name(0), name(1), `${name(1)}a`, name(2)]);
+    await expect
+      .poll(async () => (await shownSources(page)).slice(0, 5))
+      .toEqual([name(4321), name(0), name(1), `${name(1)}a`, name(2)]);
     expect(await page.locator(`.source[data-source="${name(1)}a"] .source-count`).textContent()).toBe('1');
     expect(await page.locator(`.source[data-source="${name(4999)}"]`).count()).toBe(0);
     await new Promise((resolve) => setTimeout(resolve, 1500));
@@ -105,7 +112,9 @@ describe.skipIf(skipBrowserTests)('the sources panel with thousands of sources',
       await Promise.all(Array.from({ length: 50 }, (_, k) => sendWebhook(server, `new-${String(i + k).padStart(4, '0')}`, '{}')));
     }
     await expect.poll(async () => (await shownSources(page))[0], { timeout: 10_000 }).toBe('new-0000');
-    await expect.poll(async () => page.locator('.delivery-list li').first().locator('.row-source').textContent(), { timeout: 10_000 }).toBe('new-0999');
+    await expect
+      .poll(async () => page.locator('.delivery-list li').first().locator('.row-source').textContent(), { timeout: 10_000 })
+      .toBe('new-0999');
     expect(await shownSources(page)).toHaveLength(200);
     expect(await panelNodes(page)).toBeLessThan(2000);
     expect(sourcesRequests(session)).toBe(before);

@@ -67,8 +67,20 @@ async function recordingServer(): Promise<{ origin: string; got: Received[]; clo
 
 function delivery(overrides: Partial<Delivery>): Delivery {
   return {
-    id: 'x', seq: 1, source: 'src', receivedAt: '', method: 'POST', query: '', contentType: 'application/x-www-form-urlencoded',
-    size: 0, remoteAddress: '', body: null, verification: { status: 'none' }, headers: [], forwards: [], ...overrides,
+    id: 'x',
+    seq: 1,
+    source: 'src',
+    receivedAt: '',
+    method: 'POST',
+    query: '',
+    contentType: 'application/x-www-form-urlencoded',
+    size: 0,
+    remoteAddress: '',
+    body: null,
+    verification: { status: 'none' },
+    headers: [],
+    forwards: [],
+    ...overrides,
   };
 }
 
@@ -102,11 +114,23 @@ describe.skipIf(!hasCurl)('"Copy as curl" sends the delivery again, byte for byt
   it('through base64 when the body is not UTF-8 text (run against a bare HTTP server)', async () => {
     const body = Buffer.from([0x7b, 0x00, 0xff, 0xfe, 0x27, 0x0a, 0x40, 0x7d]);
     const { origin, got } = await target();
-    const command = resendCommand(origin, delivery({
-      source: "it's odd", query: 'a=1&b=%20&glob={1,2}&range=[x]', contentType: 'application/octet-stream',
-      verification: { status: 'failed', scheme: 'hmac' },
-      headers: [['Host', 'old'], ['Content-Length', '8'], ['X-Signature', "sha256='quoted'"], ['X-Empty', ''], ['Authorization', '[redacted]']],
-    }), new Uint8Array(body));
+    const command = resendCommand(
+      origin,
+      delivery({
+        source: "it's odd",
+        query: 'a=1&b=%20&glob={1,2}&range=[x]',
+        contentType: 'application/octet-stream',
+        verification: { status: 'failed', scheme: 'hmac' },
+        headers: [
+          ['Host', 'old'],
+          ['Content-Length', '8'],
+          ['X-Signature', "sha256='quoted'"],
+          ['X-Empty', ''],
+          ['Authorization', '[redacted]'],
+        ],
+      }),
+      new Uint8Array(body),
+    );
     await bash(command);
     expect(got).toHaveLength(1);
     // Sent once, as stored: no curl globbing of {1,2} or [x].
@@ -126,7 +150,11 @@ describe.skipIf(!hasCurl)('"Copy as curl" sends the delivery again, byte for byt
       `{"a": "x"}\x1b[201~\x00`, // NUL: through base64
     ];
     // Node's parser takes a tab and bytes from 0x80 in a header value (other controls are refused before any route).
-    const headers: Array<[string, string]> = [['X-Tab', 'a\tb'], ['X-C1', C1], ['X-Invisible', 'sig\u200b\u202e']];
+    const headers: Array<[string, string]> = [
+      ['X-Tab', 'a\tb'],
+      ['X-C1', C1],
+      ['X-Invisible', 'sig\u200b\u202e'],
+    ];
     for (const text of bodies) {
       const command = resendCommand(origin, delivery({ headers }), new TextEncoder().encode(text));
       expectPasteSafe(command);
@@ -144,7 +172,10 @@ describe.skipIf(!hasCurl)('"Copy as curl" sends the delivery again, byte for byt
   it('a text body longer than one argument may be goes through a pipe and arrives whole', async () => {
     const { origin, got } = await target();
     // Printable, and with a control character: both are quoted longer than Linux takes for one argument (128 KiB).
-    const texts = [`{"long": "${'x\u00e9'.repeat(LONGEST_ARGUMENT)}"}`, `{"long": "${'x\u00e9\u0007'.repeat(LONGEST_ARGUMENT / 2)}"}`];
+    const texts = [
+      `{"long": "${'x\u00e9'.repeat(LONGEST_ARGUMENT)}"}`,
+      `{"long": "${'x\u00e9\u0007'.repeat(LONGEST_ARGUMENT / 2)}"}`,
+    ];
     for (const [index, text] of texts.entries()) {
       const command = resendCommand(origin, delivery({ contentType: 'application/json' }), new TextEncoder().encode(text));
       expectPasteSafe(command);
@@ -213,7 +244,9 @@ describe.skipIf(!hasCurl)('"Copy as curl" sends the delivery again, byte for byt
       expect(command).not.toContain('secret');
 
       await bash(command);
-      const list = await fetch(`${server.url}/api/deliveries?source=${encodeURIComponent('resend me')}`, { headers: server.auth });
+      const list = await fetch(`${server.url}/api/deliveries?source=${encodeURIComponent('resend me')}`, {
+        headers: server.auth,
+      });
       const { items } = (await list.json()) as { items: Array<{ id: string; headers: Array<[string, string]> }> };
       expect(items).toHaveLength(2);
       const again = items[0];
@@ -231,7 +264,10 @@ describe.skipIf(!hasCurl)('"Copy as curl" sends the delivery again, byte for byt
       closers.push(home.remove);
       const marker = join(home.path, 'pwned');
       const raw = `${attack(marker)}&c=${encodeURIComponent('\u200b')}\u0085\u009b`;
-      const sent = await sendWebhook(server, 'pasted', raw, { 'content-type': 'application/x-www-form-urlencoded', 'x-tab': 'a\tb' });
+      const sent = await sendWebhook(server, 'pasted', raw, {
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-tab': 'a\tb',
+      });
       const session = await openPage(browser, server, { clipboard: true });
       const { page } = session;
       await row(page, sent.id).locator('a').click();

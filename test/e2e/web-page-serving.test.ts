@@ -43,7 +43,10 @@ describe('serving the built page', () => {
   it('serves the hashed assets with their types, cached for good', async () => {
     const script = assets.find((name) => name.endsWith('.js'));
     const style = assets.find((name) => name.endsWith('.css'));
-    for (const [name, type] of [[script, 'text/javascript; charset=utf-8'], [style, 'text/css; charset=utf-8']]) {
+    for (const [name, type] of [
+      [script, 'text/javascript; charset=utf-8'],
+      [style, 'text/css; charset=utf-8'],
+    ]) {
       const response = await fetch(`${server.url}/assets/${name}`);
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toBe(type);
@@ -53,7 +56,15 @@ describe('serving the built page', () => {
   });
 
   it('answers 404 problems for unknown assets and any path outside the assets folder', async () => {
-    for (const path of ['/assets/nope.js', '/assets/..%2F..%2Fpackage.json', '/assets/%2e%2e%2findex.html', '/assets/.hidden.js', '/assets/x.ts', '/index.html', '/web/dist/index.html']) {
+    for (const path of [
+      '/assets/nope.js',
+      '/assets/..%2F..%2Fpackage.json',
+      '/assets/%2e%2e%2findex.html',
+      '/assets/.hidden.js',
+      '/assets/x.ts',
+      '/index.html',
+      '/web/dist/index.html',
+    ]) {
       const response = await fetch(`${server.url}${path}`);
       expect(response.status, path).toBe(404);
       expect(response.headers.get('content-type')).toContain('application/problem+json');

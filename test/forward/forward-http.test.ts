@@ -21,20 +21,29 @@ describe.each(STORES)('forwarding to an HTTP destination (%s)', (kind) => {
     await destination.close();
   });
 
-  const start = async (settings: Record<string, unknown> = {}, route: Record<string, unknown> = {}): Promise<RunningApp<InboxStore> | undefined> => {
+  const start = async (
+    settings: Record<string, unknown> = {},
+    route: Record<string, unknown> = {},
+  ): Promise<RunningApp<InboxStore> | undefined> => {
     if (!(await storeAvailable(kind, 'forwarding tests'))) return undefined;
     server = await startForwarding(kind, {
-      destinations: { app: { url: destination.url, allowPrivateNetwork: true, retry: { initialMs: 20, maxMs: 200 }, ...settings } },
+      destinations: {
+        app: { url: destination.url, allowPrivateNetwork: true, retry: { initialMs: 20, maxMs: 200 }, ...settings },
+      },
       sources: { shop: { forward: [{ to: 'app', ...route }] } },
     });
     return server;
   };
 
-  it('sends the exact bytes with the original Content-Type and headers, then the contract\'s own, signed', async () => {
+  it("sends the exact bytes with the original Content-Type and headers, then the contract's own, signed", async () => {
     const running = await start({ headers: { 'X-Api-Key': 'k-123' }, sign: { secrets: [SECRET] } });
     if (running === undefined) return;
     const body = '{"type":"order.created","n":12345678901234567890, "é":"\u2028"}';
-    const id = await send(running, 'shop', body, { 'X-Shop-Topic': 'orders/create', authorization: 'Bearer secret', 'content-type': 'application/vnd.shop+json; charset=utf-8' });
+    const id = await send(running, 'shop', body, {
+      'X-Shop-Topic': 'orders/create',
+      authorization: 'Bearer secret',
+      'content-type': 'application/vnd.shop+json; charset=utf-8',
+    });
     await until(() => destination.requests.length === 1);
     const received = destination.requests[0];
     if (received === undefined) throw new Error('nothing received');
@@ -71,7 +80,11 @@ describe.each(STORES)('forwarding to an HTTP destination (%s)', (kind) => {
     expect(destination.requests.map((r) => r.headers['x-reception-attempt'])).toEqual(['1', '2', '3']);
     expect(new Set(destination.requests.map((r) => r.headers['webhook-id']))).toEqual(new Set([id]));
     const [forward] = await forwardsOf(running, id);
-    expect(forward?.attempts.map((a) => [a.n, a.status])).toEqual([[1, 503], [2, 503], [3, 200]]);
+    expect(forward?.attempts.map((a) => [a.n, a.status])).toEqual([
+      [1, 503],
+      [2, 503],
+      [3, 200],
+    ]);
   });
 
   it('gives up after its attempts: failed, then a bulk retry sends it again with a fresh budget', async () => {
@@ -81,12 +94,25 @@ describe.each(STORES)('forwarding to an HTTP destination (%s)', (kind) => {
     const id = await send(running, 'shop', '{"a":1}');
     await until(async () => (await forwardsOf(running, id))[0]?.status === 'failed');
     expect(destination.requests).toHaveLength(2);
-    const list = await api<{ items: Array<{ id: string; status: string; lastError: string }> }>(running, '/api/forwards?status=failed');
-    expect(list.json.items, JSON.stringify(list.json)).toEqual([expect.objectContaining({ status: "failed", lastError: "HTTP 500" })]);
-    const destinations = await api<{ items: Array<{ name: string; failed: number; pending: number; lastError: string }> }>(running, '/api/destinations');
-    expect(destinations.json.items).toEqual([expect.objectContaining({ name: 'app', failed: 1, pending: 0, lastError: 'HTTP 500' })]);
+    const list = await api<{ items: Array<{ id: string; status: string; lastError: string }> }>(
+      running,
+      '/api/forwards?status=failed',
+    );
+    expect(list.json.items, JSON.stringify(list.json)).toEqual([
+      expect.objectContaining({ status: 'failed', lastError: 'HTTP 500' }),
+    ]);
+    const destinations = await api<{ items: Array<{ name: string; failed: number; pending: number; lastError: string }> }>(
+      running,
+      '/api/destinations',
+    );
+    expect(destinations.json.items).toEqual([
+      expect.objectContaining({ name: 'app', failed: 1, pending: 0, lastError: 'HTTP 500' }),
+    ]);
     destination.answer = () => ({ status: 200 });
-    const retried = await api<{ retried: number }>(running, '/api/forwards/retry', { method: 'POST', body: { status: 'failed', destination: 'app' } });
+    const retried = await api<{ retried: number }>(running, '/api/forwards/retry', {
+      method: 'POST',
+      body: { status: 'failed', destination: 'app' },
+    });
     expect(retried.json).toEqual({ retried: 1 });
     await until(async () => (await forwardsOf(running, id))[0]?.status === 'succeeded');
     expect(destination.requests.map((r) => r.headers['x-reception-attempt'])).toEqual(['1', '2', '3']);
@@ -118,7 +144,7 @@ describe.each(STORES)('forwarding to an HTTP destination (%s)', (kind) => {
     if (!(await storeAvailable(kind, 'forwarding tests'))) return;
     server = await startForwarding(kind, {
       destinations: { app: { url: destination.url, allowPrivateNetwork: true } },
-      sources: { '日本': { forward: [{ to: 'app' }] }, 'a b\u202e': { forward: [{ to: 'app' }] } },
+      sources: { 日本: { forward: [{ to: 'app' }] }, 'a b\u202e': { forward: [{ to: 'app' }] } },
     });
     const running = server;
     const first = await send(running, '日本', '{"a":1}');

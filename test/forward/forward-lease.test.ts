@@ -18,14 +18,23 @@ describe('leases of forwards claimed ahead', () => {
     await destination.listen();
     // One attempt at a time and a short margin: the twentieth forward waits about
     // two seconds in line, where a lease of one timeout plus the margin lasts 1.02 s.
-    server = await startForwarding('sqlite', {
-      destinations: { slow: { url: destination.url, allowPrivateNetwork: true, concurrency: 1, timeoutMs: 1000 } },
-      sources: { a: { forward: [{ to: 'slow' }] } },
-    }, { forwardLeaseMarginMs: 20 });
+    server = await startForwarding(
+      'sqlite',
+      {
+        destinations: { slow: { url: destination.url, allowPrivateNetwork: true, concurrency: 1, timeoutMs: 1000 } },
+        sources: { a: { forward: [{ to: 'slow' }] } },
+      },
+      { forwardLeaseMarginMs: 20 },
+    );
     const running = server;
     const ids = await Promise.all(Array.from({ length: 20 }, (_, i) => send(running, 'a', `{"i":${i}}`)));
-    await until(async () => (await Promise.all(ids.map(async (id) => (await forwardsOf(running, id))[0]?.status)))
-      .every((status) => status === 'succeeded'), 20_000);
+    await until(
+      async () =>
+        (await Promise.all(ids.map(async (id) => (await forwardsOf(running, id))[0]?.status))).every(
+          (status) => status === 'succeeded',
+        ),
+      20_000,
+    );
     for (const id of ids) {
       expect(destination.requestsFor(id), JSON.stringify((await forwardsOf(running, id))[0]?.attempts)).toHaveLength(1);
       expect((await forwardsOf(running, id))[0]?.attempts.map((a) => [a.n, a.error])).toEqual([[1, null]]);

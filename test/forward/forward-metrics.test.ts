@@ -35,8 +35,14 @@ describe('forwarding metrics', () => {
     expect(text).toContain('reception_forward_pending{destination="app"} 0');
     const age = /reception_forward_oldest_pending_seconds\{destination="worker"\} ([\d.e-]+)/.exec(text)?.[1];
     expect(Number(age)).toBeGreaterThan(0);
-    const listed = await api<{ items: Array<{ name: string; kind: string; url: string | null; lastSuccessAt: string | null }> }>(running, '/api/destinations');
-    expect(listed.json.items.map((d) => [d.name, d.kind])).toEqual([['app', 'http'], ['worker', 'pull']]);
+    const listed = await api<{ items: Array<{ name: string; kind: string; url: string | null; lastSuccessAt: string | null }> }>(
+      running,
+      '/api/destinations',
+    );
+    expect(listed.json.items.map((d) => [d.name, d.kind])).toEqual([
+      ['app', 'http'],
+      ['worker', 'pull'],
+    ]);
     expect(listed.json.items[0]?.lastSuccessAt).toMatch(/Z$/);
   });
 });

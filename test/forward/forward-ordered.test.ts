@@ -45,8 +45,13 @@ describe.each(STORES)('ordered delivery, pause and sending again (%s)', (kind) =
       sentB.push(await send(running, 'b', `{"i":${i}}`));
     }
     await until(() => destination.requests.filter((r) => r.body.length > 0).length === 36, 20_000);
-    for (const [source, sent] of [['a', sentA], ['b', sentB]] as const) {
-      const seen = destination.requests.filter((r) => r.headers['x-reception-source'] === source).map((r) => String(r.headers['webhook-id']));
+    for (const [source, sent] of [
+      ['a', sentA],
+      ['b', sentB],
+    ] as const) {
+      const seen = destination.requests
+        .filter((r) => r.headers['x-reception-source'] === source)
+        .map((r) => String(r.headers['webhook-id']));
       // Each id arrives three times in a row, and the ids in seq order.
       expect(seen).toEqual(sent.flatMap((id) => [id, id, id]));
     }
@@ -82,13 +87,20 @@ describe.each(STORES)('ordered delivery, pause and sending again (%s)', (kind) =
     expect((await forwardsOf(running, id))[0]?.status).toBe('cancelled');
     destination.answer = () => ({ status: 200 });
     const again = await api<{ id: string; status: string; destination: string; attemptCount: number }>(
-      running, `/api/deliveries/${id}/forward`, { method: 'POST', body: { destination: 'app' } });
+      running,
+      `/api/deliveries/${id}/forward`,
+      { method: 'POST', body: { destination: 'app' } },
+    );
     expect(again.status).toBe(201);
     expect(again.json).toMatchObject({ destination: 'app', status: 'pending', attemptCount: 0 });
     await until(async () => (await forwardsOf(running, id)).find((f) => f.id === again.json.id)?.status === 'succeeded');
     expect(destination.requestsFor(id).map((r) => r.headers['x-reception-attempt'])).toEqual(['1', '1']);
-    expect((await api(running, `/api/deliveries/${id}/forward`, { method: 'POST', body: { destination: 'nope' } })).status).toBe(404);
-    expect((await api(running, '/api/deliveries/nope/forward', { method: 'POST', body: { destination: 'app' } })).status).toBe(404);
+    expect((await api(running, `/api/deliveries/${id}/forward`, { method: 'POST', body: { destination: 'nope' } })).status).toBe(
+      404,
+    );
+    expect((await api(running, '/api/deliveries/nope/forward', { method: 'POST', body: { destination: 'app' } })).status).toBe(
+      404,
+    );
     expect((await api(running, '/api/forwards/nope/cancel', { method: 'POST' })).status).toBe(404);
   });
 });

@@ -3,7 +3,11 @@ import type { InboxStore } from '../../src/store/inbox-store.js';
 import type { RunningApp } from '../helpers/app.js';
 import { api, forwardsOf, send, startForwarding, storeAvailable, STORES, until } from './support.js';
 
-interface Claimed { forwardId: string; attempt: number; delivery: { id: string; source: string; body: unknown; forwards: unknown[] } }
+interface Claimed {
+  forwardId: string;
+  attempt: number;
+  delivery: { id: string; source: string; body: unknown; forwards: unknown[] };
+}
 
 describe.each(STORES)('pull destinations (%s)', (kind) => {
   let server: RunningApp<InboxStore> | undefined;
@@ -32,7 +36,10 @@ describe.each(STORES)('pull destinations (%s)', (kind) => {
     const ids = [await send(running, 'a', '{"n":1}'), await send(running, 'a', '{"n":2}'), await send(running, 'b', '{"n":3}')];
     const first = await claim(running, { max: 2, visibilitySeconds: 30 });
     expect(first.map((c) => c.delivery.id)).toEqual(ids.slice(0, 2));
-    expect(first[0]).toMatchObject({ attempt: 1, delivery: { source: 'a', body: { n: 1 }, forwards: [{ destination: 'worker', status: 'delivering' }] } });
+    expect(first[0]).toMatchObject({
+      attempt: 1,
+      delivery: { source: 'a', body: { n: 1 }, forwards: [{ destination: 'worker', status: 'delivering' }] },
+    });
     const second = await claim(running, { max: 10 });
     expect(second.map((c) => c.delivery.id)).toEqual([ids[2]]);
     expect(await claim(running, { max: 10 })).toEqual([]);
@@ -48,12 +55,17 @@ describe.each(STORES)('pull destinations (%s)', (kind) => {
     if (running === undefined) return;
     const id = await send(running, 'a', '{"n":1}');
     const [item] = await claim(running, {});
-    expect((await api(running, `/api/forwards/${item?.forwardId ?? ''}/nack`, { method: 'POST', body: { delaySeconds: 0 } })).status).toBe(204);
+    expect(
+      (await api(running, `/api/forwards/${item?.forwardId ?? ''}/nack`, { method: 'POST', body: { delaySeconds: 0 } })).status,
+    ).toBe(204);
     const [again] = await claim(running, {});
     expect(again).toMatchObject({ forwardId: item?.forwardId, attempt: 2 });
     const [forward] = await forwardsOf(running, id);
     expect(forward?.attempts).toEqual([expect.objectContaining({ n: 1, error: 'nack' })]);
-    expect((await api(running, `/api/forwards/${again?.forwardId ?? ''}/nack`, { method: 'POST', body: { delaySeconds: 3600 } })).status).toBe(204);
+    expect(
+      (await api(running, `/api/forwards/${again?.forwardId ?? ''}/nack`, { method: 'POST', body: { delaySeconds: 3600 } }))
+        .status,
+    ).toBe(204);
     expect(await claim(running, {})).toEqual([]);
     const [later] = await forwardsOf(running, id);
     expect(later?.status).toBe('pending');
@@ -72,7 +84,10 @@ describe.each(STORES)('pull destinations (%s)', (kind) => {
     expect(await claim(running, {})).toEqual([]);
     const [forward] = await forwardsOf(running, id);
     expect(forward?.status).toBe('failed');
-    expect(forward?.attempts.map((a) => a.error)).toEqual([expect.stringMatching(/^lease expired/), expect.stringMatching(/^lease expired/)]);
+    expect(forward?.attempts.map((a) => a.error)).toEqual([
+      expect.stringMatching(/^lease expired/),
+      expect.stringMatching(/^lease expired/),
+    ]);
   });
 
   it('an ordered pull destination hands out one forward per source at a time', async () => {

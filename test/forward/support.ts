@@ -13,7 +13,11 @@ import { requirePostgres } from '../helpers/postgres.js';
 export const STORES: StoreKind[] = ['sqlite', 'postgres'];
 
 /** The real app with a config file's sources and destinations, on the store named. */
-export async function startForwarding(kind: StoreKind, config: ConfigFile, overrides: Partial<AppDeps> = {}): Promise<RunningApp<InboxStore>> {
+export async function startForwarding(
+  kind: StoreKind,
+  config: ConfigFile,
+  overrides: Partial<AppDeps> = {},
+): Promise<RunningApp<InboxStore>> {
   expect(validateConfig(config)).toEqual([]);
   return startAppOnKind(kind, {
     rules: SourceRules.fromConfig(config, { maxBodyBytes: 5 * 1024 * 1024, anyJson: false }),
@@ -28,16 +32,27 @@ export async function storeAvailable(kind: StoreKind, suite: string): Promise<bo
 }
 
 /** POSTs JSON to a source and insists on 200; answers the delivery id. */
-export async function send(server: RunningApp<InboxStore>, source: string, body: string, headers: Record<string, string> = {}): Promise<string> {
+export async function send(
+  server: RunningApp<InboxStore>,
+  source: string,
+  body: string,
+  headers: Record<string, string> = {},
+): Promise<string> {
   const res = await fetch(`${server.url}/api/webhook/${encodeURIComponent(source)}`, {
-    method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
   });
   const text = await res.text();
   expect(res.status, text).toBe(200);
   return (JSON.parse(text) as { id: string }).id;
 }
 
-export async function api<T>(server: RunningApp<InboxStore>, path: string, init: { method?: string; body?: unknown } = {}): Promise<{ status: number; json: T }> {
+export async function api<T>(
+  server: RunningApp<InboxStore>,
+  path: string,
+  init: { method?: string; body?: unknown } = {},
+): Promise<{ status: number; json: T }> {
   const res = await fetch(`${server.url}${path}`, {
     method: init.method ?? 'GET',
     headers: { ...server.auth, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },

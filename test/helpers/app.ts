@@ -59,7 +59,12 @@ export type StoreKind = 'sqlite' | 'postgres';
 export async function startAppOnKind(kind: StoreKind, overrides: Partial<AppDeps> = {}): Promise<RunningApp<InboxStore>> {
   if (kind === 'postgres') return startAppOnPostgres(overrides);
   const dir = tempDir();
-  return listenOn<InboxStore>(new SqliteStore({ file: join(dir.path, 'reception.sqlite'), durability: 'full' }), dir, overrides, async () => undefined);
+  return listenOn<InboxStore>(
+    new SqliteStore({ file: join(dir.path, 'reception.sqlite'), durability: 'full' }),
+    dir,
+    overrides,
+    async () => undefined,
+  );
 }
 
 async function listenOn<S extends InboxStore>(

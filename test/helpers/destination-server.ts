@@ -14,7 +14,10 @@ export interface ReceivedRequest {
 }
 
 /** What the destination answers to the n-th request (from 1) it received. */
-export type Answer = (request: ReceivedRequest, n: number) => { status: number; headers?: Record<string, string>; delayMs?: number } | 'hang';
+export type Answer = (
+  request: ReceivedRequest,
+  n: number,
+) => { status: number; headers?: Record<string, string>; delayMs?: number } | 'hang';
 
 /**
  * A real HTTP destination on loopback that records every request and
@@ -32,7 +35,12 @@ export class DestinationServer {
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
         const received: ReceivedRequest = {
-          method: req.method ?? '', url: req.url ?? '', rawHeaders: req.rawHeaders, headers: req.headers, body: Buffer.concat(chunks), at: Date.now(),
+          method: req.method ?? '',
+          url: req.url ?? '',
+          rawHeaders: req.rawHeaders,
+          headers: req.headers,
+          body: Buffer.concat(chunks),
+          at: Date.now(),
         };
         this.requests.push(received);
         const answer = this.answer(received, this.requests.length);

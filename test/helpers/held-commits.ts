@@ -6,7 +6,9 @@ import type { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
  */
 export function holdCommits(store: SqliteStore): { store: SqliteStore; release: () => void } {
   let release = (): void => undefined;
-  const held = new Promise<void>((resolve) => { release = resolve; });
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
   const holding = Object.create(store) as SqliteStore;
   holding.append = async (batch) => {
     await held;

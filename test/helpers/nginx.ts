@@ -43,7 +43,8 @@ export function templateNginxConf(conf: string, listenPort: number, upstreams: r
   for (const line of conf.split('\n')) {
     const server = serverLine.exec(line);
     if (server !== null) {
-      if (!replacedUpstreams) lines.push(...upstreams.map((hostPort) => `${server[1] ?? ''}server ${hostPort}${server[2] ?? ''};`));
+      if (!replacedUpstreams)
+        lines.push(...upstreams.map((hostPort) => `${server[1] ?? ''}server ${hostPort}${server[2] ?? ''};`));
       replacedUpstreams = true;
       continue;
     }
@@ -55,7 +56,8 @@ export function templateNginxConf(conf: string, listenPort: number, upstreams: r
     }
     lines.push(line);
   }
-  if (!replacedUpstreams || !replacedListen) throw new Error('docs/nginx.conf no longer has the `listen 80;` and `server 127.0.0.1:…` lines the test replaces');
+  if (!replacedUpstreams || !replacedListen)
+    throw new Error('docs/nginx.conf no longer has the `listen 80;` and `server 127.0.0.1:…` lines the test replaces');
   return lines.join('\n');
 }
 
@@ -74,19 +76,22 @@ export async function startNginx(nginx: string, dir: string, siteConf: string, p
   const site = join(dir, 'reception.conf');
   const errorLog = join(dir, 'error.log');
   writeFileSync(site, siteConf);
-  writeFileSync(join(dir, 'nginx.conf'), [
-    'daemon off;',
-    'master_process off;',
-    `pid ${join(dir, 'nginx.pid')};`,
-    `error_log ${errorLog} warn;`,
-    'events { worker_connections 256; }',
-    'http {',
-    `  access_log ${join(dir, 'access.log')};`,
-    ...['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((kind) => `  ${kind}_temp_path ${join(dir, kind)};`),
-    `  include ${site};`,
-    '}',
-    '',
-  ].join('\n'));
+  writeFileSync(
+    join(dir, 'nginx.conf'),
+    [
+      'daemon off;',
+      'master_process off;',
+      `pid ${join(dir, 'nginx.pid')};`,
+      `error_log ${errorLog} warn;`,
+      'events { worker_connections 256; }',
+      'http {',
+      `  access_log ${join(dir, 'access.log')};`,
+      ...['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((kind) => `  ${kind}_temp_path ${join(dir, kind)};`),
+      `  include ${site};`,
+      '}',
+      '',
+    ].join('\n'),
+  );
   const args = ['-p', `${dir}/`, '-e', errorLog, '-c', join(dir, 'nginx.conf')];
   const readLog = (): string => {
     try {
@@ -97,8 +102,12 @@ export async function startNginx(nginx: string, dir: string, siteConf: string, p
   };
   let output = '';
   const child = spawn(nginx, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => { output += chunk; });
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => { output += chunk; });
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+    output += chunk;
+  });
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    output += chunk;
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const deadline = performance.now() + 15_000;
   while (!(await accepts(port))) {
@@ -125,7 +134,10 @@ export async function startNginx(nginx: string, dir: string, siteConf: string, p
 function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect({ host: '127.0.0.1', port });
-    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
     socket.once('error', () => resolve(false));
   });
 }

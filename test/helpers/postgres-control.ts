@@ -58,7 +58,9 @@ export function postgresControl(): PostgresControl | string {
   const cluster = process.env.RECEPTION_TEST_PG_CLUSTER ?? 'main';
   const control = (action: string): string[] => ['--skip-systemctl-redirect', version, cluster, action];
   return {
-    stop: async () => { await run(control('stop')); },
+    stop: async () => {
+      await run(control('stop'));
+    },
     start: async () => {
       await run(control('start'));
       await waitForPostgres(60_000);

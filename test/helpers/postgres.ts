@@ -36,7 +36,9 @@ export async function requirePostgres(suite: string): Promise<boolean> {
   if (problem === undefined) return true;
   const message = `PostgreSQL at ${testDatabaseUrl()} is not reachable (${problem}).`;
   if (process.env.CI === 'true') throw new Error(`${message} CI needs it for ${suite}.`);
-  process.stderr.write(`\n!!! SKIPPING ${suite}: ${message}\n!!! Start PostgreSQL or set RECEPTION_TEST_DATABASE_URL=postgres://… to run it.\n\n`);
+  process.stderr.write(
+    `\n!!! SKIPPING ${suite}: ${message}\n!!! Start PostgreSQL or set RECEPTION_TEST_DATABASE_URL=postgres://… to run it.\n\n`,
+  );
   return false;
 }
 

@@ -41,7 +41,9 @@ export class ResumingSseClient {
     const deadline = performance.now() + timeoutMs;
     while ((this.lastSeq ?? 0) < seq) {
       if (performance.now() > deadline) {
-        throw new Error(`stream client on ${this.baseUrl} reached seq ${this.lastSeq ?? 'none'}, not ${seq}, within ${timeoutMs} ms`);
+        throw new Error(
+          `stream client on ${this.baseUrl} reached seq ${this.lastSeq ?? 'none'}, not ${seq}, within ${timeoutMs} ms`,
+        );
       }
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
@@ -92,7 +94,8 @@ export class ResumingSseClient {
       const event = events[this.taken];
       if (event === undefined || event.event !== 'delivery') continue;
       const delivery = JSON.parse(event.data) as { id: string; seq: number };
-      if (String(delivery.seq) !== event.id) throw new Error(`event id ${event.id ?? 'none'} is not the delivery's seq ${delivery.seq}`);
+      if (String(delivery.seq) !== event.id)
+        throw new Error(`event id ${event.id ?? 'none'} is not the delivery's seq ${delivery.seq}`);
       this.received.push({ seq: delivery.seq, id: delivery.id });
     }
   }
@@ -117,7 +120,8 @@ export function streamProblems(received: readonly StreamedDelivery[], inboxSeqs:
   if (missing.length > 0) problems.push(`${missing.length} seqs never received, e.g. ${missing.slice(0, 5).join(', ')}`);
   const inbox = new Set(inboxSeqs);
   const extra = seqs.filter((seq) => !inbox.has(seq));
-  if (extra.length > 0) problems.push(`${extra.length} seqs received that are not in the inbox, e.g. ${extra.slice(0, 5).join(', ')}`);
+  if (extra.length > 0)
+    problems.push(`${extra.length} seqs received that are not in the inbox, e.g. ${extra.slice(0, 5).join(', ')}`);
   if (seqs.length !== new Set(seqs).size) problems.push(`${seqs.length - new Set(seqs).size} repeats`);
   return problems;
 }

@@ -37,7 +37,9 @@ export async function spawnServer(
   });
   const logs: string[] = [];
   let stderr = '';
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk; });
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
   const exited = new Promise<number | string>((resolve) => {
     child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown'));
   });

@@ -67,16 +67,20 @@ export function connectSse(url: string, headers: Record<string, string> = {}): P
         events,
         comments,
         ended,
-        waitForEvents: (count, timeoutMs = 10_000) => new Promise((done, fail) => {
-          const timer = setTimeout(() => fail(new Error(`only ${events.length} of ${count} events within ${timeoutMs} ms`)), timeoutMs);
-          const check = (): void => {
-            if (events.length >= count) {
-              clearTimeout(timer);
-              done(events);
-            } else waiters.push(check);
-          };
-          check();
-        }),
+        waitForEvents: (count, timeoutMs = 10_000) =>
+          new Promise((done, fail) => {
+            const timer = setTimeout(
+              () => fail(new Error(`only ${events.length} of ${count} events within ${timeoutMs} ms`)),
+              timeoutMs,
+            );
+            const check = (): void => {
+              if (events.length >= count) {
+                clearTimeout(timer);
+                done(events);
+              } else waiters.push(check);
+            };
+            check();
+          }),
         close: () => {
           req.destroy();
           response.destroy();

@@ -21,7 +21,9 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     const pair: [Socket, Socket] = [inbound, outbound];
     pairs.add(pair);
     const forward = (from: Socket, to: Socket): void => {
-      from.on('data', (chunk: Buffer) => { if (!frozen.has(from)) to.write(chunk); });
+      from.on('data', (chunk: Buffer) => {
+        if (!frozen.has(from)) to.write(chunk);
+      });
     };
     forward(inbound, outbound);
     forward(outbound, inbound);

@@ -68,17 +68,23 @@ export interface PostOptions {
 /** POSTs a JSON body to `/api/webhook/{source}`; rejects only when no answer came. */
 export function postWebhook(baseUrl: string, source: string, body: Buffer, options: PostOptions = {}): Promise<WebhookAnswer> {
   return new Promise((resolve, reject) => {
-    const req = request(`${baseUrl}/api/webhook/${encodeURIComponent(source)}`, {
-      method: 'POST',
-      ...(options.agent === undefined ? {} : { agent: options.agent }),
-      ...(options.localAddress === undefined ? {} : { localAddress: options.localAddress }),
-      headers: { 'content-type': 'application/json', 'content-length': body.length, ...options.headers },
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
+    const req = request(
+      `${baseUrl}/api/webhook/${encodeURIComponent(source)}`,
+      {
+        method: 'POST',
+        ...(options.agent === undefined ? {} : { agent: options.agent }),
+        ...(options.localAddress === undefined ? {} : { localAddress: options.localAddress }),
+        headers: { 'content-type': 'application/json', 'content-length': body.length, ...options.headers },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }),
+        );
+        res.on('error', reject);
+      },
+    );
     req.setTimeout(options.timeoutMs ?? 15_000, () => req.destroy(new Error('request timed out')));
     req.on('error', reject);
     req.end(body);
@@ -130,7 +136,13 @@ export async function sendLoad(options: LoadOptions): Promise<LoadTally> {
           continue;
         }
         const refused: Refused = {
-          marker, raw, target, sentAt, answeredAt, status: answer.status, code: problemCode(answer.text),
+          marker,
+          raw,
+          target,
+          sentAt,
+          answeredAt,
+          status: answer.status,
+          code: problemCode(answer.text),
           retryAfter: typeof answer.headers['retry-after'] === 'string' ? answer.headers['retry-after'] : undefined,
         };
         tally.refused.push(refused);
@@ -183,7 +195,7 @@ export async function listAll(baseUrl: string, token: string, source?: string): 
     if (cursor !== null) query.set('cursor', cursor);
     const res = await fetch(`${baseUrl}/api/deliveries?${query.toString()}`, { headers: { authorization: `Bearer ${token}` } });
     if (res.status !== 200) throw new Error(`GET /api/deliveries answered ${res.status}: ${await res.text()}`);
-    const listed = await res.json() as { items: ListedDelivery[]; nextCursor: string | null };
+    const listed = (await res.json()) as { items: ListedDelivery[]; nextCursor: string | null };
     items.push(...listed.items);
     cursor = listed.nextCursor;
     if (cursor === null) return items;
@@ -192,7 +204,11 @@ export async function listAll(baseUrl: string, token: string, source?: string): 
 }
 
 /** Reads the raw bytes of every acknowledged delivery; returns those missing or changed. */
-export async function missingOrChanged(baseUrl: string, token: string, acked: ReadonlyArray<Pick<Acked, 'id' | 'raw'>>): Promise<string[]> {
+export async function missingOrChanged(
+  baseUrl: string,
+  token: string,
+  acked: ReadonlyArray<Pick<Acked, 'id' | 'raw'>>,
+): Promise<string[]> {
   const bad: string[] = [];
   let next = 0;
   const reader = async (): Promise<void> => {

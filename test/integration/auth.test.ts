@@ -12,7 +12,9 @@ describe('auth on the read API', () => {
     server = await startApp({ wrongTokenThrottle: { freeAttempts: Number.MAX_SAFE_INTEGER } });
     ({ id } = await deliver(server, 'auth', '{"secret":"data"}'));
   });
-  afterAll(async () => { await server.close(); });
+  afterAll(async () => {
+    await server.close();
+  });
 
   const routes = (): Array<[string, string]> => [
     ['GET', '/api/deliveries'],
@@ -40,7 +42,10 @@ describe('auth on the read API', () => {
     ['the token with a character more', { authorization: `Bearer ${server.token}x` }],
     ['the token and more words', { authorization: `Bearer ${server.token} ${server.token}` }],
     ['the Basic scheme with the token', { authorization: `Basic ${server.token}` }],
-    ['the Basic scheme with the token as user:password', { authorization: `Basic ${Buffer.from(`${server.token}:${server.token}`).toString('base64')}` }],
+    [
+      'the Basic scheme with the token as user:password',
+      { authorization: `Basic ${Buffer.from(`${server.token}:${server.token}`).toString('base64')}` },
+    ],
     ['the Token scheme', { authorization: `Token ${server.token}` }],
     ['the bare token', { authorization: server.token }],
     ['the token in a cookie', { cookie: `token=${server.token}` }],
@@ -50,7 +55,10 @@ describe('auth on the read API', () => {
   it('refuses every read route with every bad credential: 401 unauthorized, nothing leaked, nothing deleted', async () => {
     for (const [method, path] of routes()) {
       for (const [name, headers] of badCredentials()) {
-        const res = await fetch(`${server.url}${path}${path.includes('?') ? '&' : '?'}token=${server.token}`, { method, headers });
+        const res = await fetch(`${server.url}${path}${path.includes('?') ? '&' : '?'}token=${server.token}`, {
+          method,
+          headers,
+        });
         const text = await res.clone().text();
         expect(res.status, `${method} ${path} with ${name}: ${text}`).toBe(401);
         expect(res.headers.get('www-authenticate'), `${method} ${path} with ${name}`).toBe('Bearer');
@@ -97,7 +105,7 @@ describe('auth on the read API', () => {
       for (const headers of [{}, { authorization: 'Bearer wrong-token' }, server.auth]) {
         const res = await fetch(`${server.url}${path}`, { method, headers });
         expect(res.status, `${method} ${path} with ${JSON.stringify(headers)}`).toBe(404);
-        const { detail } = await res.clone().json() as { detail: string };
+        const { detail } = (await res.clone().json()) as { detail: string };
         // A sender's slip in the webhook URL is told where webhooks go.
         expect(detail.endsWith('Webhooks are sent as POST /api/webhook/{source}.'), detail).toBe(path.includes('webhook'));
         await expectFetchProblem(res, 'not_found');
@@ -112,7 +120,9 @@ describe('auth on the read API', () => {
 
   it('needs no token to send a webhook', async () => {
     const res = await fetch(`${server.url}/api/webhook/auth`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}',
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
     });
     expect(res.status).toBe(200);
   });

@@ -64,7 +64,10 @@ export async function countOf(server: RunningApp, source: string): Promise<numbe
 
 /** A source's deliveries, newest first (one page of up to 500). */
 export async function deliveriesOf(server: RunningApp, source: string): Promise<DeliveryView[]> {
-  const page = await readJson<{ items: DeliveryView[] }>(server, `/api/deliveries?source=${encodeURIComponent(source)}&limit=500`);
+  const page = await readJson<{ items: DeliveryView[] }>(
+    server,
+    `/api/deliveries?source=${encodeURIComponent(source)}&limit=500`,
+  );
   return page.items;
 }
 

@@ -1,10 +1,26 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningApp } from '../helpers/app.js';
-import { accepted, countOf, deliveriesOf, hook, refused, startWithConfig, type HookRequest, type Receipt } from './configured-app.js';
+import {
+  accepted,
+  countOf,
+  deliveriesOf,
+  hook,
+  refused,
+  startWithConfig,
+  type HookRequest,
+  type Receipt,
+} from './configured-app.js';
 import { RFC3339_UTC_MS } from './exchange.js';
 import {
-  JSON_TYPE, githubRequest, hmacRequest, nowSeconds, shopifyRequest, slackRequest, standardRequest, stripeRequest,
+  JSON_TYPE,
+  githubRequest,
+  hmacRequest,
+  nowSeconds,
+  shopifyRequest,
+  slackRequest,
+  standardRequest,
+  stripeRequest,
   twilioFormRequest,
 } from './provider-signatures.js';
 
@@ -65,12 +81,28 @@ interface ProviderCase {
 }
 
 const PROVIDERS: ProviderCase[] = [
-  { name: 'GitHub X-GitHub-Delivery', source: 'github', make: (key) => githubRequest('{"zen":"Design for failure."}', GITHUB, key) },
-  { name: 'standard-webhooks webhook-id', source: 'app', make: async (key) => standardRequest(event(), STANDARD, key, nowSeconds()) },
+  {
+    name: 'GitHub X-GitHub-Delivery',
+    source: 'github',
+    make: (key) => githubRequest('{"zen":"Design for failure."}', GITHUB, key),
+  },
+  {
+    name: 'standard-webhooks webhook-id',
+    source: 'app',
+    make: async (key) => standardRequest(event(), STANDARD, key, nowSeconds()),
+  },
   { name: 'Svix svix-id', source: 'app', make: async (key) => standardRequest(event(), STANDARD, key, nowSeconds(), 'svix') },
-  { name: 'Stripe event id', source: 'stripe', make: async (key) => stripeRequest(JSON.stringify({ id: key, object: 'event' }), STRIPE, nowSeconds()) },
+  {
+    name: 'Stripe event id',
+    source: 'stripe',
+    make: async (key) => stripeRequest(JSON.stringify({ id: key, object: 'event' }), STRIPE, nowSeconds()),
+  },
   { name: 'Shopify X-Shopify-Webhook-Id', source: 'shop', make: async (key) => shopifyRequest(event(), SHOPIFY, key) },
-  { name: 'Slack event_id', source: 'slack', make: async (key) => slackRequest(JSON.stringify({ type: 'event_callback', event_id: key }), SLACK) },
+  {
+    name: 'Slack event_id',
+    source: 'slack',
+    make: async (key) => slackRequest(JSON.stringify({ type: 'event_callback', event_id: key }), SLACK),
+  },
   {
     name: 'Twilio I-Twilio-Idempotency-Token',
     source: 'sms',
@@ -79,7 +111,11 @@ const PROVIDERS: ProviderCase[] = [
       return { ...request, headers: { ...request.headers, 'i-twilio-idempotency-token': key } };
     },
   },
-  { name: 'a configured header on an unverified source', source: 'orders', make: async (key) => ({ body: event(), headers: { 'content-type': JSON_TYPE, 'x-request-id': key } }) },
+  {
+    name: 'a configured header on an unverified source',
+    source: 'orders',
+    make: async (key) => ({ body: event(), headers: { 'content-type': JSON_TYPE, 'x-request-id': key } }),
+  },
   {
     name: 'a configured header on a verified source',
     source: 'orders-signed',
@@ -119,7 +155,10 @@ describe('dedup scope', () => {
   it('never deduplicates on an empty or blank dedup header: that is no key at all', async () => {
     const before = await countOf(server, 'orders');
     for (const value of ['', ' ', '']) {
-      const receipt = await accepted(server, 'orders', { body: '{"blank":true}', headers: { 'content-type': JSON_TYPE, 'x-request-id': value } });
+      const receipt = await accepted(server, 'orders', {
+        body: '{"blank":true}',
+        headers: { 'content-type': JSON_TYPE, 'x-request-id': value },
+      });
       expect(receipt.duplicate).toBeUndefined();
     }
     expect(await countOf(server, 'orders')).toBe(before + 3);
@@ -150,10 +189,14 @@ describe('dedup under concurrency', () => {
   it('does the same for a configured dedup header, over separate connections', async () => {
     const key = `race-${randomUUID()}`;
     const before = await countOf(server, 'orders');
-    const answers = await Promise.all(Array.from({ length: 20 }, (_, n) => hook(server, 'orders', {
-      body: JSON.stringify({ attempt: n }),
-      headers: { 'content-type': JSON_TYPE, 'x-request-id': key, connection: 'close' },
-    })));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, n) =>
+        hook(server, 'orders', {
+          body: JSON.stringify({ attempt: n }),
+          headers: { 'content-type': JSON_TYPE, 'x-request-id': key, connection: 'close' },
+        }),
+      ),
+    );
     for (const answer of answers) expect(answer.status, answer.text).toBe(200);
     expect(new Set(answers.map((a) => (JSON.parse(a.text) as Receipt).id)).size).toBe(1);
     expect(await countOf(server, 'orders')).toBe(before + 1);

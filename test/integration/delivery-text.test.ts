@@ -12,8 +12,12 @@ import { deliver } from './exchange.js';
  */
 describe('deliveries as JSON text', () => {
   let server: RunningApp;
-  beforeAll(async () => { server = await startApp({ durability: 'relaxed' }); });
-  afterAll(async () => { await server.close(); });
+  beforeAll(async () => {
+    server = await startApp({ durability: 'relaxed' });
+  });
+  afterAll(async () => {
+    await server.close();
+  });
 
   async function getText(id: string): Promise<string> {
     const res = await fetch(`${server.url}/api/deliveries/${id}`, { headers: server.auth });
@@ -25,13 +29,17 @@ describe('deliveries as JSON text', () => {
   const bodies: Array<[string, string, string]> = [
     // name, as sent, the body's text in the answer
     ['line breaks between tokens', '{\r\n  "a": [1,\n 2],\r"b" : "x\\ny"\n}\n', '{    "a": [1,  2], "b" : "x\\ny" } '],
-    ['numbers as written', '{"n":1.0,"e":1E+2,"neg":-0,"big":123456789012345678901234567890}', '{"n":1.0,"e":1E+2,"neg":-0,"big":123456789012345678901234567890}'],
+    [
+      'numbers as written',
+      '{"n":1.0,"e":1E+2,"neg":-0,"big":123456789012345678901234567890}',
+      '{"n":1.0,"e":1E+2,"neg":-0,"big":123456789012345678901234567890}',
+    ],
     ['duplicate keys and __proto__', '{"a":1,"a":2,"__proto__":{"x":1}}', '{"a":1,"a":2,"__proto__":{"x":1}}'],
     ['unicode, U+2028 and escapes', '{"s":"Zoë \u2028 😀","t":"\\u0000\\u2029"}', '{"s":"Zoë \u2028 😀","t":"\\u0000\\u2029"}'],
     ['a byte order mark', '\ufeff{"a":1}', '{"a":1}'],
   ];
 
-  it.each(bodies)('writes %s as the sender\'s text, which parses to the same value', async (_name, sent, shown) => {
+  it.each(bodies)("writes %s as the sender's text, which parses to the same value", async (_name, sent, shown) => {
     const { id } = await deliver(server, 'text', Buffer.from(sent, 'utf8'));
     const text = await getText(id);
     expect(text).toContain(`,"body":${shown},"verification":{"status":"none"},"forwards":[]}`);
@@ -40,7 +48,7 @@ describe('deliveries as JSON text', () => {
     expect((delivery as { body: unknown }).body).toEqual(JSON.parse(sent.replace(/^\ufeff/, '')));
   });
 
-  it('writes form data parsed, and lists pages in the schema\'s shape', async () => {
+  it("writes form data parsed, and lists pages in the schema's shape", async () => {
     const { id } = await deliver(server, 'text-form', 'a=1&a=2&b=%F0%9F%98%80', 'application/x-www-form-urlencoded');
     expect(await getText(id)).toContain(',"body":{"a":["1","2"],"b":"😀"},');
     const res = await fetch(`${server.url}/api/deliveries?limit=500`, { headers: server.auth });

@@ -33,22 +33,31 @@ export interface SendOptions {
 export function send(server: RunningApp, options: SendOptions): Promise<Exchange> {
   const { port } = new URL(server.url);
   return new Promise((resolve, reject) => {
-    const req = httpRequest({
-      host: '127.0.0.1',
-      port: Number(port),
-      method: options.method ?? 'POST',
-      path: options.path,
-      headers: options.headers ?? {},
-      agent: false,
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('error', reject);
-      res.on('end', () => {
-        const body = Buffer.concat(chunks);
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, rawHeaders: res.rawHeaders, body, text: body.toString('utf8') });
-      });
-    });
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port: Number(port),
+        method: options.method ?? 'POST',
+        path: options.path,
+        headers: options.headers ?? {},
+        agent: false,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('error', reject);
+        res.on('end', () => {
+          const body = Buffer.concat(chunks);
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            rawHeaders: res.rawHeaders,
+            body,
+            text: body.toString('utf8'),
+          });
+        });
+      },
+    );
     req.on('error', reject);
     req.end(options.body);
   });
@@ -111,8 +120,12 @@ export function sendUntilClose(server: RunningApp, bytes: string, leaveAfterMs?:
   return new Promise((resolve) => {
     const socket = connect(Number(port), '127.0.0.1');
     let answer = '';
-    socket.on('data', (chunk: Buffer) => { answer += chunk.toString('utf8'); });
-    socket.on('error', () => { /* a reset after the answer is fine */ });
+    socket.on('data', (chunk: Buffer) => {
+      answer += chunk.toString('utf8');
+    });
+    socket.on('error', () => {
+      /* a reset after the answer is fine */
+    });
     socket.on('close', () => {
       const closedAt = Date.now();
       resolve({ answer, ms: closedAt - started, closedAt });
@@ -135,7 +148,12 @@ export function firstAnswer(written: string): { status: number; head: string; co
 }
 
 /** A webhook POST through `fetch`. */
-export async function post(server: RunningApp, source: string, body: string | Buffer, contentType = 'application/json'): Promise<Response> {
+export async function post(
+  server: RunningApp,
+  source: string,
+  body: string | Buffer,
+  contentType = 'application/json',
+): Promise<Response> {
   return fetch(`${server.url}/api/webhook/${encodeURIComponent(source)}`, {
     method: 'POST',
     headers: { 'content-type': contentType },
@@ -147,7 +165,12 @@ export async function post(server: RunningApp, source: string, body: string | Bu
 export type Receipt = Static<typeof ReceivedSchema>;
 
 /** Posts and insists on 200; answers the receipt. */
-export async function deliver(server: RunningApp, source: string, body: string | Buffer, contentType = 'application/json'): Promise<Receipt> {
+export async function deliver(
+  server: RunningApp,
+  source: string,
+  body: string | Buffer,
+  contentType = 'application/json',
+): Promise<Receipt> {
   const res = await post(server, source, body, contentType);
   const text = await res.text();
   expect(res.status, text).toBe(200);

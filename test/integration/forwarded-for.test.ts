@@ -15,8 +15,12 @@ async function deliverFrom(server: RunningApp, forwardedFor: string | string[] |
 
 describe('X-Forwarded-For behind a trusted proxy (127.0.0.1)', () => {
   let server: RunningApp;
-  beforeAll(async () => { server = await startApp({ trustedProxies: ['127.0.0.1'] }); });
-  afterAll(async () => { await server.close(); });
+  beforeAll(async () => {
+    server = await startApp({ trustedProxies: ['127.0.0.1'] });
+  });
+  afterAll(async () => {
+    await server.close();
+  });
 
   it('takes the client from a one-hop chain', async () => {
     expect((await deliverFrom(server, '203.0.113.7')).remoteAddress).toBe('203.0.113.7');
@@ -56,8 +60,12 @@ describe('X-Forwarded-For behind a trusted proxy (127.0.0.1)', () => {
 
 describe('X-Forwarded-For without a trusted proxy', () => {
   let server: RunningApp;
-  beforeAll(async () => { server = await startApp(); });
-  afterAll(async () => { await server.close(); });
+  beforeAll(async () => {
+    server = await startApp();
+  });
+  afterAll(async () => {
+    await server.close();
+  });
 
   it.each(['203.0.113.7', '198.51.100.1, 203.0.113.7', '127.0.0.1'])('ignores %j and keeps 127.0.0.1', async (chain) => {
     expect((await deliverFrom(server, chain)).remoteAddress).toBe('127.0.0.1');
@@ -66,8 +74,12 @@ describe('X-Forwarded-For without a trusted proxy', () => {
 
 describe('X-Forwarded-For with a trusted proxy that is not the peer', () => {
   let server: RunningApp;
-  beforeAll(async () => { server = await startApp({ trustedProxies: ['10.0.0.0/8'] }); });
-  afterAll(async () => { await server.close(); });
+  beforeAll(async () => {
+    server = await startApp({ trustedProxies: ['10.0.0.0/8'] });
+  });
+  afterAll(async () => {
+    await server.close();
+  });
 
   it('ignores the header from an untrusted peer', async () => {
     expect((await deliverFrom(server, '203.0.113.7')).remoteAddress).toBe('127.0.0.1');

@@ -21,7 +21,9 @@ try {
   execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=48m,mode=0700', 'tmpfs', mountPoint.path], { stdio: 'pipe' });
   mounted = true;
 } catch (error) {
-  process.stderr.write(`\n!!! SKIPPING the full-disk tests: cannot mount a tmpfs (${String(error).split('\n')[0]}); they need root.\n\n`);
+  process.stderr.write(
+    `\n!!! SKIPPING the full-disk tests: cannot mount a tmpfs (${String(error).split('\n')[0]}); they need root.\n\n`,
+  );
 }
 
 const running: Array<RunningApp<SqliteStore>> = [];
@@ -74,7 +76,11 @@ function freeUp(padSize: number, bytes: number): void {
 }
 
 function post(server: RunningApp<SqliteStore>, body: object): Promise<Response> {
-  return fetch(`${server.url}/api/webhook/orders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return fetch(`${server.url}/api/webhook/orders`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 }
 
 async function expectStorageUnavailable(answer: Response): Promise<void> {
@@ -91,7 +97,7 @@ describe.runIf(mounted)('on a file system that is full', () => {
     const server = await startAppOn(new SqliteStore({ file, durability: 'full' }));
     running.push(server);
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push((await (await post(server, { i })).json() as { id: string }).id);
+    for (let i = 0; i < 5; i++) ids.push(((await (await post(server, { i })).json()) as { id: string }).id);
     expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
 
     // An empty WAL, so that any write must grow a file; then not one block left.
@@ -99,7 +105,9 @@ describe.runIf(mounted)('on a file system that is full', () => {
     const padSize = fillToTheLastBlock();
 
     await expectStorageUnavailable(await post(server, { refused: true }));
-    await expectStorageUnavailable(await fetch(`${server.url}/api/deliveries/${ids[0] ?? ''}`, { method: 'DELETE', headers: server.auth }));
+    await expectStorageUnavailable(
+      await fetch(`${server.url}/api/deliveries/${ids[0] ?? ''}`, { method: 'DELETE', headers: server.auth }),
+    );
     // Waits out the readiness answer of before the disk filled (at most a second old).
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const full = await fetch(`${server.url}/readyz`);
@@ -120,7 +128,9 @@ describe.runIf(mounted)('on a file system that is full', () => {
     freeUp(padSize, padSize);
     await new Promise((resolve) => setTimeout(resolve, 1100));
     expect((await fetch(`${restarted.url}/readyz`)).status).toBe(200);
-    expect((await fetch(`${restarted.url}/api/deliveries/${ids[0] ?? ''}`, { method: 'DELETE', headers: restarted.auth })).status).toBe(204);
+    expect(
+      (await fetch(`${restarted.url}/api/deliveries/${ids[0] ?? ''}`, { method: 'DELETE', headers: restarted.auth })).status,
+    ).toBe(204);
     expect((await post(restarted, { after: true })).status).toBe(200);
   });
 });

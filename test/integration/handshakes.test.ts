@@ -30,7 +30,14 @@ beforeAll(async () => {
       'zoom-plain': { handshake: { type: 'zoom', secret: ZOOM_PLAIN } },
       graph: { handshake: { type: 'graph' } },
       x: {
-        verify: { scheme: 'hmac', secrets: [X_SECRET], header: 'X-Twitter-Webhooks-Signature', algorithm: 'sha256', encoding: 'base64', prefix: 'sha256=' },
+        verify: {
+          scheme: 'hmac',
+          secrets: [X_SECRET],
+          header: 'X-Twitter-Webhooks-Signature',
+          algorithm: 'sha256',
+          encoding: 'base64',
+          prefix: 'sha256=',
+        },
         handshake: { type: 'x', secret: X_SECRET },
       },
       plain: {},
@@ -48,7 +55,12 @@ function json(answer: HookAnswer): unknown {
 }
 
 describe('Slack url_verification', () => {
-  const challenge = () => JSON.stringify({ token: 'Jhj5dZrVaK7ZwHHjRyZWjbDl', challenge: `3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P-${randomUUID()}`, type: 'url_verification' });
+  const challenge = () =>
+    JSON.stringify({
+      token: 'Jhj5dZrVaK7ZwHHjRyZWjbDl',
+      challenge: `3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P-${randomUUID()}`,
+      type: 'url_verification',
+    });
 
   it('answers the challenge of a signed request, and stores nothing', async () => {
     const body = challenge();
@@ -74,9 +86,12 @@ describe('Slack url_verification', () => {
 });
 
 describe('Meta hub.challenge', () => {
-  const query = (token: string, challenge: string) => new URLSearchParams({
-    'hub.mode': 'subscribe', 'hub.verify_token': token, 'hub.challenge': challenge,
-  }).toString();
+  const query = (token: string, challenge: string) =>
+    new URLSearchParams({
+      'hub.mode': 'subscribe',
+      'hub.verify_token': token,
+      'hub.challenge': challenge,
+    }).toString();
 
   it('answers the challenge as text when the verify token matches', async () => {
     const answer = await hook(server, 'meta', { method: 'GET', query: query(META_TOKEN, '1158201444') });
@@ -89,7 +104,12 @@ describe('Meta hub.challenge', () => {
     const wrong = await refused(server, 'meta', { method: 'GET', query: query('guess', '1158201444') }, 'handshake_failed');
     expect(wrong.status).toBe(403);
     expect(wrong.text).not.toContain('1158201444');
-    const missing = await refused(server, 'meta', { method: 'GET', query: 'hub.mode=subscribe&hub.challenge=42' }, 'handshake_failed');
+    const missing = await refused(
+      server,
+      'meta',
+      { method: 'GET', query: 'hub.mode=subscribe&hub.challenge=42' },
+      'handshake_failed',
+    );
     expect(missing.status).toBe(403);
   });
 
@@ -98,15 +118,22 @@ describe('Meta hub.challenge', () => {
     expect(other.status).toBe(405);
     expect(other.headers.get('allow')).toBe('GET, POST');
     expect(await countOf(server, 'meta')).toBe(0);
-    const receipt = await accepted(server, 'meta', await githubRequest(JSON.stringify({ object: 'page', entry: [] }), META_APP_SECRET, randomUUID()));
+    const receipt = await accepted(
+      server,
+      'meta',
+      await githubRequest(JSON.stringify({ object: 'page', entry: [] }), META_APP_SECRET, randomUUID()),
+    );
     expect((await readDelivery(server, receipt.id)).verification).toEqual({ status: 'verified', scheme: 'github' });
   });
 });
 
 describe('Zoom endpoint.url_validation', () => {
-  const validation = (plainToken: string) => JSON.stringify({
-    payload: { plainToken }, event_ts: Date.now(), event: 'endpoint.url_validation',
-  });
+  const validation = (plainToken: string) =>
+    JSON.stringify({
+      payload: { plainToken },
+      event_ts: Date.now(),
+      event: 'endpoint.url_validation',
+    });
   const encrypted = (secret: string, plainToken: string) => createHmac('sha256', secret).update(plainToken).digest('hex');
 
   it('answers plainToken and its HMAC-SHA256 hex when signed, and stores nothing', async () => {
@@ -141,7 +168,11 @@ describe('Zoom endpoint.url_validation', () => {
   });
 
   it('on a source that does not verify, takes a body over 64 KiB as a delivery, never parsing it for a handshake', async () => {
-    const large = JSON.stringify({ event: 'endpoint.url_validation', payload: { plainToken: 'big' }, pad: 'x'.repeat(64 * 1024) });
+    const large = JSON.stringify({
+      event: 'endpoint.url_validation',
+      payload: { plainToken: 'big' },
+      pad: 'x'.repeat(64 * 1024),
+    });
     const answer = await hook(server, 'zoom-plain', { body: large, headers: { 'content-type': JSON_TYPE } });
     expect(answer.status, answer.text).toBe(200);
     expect(json(answer)).toMatchObject({ source: 'zoom-plain' });
@@ -168,7 +199,10 @@ describe('Microsoft Graph validationToken', () => {
   });
 
   it('stores the notifications that follow', async () => {
-    await accepted(server, 'graph', { body: JSON.stringify({ value: [{ changeType: 'created' }] }), headers: { 'content-type': JSON_TYPE } });
+    await accepted(server, 'graph', {
+      body: JSON.stringify({ value: [{ changeType: 'created' }] }),
+      headers: { 'content-type': JSON_TYPE },
+    });
     expect(await countOf(server, 'graph')).toBe(1);
   });
 });
@@ -187,17 +221,28 @@ describe('X crc_token', () => {
     expect((await hook(server, 'x', { method: 'GET' })).status).toBe(405);
     const body = JSON.stringify({ for_user_id: '2244994945', tweet_create_events: [] });
     const signature = `sha256=${createHmac('sha256', X_SECRET).update(body).digest('base64')}`;
-    const receipt = await accepted(server, 'x', { body, headers: { 'content-type': JSON_TYPE, 'x-twitter-webhooks-signature': signature } });
+    const receipt = await accepted(server, 'x', {
+      body,
+      headers: { 'content-type': JSON_TYPE, 'x-twitter-webhooks-signature': signature },
+    });
     expect((await readDelivery(server, receipt.id)).verification).toEqual({ status: 'verified', scheme: 'hmac' });
   });
 });
 
 describe('a source without a handshake', () => {
   it('answers no challenge: GETs are 405 and challenge bodies are stored like any delivery', async () => {
-    const meta = await refused(server, 'plain', { method: 'GET', query: `hub.mode=subscribe&hub.verify_token=${META_TOKEN}&hub.challenge=1` }, 'method_not_allowed');
+    const meta = await refused(
+      server,
+      'plain',
+      { method: 'GET', query: `hub.mode=subscribe&hub.verify_token=${META_TOKEN}&hub.challenge=1` },
+      'method_not_allowed',
+    );
     expect(meta.status).toBe(405);
     expect((await hook(server, 'plain', { method: 'GET', query: 'crc_token=abc' })).status).toBe(405);
-    const slack = await hook(server, 'plain', { body: JSON.stringify({ type: 'url_verification', challenge: 'c' }), headers: { 'content-type': JSON_TYPE } });
+    const slack = await hook(server, 'plain', {
+      body: JSON.stringify({ type: 'url_verification', challenge: 'c' }),
+      headers: { 'content-type': JSON_TYPE },
+    });
     expect(JSON.parse(slack.text)).toMatchObject({ source: 'plain' });
     expect(await countOf(server, 'plain')).toBe(1);
   });

@@ -36,15 +36,25 @@ for (const backend of BACKENDS) {
     let stored: string;
     beforeAll(async () => {
       server = await backend.start();
-      const res = await fetch(`${server.url}/api/webhook/ids`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"kept":true}' });
-      stored = (await res.json() as { id: string }).id;
+      const res = await fetch(`${server.url}/api/webhook/ids`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"kept":true}',
+      });
+      stored = ((await res.json()) as { id: string }).id;
     });
-    afterAll(async () => { await server.close(); });
+    afterAll(async () => {
+      await server.close();
+    });
 
     for (const [name, segment] of Object.entries(IMPOSSIBLE)) {
       it(`answers 404 not_found for ${name}: GET, GET …/raw and DELETE`, async () => {
         const id = segment.replace('{stored}', stored);
-        for (const [method, path] of [['GET', `/api/deliveries/${id}`], ['GET', `/api/deliveries/${id}/raw`], ['DELETE', `/api/deliveries/${id}`]] as const) {
+        for (const [method, path] of [
+          ['GET', `/api/deliveries/${id}`],
+          ['GET', `/api/deliveries/${id}/raw`],
+          ['DELETE', `/api/deliveries/${id}`],
+        ] as const) {
           const res = await fetch(`${server.url}${path}`, { method, headers: server.auth });
           expect(res.status, `${method} ${path}`).toBe(404);
           expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);

@@ -34,8 +34,12 @@ function valueOf(samples: Sample[], name: string, labels: Record<string, string>
 /** CONTRACT 5: /metrics has deliveries by source and outcome, request latency, commit batch size and latency, queue depth. */
 describe('/metrics', () => {
   let server: RunningApp;
-  beforeAll(async () => { server = await startApp({ durability: 'relaxed' }); });
-  afterAll(async () => { await server.close(); });
+  beforeAll(async () => {
+    server = await startApp({ durability: 'relaxed' });
+  });
+  afterAll(async () => {
+    await server.close();
+  });
 
   it('counts deliveries by source and outcome and times requests, commits and the queue', async () => {
     for (let i = 0; i < 3; i++) await deliver(server, 'metered', `{"n":${i}}`);
@@ -56,7 +60,9 @@ describe('/metrics', () => {
     expect(valueOf(samples, 'reception_http_request_duration_seconds_count', { ...route, status: '415' })).toBe(1);
     expect(valueOf(samples, 'reception_http_request_duration_seconds_sum', { ...route, status: '200' })).toBeGreaterThan(0);
     expect(valueOf(samples, 'reception_commit_batch_size_sum')).toBe(3);
-    expect(valueOf(samples, 'reception_commit_duration_seconds_count', { result: 'ok' })).toBe(valueOf(samples, 'reception_commit_batch_size_count'));
+    expect(valueOf(samples, 'reception_commit_duration_seconds_count', { result: 'ok' })).toBe(
+      valueOf(samples, 'reception_commit_batch_size_count'),
+    );
     // Nothing waits for a commit once every answer is in.
     expect(valueOf(samples, 'reception_write_queue_depth')).toBe(0);
   });
@@ -95,8 +101,12 @@ describe('/metrics', () => {
  */
 describe('/metrics source labels', () => {
   let server: RunningApp;
-  beforeAll(async () => { server = await startWithConfig({ sources: { configured: { anyJson: true } } }); });
-  afterAll(async () => { await server.close(); });
+  beforeAll(async () => {
+    server = await startWithConfig({ sources: { configured: { anyJson: true } } });
+  });
+  afterAll(async () => {
+    await server.close();
+  });
 
   const samples = async (): Promise<Sample[]> => parseExposition(await (await fetch(`${server.url}/metrics`)).text());
 

@@ -30,19 +30,34 @@ for (const backend of BACKENDS) {
   describe.runIf(backend.run)(`one bad delivery among many, on ${backend.name}`, () => {
     let server: RunningApp<InboxStore>;
     beforeAll(async () => {
-      server = await backend.start(SourceRules.fromConfig({
-        sources: { stripe: { verify: { scheme: 'stripe', secrets: [STRIPE_SECRET] } } },
-      }, DEFAULT_POLICY));
+      server = await backend.start(
+        SourceRules.fromConfig(
+          {
+            sources: { stripe: { verify: { scheme: 'stripe', secrets: [STRIPE_SECRET] } } },
+          },
+          DEFAULT_POLICY,
+        ),
+      );
     });
-    afterAll(async () => { await server.close(); });
+    afterAll(async () => {
+      await server.close();
+    });
 
     const postStripe = async (payload: string): Promise<{ status: number; text: string }> => {
       const request = stripeRequest(payload, STRIPE_SECRET);
-      const res = await fetch(`${server.url}/api/webhook/stripe`, { method: 'POST', headers: request.headers, body: request.body });
+      const res = await fetch(`${server.url}/api/webhook/stripe`, {
+        method: 'POST',
+        headers: request.headers,
+        body: request.body,
+      });
       return { status: res.status, text: await res.text() };
     };
     const postPlain = async (source: string, body: string): Promise<{ status: number; text: string }> => {
-      const res = await fetch(`${server.url}/api/webhook/${source}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      const res = await fetch(`${server.url}/api/webhook/${source}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
       return { status: res.status, text: await res.text() };
     };
 
@@ -90,10 +105,12 @@ for (const backend of BACKENDS) {
 
     it('stores what else a sender controls in text columns exactly: the query and the header values as sent', async () => {
       const answer = await fetch(`${server.url}/api/webhook/odd?a=%00&b=%5C0&c=%ED%A0%80`, {
-        method: 'POST', headers: { 'content-type': 'application/json', 'x-odd': '\\0 \\u0000 ÿ' }, body: '{"odd":"\\u0000"}',
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-odd': '\\0 \\u0000 ÿ' },
+        body: '{"odd":"\\u0000"}',
       });
       expect(answer.status).toBe(200);
-      const stored = await server.store.get((await answer.json() as Receipt).id);
+      const stored = await server.store.get(((await answer.json()) as Receipt).id);
       expect(stored?.query).toBe('a=%00&b=%5C0&c=%ED%A0%80');
       expect(stored?.headers).toContainEqual(['x-odd', '\\0 \\u0000 ÿ']);
       expect(stored?.raw.toString()).toBe('{"odd":"\\u0000"}');
@@ -101,19 +118,27 @@ for (const backend of BACKENDS) {
 
     it('never lets a NUL reach the query, a header value or the source name: they are refused with 400', async () => {
       const { port } = new URL(server.url);
-      const rawStatus = (head: string): Promise<number> => new Promise((resolve, reject) => {
-        const socket = connect(Number(port), '127.0.0.1', () => socket.end(head));
-        let text = '';
-        socket.on('data', (chunk: Buffer) => { text += chunk.toString('latin1'); });
-        socket.on('error', reject);
-        socket.on('close', () => resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0)));
-      });
-      const request = (target: string, header = ''): string => `POST ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\n`
-        + `Content-Type: application/json\r\n${header}Content-Length: 2\r\nConnection: close\r\n\r\n{}`;
+      const rawStatus = (head: string): Promise<number> =>
+        new Promise((resolve, reject) => {
+          const socket = connect(Number(port), '127.0.0.1', () => socket.end(head));
+          let text = '';
+          socket.on('data', (chunk: Buffer) => {
+            text += chunk.toString('latin1');
+          });
+          socket.on('error', reject);
+          socket.on('close', () => resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0)));
+        });
+      const request = (target: string, header = ''): string =>
+        `POST ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\n` +
+        `Content-Type: application/json\r\n${header}Content-Length: 2\r\nConnection: close\r\n\r\n{}`;
       expect(await rawStatus(request('/api/webhook/odd?a=\u0000'))).toBe(400);
       expect(await rawStatus(request('/api/webhook/odd', 'X-Odd: a\u0000b\r\n'))).toBe(400);
       expect(await rawStatus(request('/api/webhook/odd', 'X-Forwarded-For: 203.0.113.7\u0000\r\n'))).toBe(400);
-      const named = await fetch(`${server.url}/api/webhook/a%00b`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      const named = await fetch(`${server.url}/api/webhook/a%00b`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
       expect(named.status).toBe(400);
       expect(await named.json()).toMatchObject({ code: 'invalid_source' });
     });

@@ -45,7 +45,11 @@ export async function githubRequest(payload: string, secret: string, delivery: s
 
 /** Standard Webhooks with `webhook-*` headers, or Svix's `svix-*` names. */
 export function standardRequest(
-  payload: string, secret: string, id: string, timestamp = nowSeconds(), prefix: 'webhook' | 'svix' = 'webhook',
+  payload: string,
+  secret: string,
+  id: string,
+  timestamp = nowSeconds(),
+  prefix: 'webhook' | 'svix' = 'webhook',
 ): SignedRequest {
   const signature = new Webhook(secret).sign(id, new Date(timestamp * 1000), payload);
   return {

@@ -22,7 +22,9 @@ describe('read API', () => {
     server = await startApp({ durability: 'relaxed' });
     for (let i = 0; i < 60; i++) sent.push(await deliver(server, 'list', `{"i":${i}}`));
   });
-  afterAll(async () => { await server.close(); });
+  afterAll(async () => {
+    await server.close();
+  });
 
   function get(path: string, init: RequestInit = {}): Promise<Response> {
     return fetch(`${server.url}${path}`, { ...init, headers: server.auth });
@@ -33,10 +35,13 @@ describe('read API', () => {
       const res = await get('/api/deliveries');
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-      const page = await res.json() as DeliveryPage;
+      const page = (await res.json()) as DeliveryPage;
       expect(Object.keys(page).sort()).toEqual(['items', 'nextCursor']);
       expect(page.items).toHaveLength(50);
-      const newestFirst = [...sent].reverse().slice(0, 50).map((r) => r.id);
+      const newestFirst = [...sent]
+        .reverse()
+        .slice(0, 50)
+        .map((r) => r.id);
       expect(page.items.map((d) => d.id)).toEqual(newestFirst);
       for (let i = 1; i < page.items.length; i++) {
         expect(page.items[i]?.seq).toBeLessThan(page.items[i - 1]?.seq ?? -Infinity);
@@ -55,7 +60,12 @@ describe('read API', () => {
     it('gives the rest after the cursor and null when there is no more', async () => {
       const first = await readJson<DeliveryPage>(server, '/api/deliveries');
       const rest = await readJson<DeliveryPage>(server, `/api/deliveries?cursor=${encodeURIComponent(first.nextCursor ?? '')}`);
-      expect(rest.items.map((d) => d.id)).toEqual([...sent].reverse().slice(50).map((r) => r.id));
+      expect(rest.items.map((d) => d.id)).toEqual(
+        [...sent]
+          .reverse()
+          .slice(50)
+          .map((r) => r.id),
+      );
       expect(rest.nextCursor).toBeNull();
     });
 
@@ -76,8 +86,10 @@ describe('read API', () => {
       'refuses limit=%j with 400 invalid_query',
       async (limit) => {
         const res = await get(`/api/deliveries?limit=${limit}`);
-        const { detail } = await res.clone().json() as { detail: string };
-        expect(detail).toBe('The query parameter "limit" is not valid: Deliveries per page: a whole number from 1, in digits (50 when absent); a value above 500 is taken as 500.');
+        const { detail } = (await res.clone().json()) as { detail: string };
+        expect(detail).toBe(
+          'The query parameter "limit" is not valid: Deliveries per page: a whole number from 1, in digits (50 when absent); a value above 500 is taken as 500.',
+        );
         await expectFetchProblem(res, 'invalid_query');
       },
     );
@@ -116,7 +128,10 @@ describe('read API', () => {
       }
       const first = await readJson<DeliveryPage>(server, '/api/deliveries?source=filtered&limit=3');
       expect(first.items.map((d) => d.source)).toEqual(['filtered', 'filtered', 'filtered']);
-      const second = await readJson<DeliveryPage>(server, `/api/deliveries?source=filtered&limit=3&cursor=${first.nextCursor ?? ''}`);
+      const second = await readJson<DeliveryPage>(
+        server,
+        `/api/deliveries?source=filtered&limit=3&cursor=${first.nextCursor ?? ''}`,
+      );
       expect(second.nextCursor).toBeNull();
       expect([...first.items, ...second.items].map((d) => d.id)).toEqual(others.reverse().map((r) => r.id));
     });
@@ -138,7 +153,19 @@ describe('read API', () => {
       const receipt = sent[0];
       const delivery = await readDelivery(server, receipt?.id ?? '');
       expect(Object.keys(delivery).sort()).toEqual([
-        'body', 'contentType', 'forwards', 'headers', 'id', 'method', 'query', 'receivedAt', 'remoteAddress', 'seq', 'size', 'source', 'verification',
+        'body',
+        'contentType',
+        'forwards',
+        'headers',
+        'id',
+        'method',
+        'query',
+        'receivedAt',
+        'remoteAddress',
+        'seq',
+        'size',
+        'source',
+        'verification',
       ]);
       expect(delivery.id).toBe(receipt?.id);
       expect(delivery.receivedAt).toBe(receipt?.receivedAt);

@@ -6,15 +6,21 @@ import { deliver, readJson, type DeliveryPage, type Receipt } from './exchange.j
 describe('read API: pagination', () => {
   let server: RunningApp;
   // Relaxed durability: these tests read, they do not test power loss.
-  beforeAll(async () => { server = await startApp({ durability: 'relaxed' }); });
-  afterAll(async () => { await server.close(); });
+  beforeAll(async () => {
+    server = await startApp({ durability: 'relaxed' });
+  });
+  afterAll(async () => {
+    await server.close();
+  });
 
   /** Sends `count` deliveries to `source`, a few at a time, and answers their receipts. */
   async function fill(source: string, count: number): Promise<Receipt[]> {
     const receipts: Receipt[] = [];
     for (let i = 0; i < count; i += 10) {
-      const batch = Array.from({ length: Math.min(10, count - i) }, (_, k) => deliver(server, source, JSON.stringify({ n: i + k })));
-      receipts.push(...await Promise.all(batch));
+      const batch = Array.from({ length: Math.min(10, count - i) }, (_, k) =>
+        deliver(server, source, JSON.stringify({ n: i + k })),
+      );
+      receipts.push(...(await Promise.all(batch)));
     }
     return receipts;
   }
@@ -23,7 +29,11 @@ describe('read API: pagination', () => {
    * Walks every page with `limit`, calling `between` after each page, and
    * answers the ids in the order seen plus how many pages it took.
    */
-  async function walk(query: string, limit: number, between: (page: number) => Promise<void> = async () => {}): Promise<{ ids: string[]; seqs: number[]; pages: number }> {
+  async function walk(
+    query: string,
+    limit: number,
+    between: (page: number) => Promise<void> = async () => {},
+  ): Promise<{ ids: string[]; seqs: number[]; pages: number }> {
     const ids: string[] = [];
     const seqs: number[] = [];
     let cursor: string | null = null;
@@ -76,7 +86,7 @@ describe('read API: pagination', () => {
     const arrived: Receipt[] = [];
     const { ids, seqs } = await walk('source=busy', 7, async () => {
       // Three new deliveries between every two pages, concurrently with the next page read too.
-      arrived.push(...await Promise.all([0, 1, 2].map((k) => deliver(server, 'busy', JSON.stringify({ late: k })))));
+      arrived.push(...(await Promise.all([0, 1, 2].map((k) => deliver(server, 'busy', JSON.stringify({ late: k }))))));
     });
     expect(arrived.length).toBeGreaterThan(0);
     expect(new Set(ids).size).toBe(ids.length);

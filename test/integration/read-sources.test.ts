@@ -13,10 +13,17 @@ describe('read API: sources, a page at a time', () => {
     server = await startApp({ durability: 'relaxed' });
     // Straight into the server's real store, many per transaction: POSTing 1,234 webhooks would only take longer.
     for (let i = 0; i < names.length; i += 200) {
-      await server.store.append(names.slice(i, i + 200).reverse().map((source) => newDelivery({ source, receivedAt: Date.UTC(2026, 0, 1) })));
+      await server.store.append(
+        names
+          .slice(i, i + 200)
+          .reverse()
+          .map((source) => newDelivery({ source, receivedAt: Date.UTC(2026, 0, 1) })),
+      );
     }
   });
-  afterAll(async () => { await server.close(); });
+  afterAll(async () => {
+    await server.close();
+  });
 
   const get = (path: string): Promise<Response> => fetch(`${server.url}${path}`, { headers: server.auth });
 
@@ -59,7 +66,9 @@ describe('read API: sources, a page at a time', () => {
     const found = await readJson<SourcePage>(server, `/api/sources?q=${encodeURIComponent('STRIPE')}`);
     expect(found.items.map((s) => s.source)).toEqual(['Stripe-Live', 'stripe-test']);
     expect(found.nextCursor).toBeNull();
-    expect((await readJson<SourcePage>(server, `/api/sources?q=${encodeURIComponent('ѕtrip')}`)).items.map((s) => s.source)).toEqual(['ѕtripe']);
+    expect(
+      (await readJson<SourcePage>(server, `/api/sources?q=${encodeURIComponent('ѕtrip')}`)).items.map((s) => s.source),
+    ).toEqual(['ѕtripe']);
     const first = await readJson<SourcePage>(server, '/api/sources?q=01&limit=2');
     expect(first.items.map((s) => s.source)).toEqual(['src-00001', 'src-00010']);
     const second = await readJson<SourcePage>(server, `/api/sources?q=01&limit=2&cursor=${first.nextCursor ?? ''}`);
@@ -82,12 +91,14 @@ describe('read API: sources, a page at a time', () => {
     [`q=${'x'.repeat(129)}`, 'q'],
   ])('refuses %s with 400 invalid_query', async (query, name) => {
     const res = await get(`/api/sources?${query}`);
-    const { detail } = await res.clone().json() as { detail: string };
+    const { detail } = (await res.clone().json()) as { detail: string };
     await expectFetchProblem(res, 'invalid_query');
-    expect(detail).toContain(name === 'cursor' && !query.includes('%21') ? 'cursor is not one this server handed out' : `"${name}"`);
+    expect(detail).toContain(
+      name === 'cursor' && !query.includes('%21') ? 'cursor is not one this server handed out' : `"${name}"`,
+    );
   });
 
-  it('lets the command line count every delivery across the pages (export\'s progress total)', async () => {
+  it("lets the command line count every delivery across the pages (export's progress total)", async () => {
     const api = new ApiClient({ base: server.url, token: server.token });
     const everyPage = (await allSources(server)).reduce((sum, s) => sum + s.count, 0);
     expect(everyPage).toBeGreaterThan(1000);
@@ -97,11 +108,22 @@ describe('read API: sources, a page at a time', () => {
   });
 
   it('is described in the OpenAPI document: limit, cursor, q and nextCursor', async () => {
-    const doc = await (await fetch(`${server.url}/api/openapi.json`)).json() as {
-      paths: Record<string, { get: { parameters: Array<{ name: string; in: string }>; responses: Record<string, { content: Record<string, { schema: { properties: Record<string, unknown> } }> }> } }>;
+    const doc = (await (await fetch(`${server.url}/api/openapi.json`)).json()) as {
+      paths: Record<
+        string,
+        {
+          get: {
+            parameters: Array<{ name: string; in: string }>;
+            responses: Record<string, { content: Record<string, { schema: { properties: Record<string, unknown> } }> }>;
+          };
+        }
+      >;
     };
     const operation = doc.paths['/api/sources']?.get;
     expect(operation?.parameters.map((p) => `${p.in}:${p.name}`).sort()).toEqual(['query:cursor', 'query:limit', 'query:q']);
-    expect(Object.keys(operation?.responses['200']?.content['application/json']?.schema.properties ?? {})).toEqual(['items', 'nextCursor']);
+    expect(Object.keys(operation?.responses['200']?.content['application/json']?.schema.properties ?? {})).toEqual([
+      'items',
+      'nextCursor',
+    ]);
   });
 });

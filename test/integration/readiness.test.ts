@@ -69,7 +69,12 @@ for (const backend of BACKENDS) {
 }
 
 describe.runIf(onPostgres)('/readyz and DELETE on PostgreSQL that cannot write', () => {
-  async function withTrigger(store: PostgresStore, table: string, timing: 'UPDATE' | 'DELETE', errcode: string): Promise<() => Promise<void>> {
+  async function withTrigger(
+    store: PostgresStore,
+    table: string,
+    timing: 'UPDATE' | 'DELETE',
+    errcode: string,
+  ): Promise<() => Promise<void>> {
     const client = new pg.Client({ connectionString: testDatabaseUrl() });
     await client.connect();
     const name = `refuse_${table}`;
@@ -83,7 +88,10 @@ describe.runIf(onPostgres)('/readyz and DELETE on PostgreSQL that cannot write',
     };
   }
 
-  for (const [what, errcode] of [['a full disk', 'disk_full'], ['a read-only transaction', 'read_only_sql_transaction']]) {
+  for (const [what, errcode] of [
+    ['a full disk', 'disk_full'],
+    ['a read-only transaction', 'read_only_sql_transaction'],
+  ]) {
     it(`answers /readyz 503 while a write cannot commit (${what}), and 200 once it can`, async () => {
       const server = await startAppOnPostgres();
       running.push(server);
@@ -100,8 +108,12 @@ describe.runIf(onPostgres)('/readyz and DELETE on PostgreSQL that cannot write',
   it('answers DELETE /api/deliveries/{id} 503 storage_unavailable with Retry-After on a full disk', async () => {
     const server = await startAppOnPostgres();
     running.push(server);
-    const posted = await fetch(`${server.url}/api/webhook/orders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-    const { id } = await posted.json() as { id: string };
+    const posted = await fetch(`${server.url}/api/webhook/orders`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    const { id } = (await posted.json()) as { id: string };
     const lift = await withTrigger(server.store, 'deliveries', 'DELETE', 'disk_full');
     const refused = await fetch(`${server.url}/api/deliveries/${id}`, { method: 'DELETE', headers: server.auth });
     expect(refused.status).toBe(503);

@@ -1,22 +1,21 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { gzipSync } from 'node:zlib';
 import { startApp, type RunningApp } from '../helpers/app.js';
-import {
-  expectExchangeProblem,
-  expectFetchProblem,
-  inboxTotal,
-  post,
-  send,
-  sendRaw,
-} from './exchange.js';
+import { expectExchangeProblem, expectFetchProblem, inboxTotal, post, send, sendRaw } from './exchange.js';
 
 /** CONTRACT 1, the error table: each bad input gets its problem and stores nothing. */
 describe('receive: refused requests', () => {
   let server: RunningApp;
   let before: number;
-  beforeAll(async () => { server = await startApp(); });
-  afterAll(async () => { await server.close(); });
-  beforeEach(async () => { before = await inboxTotal(server); });
+  beforeAll(async () => {
+    server = await startApp();
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+  beforeEach(async () => {
+    before = await inboxTotal(server);
+  });
   afterEach(async () => {
     // Every test here sends only refused requests: the inbox must not grow.
     expect(await inboxTotal(server)).toBe(before);
@@ -24,8 +23,10 @@ describe('receive: refused requests', () => {
 
   describe('empty_body', () => {
     it('refuses a POST with no body at all (no Content-Length, no Transfer-Encoding), with a JSON type', async () => {
-      const answer = await sendRaw(server,
-        'POST /api/webhook/empty HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n');
+      const answer = await sendRaw(
+        server,
+        'POST /api/webhook/empty HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n',
+      );
       expectExchangeProblem(answer, 'empty_body');
     });
 
@@ -56,8 +57,11 @@ describe('receive: refused requests', () => {
     });
 
     it('refuses an empty chunked body', async () => {
-      const answer = await sendRaw(server, 'POST /api/webhook/empty HTTP/1.1\r\nHost: 127.0.0.1\r\n'
-        + 'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n0\r\n\r\n');
+      const answer = await sendRaw(
+        server,
+        'POST /api/webhook/empty HTTP/1.1\r\nHost: 127.0.0.1\r\n' +
+          'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n0\r\n\r\n',
+      );
       expectExchangeProblem(answer, 'empty_body');
     });
   });
@@ -134,8 +138,11 @@ describe('receive: refused requests', () => {
     });
 
     it('refuses a chunked body without a Content-Type', async () => {
-      const answer = await sendRaw(server, 'POST /api/webhook/media HTTP/1.1\r\nHost: 127.0.0.1\r\n'
-        + 'Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n7\r\n{"a":1}\r\n0\r\n\r\n');
+      const answer = await sendRaw(
+        server,
+        'POST /api/webhook/media HTTP/1.1\r\nHost: 127.0.0.1\r\n' +
+          'Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n7\r\n{"a":1}\r\n0\r\n\r\n',
+      );
       expectExchangeProblem(answer, 'unsupported_media_type');
     });
 
@@ -153,22 +160,30 @@ describe('receive: refused requests', () => {
     });
 
     it('refuses Content-Type on two header lines that disagree, before reading the body', async () => {
-      const answer = await sendRaw(server, 'POST /api/webhook/media HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n'
-        + 'Content-Length: 7\r\ncontent-type: application/x-www-form-urlencoded\r\nConnection: close\r\n\r\n{"a":1}');
+      const answer = await sendRaw(
+        server,
+        'POST /api/webhook/media HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n' +
+          'Content-Length: 7\r\ncontent-type: application/x-www-form-urlencoded\r\nConnection: close\r\n\r\n{"a":1}',
+      );
       expectExchangeProblem(answer, 'unsupported_media_type');
-      expect((JSON.parse(answer.body.toString()) as { detail: string }).detail).toBe('The request has several Content-Type headers that disagree; send one.');
+      expect((JSON.parse(answer.body.toString()) as { detail: string }).detail).toBe(
+        'The request has several Content-Type headers that disagree; send one.',
+      );
     });
 
-    it.each(['gzip', 'br', 'deflate, gzip', 'x-unknown'])('refuses a JSON body with Content-Encoding %j, naming the coding', async (coding) => {
-      const body = coding === 'gzip' ? gzipSync('{"a":1}') : Buffer.from('{"a":1}');
-      const answer = await send(server, {
-        path: '/api/webhook/media',
-        headers: { 'content-type': 'application/json', 'content-encoding': coding, 'content-length': body.length },
-        body,
-      });
-      expectExchangeProblem(answer, 'unsupported_media_type');
-      expect((JSON.parse(answer.body.toString()) as { detail: string }).detail).toContain(`"${coding}"`);
-    });
+    it.each(['gzip', 'br', 'deflate, gzip', 'x-unknown'])(
+      'refuses a JSON body with Content-Encoding %j, naming the coding',
+      async (coding) => {
+        const body = coding === 'gzip' ? gzipSync('{"a":1}') : Buffer.from('{"a":1}');
+        const answer = await send(server, {
+          path: '/api/webhook/media',
+          headers: { 'content-type': 'application/json', 'content-encoding': coding, 'content-length': body.length },
+          body,
+        });
+        expectExchangeProblem(answer, 'unsupported_media_type');
+        expect((JSON.parse(answer.body.toString()) as { detail: string }).detail).toContain(`"${coding}"`);
+      },
+    );
   });
 
   describe('method_not_allowed', () => {
@@ -195,7 +210,12 @@ describe('receive: refused requests', () => {
       ['POST', '/api/webhook/a/b'],
       ['GET', '/api/deliveries/x/y/z'],
     ])('answers %s %s with a not_found problem', async (method, path) => {
-      const answer = await send(server, { method, path, headers: { 'content-type': 'application/json', ...server.auth }, ...(method === 'POST' ? { body: '{}' } : {}) });
+      const answer = await send(server, {
+        method,
+        path,
+        headers: { 'content-type': 'application/json', ...server.auth },
+        ...(method === 'POST' ? { body: '{}' } : {}),
+      });
       expectExchangeProblem(answer, 'not_found');
     });
   });

@@ -15,8 +15,12 @@ import {
 /** CONTRACT 2: a delivery keeps exactly what arrived. */
 describe('receive: what a delivery keeps', () => {
   let server: RunningApp;
-  beforeAll(async () => { server = await startApp(); });
-  afterAll(async () => { await server.close(); });
+  beforeAll(async () => {
+    server = await startApp();
+  });
+  afterAll(async () => {
+    await server.close();
+  });
 
   async function raw(id: string): Promise<Response> {
     return fetch(`${server.url}/api/deliveries/${id}/raw`, { headers: server.auth });
@@ -27,7 +31,7 @@ describe('receive: what a delivery keeps', () => {
       const res = await post(server, 'answer', '{"a":1}');
       expect(res.status).toBe(200);
       expect(essence(res.headers.get('content-type'))).toBe('application/json');
-      const receipt = await res.json() as Record<string, unknown>;
+      const receipt = (await res.json()) as Record<string, unknown>;
       expect(Object.keys(receipt).sort()).toEqual(['id', 'receivedAt', 'source']);
       expect(receipt.source).toBe('answer');
       expect(receipt.receivedAt).toMatch(RFC3339_UTC_MS);
@@ -91,7 +95,12 @@ describe('receive: what a delivery keeps', () => {
     }
 
     it('keeps headers as an ordered list of [name, value] in the order sent', async () => {
-      const sent: Array<[string, string]> = [['X-Zeta', 'z'], ['x-alpha', 'a'], ['X-Mid-Header', 'm m'], ['X-Beta', 'b']];
+      const sent: Array<[string, string]> = [
+        ['X-Zeta', 'z'],
+        ['x-alpha', 'a'],
+        ['X-Mid-Header', 'm m'],
+        ['X-Beta', 'b'],
+      ];
       const forward = await postWithHeaders(Object.fromEntries(sent));
       expect(custom(forward)).toEqual(sent);
       const reversed = [...sent].reverse();
@@ -110,11 +119,19 @@ describe('receive: what a delivery keeps', () => {
 
     it('keeps a repeated header as separate pairs, in order', async () => {
       const answer = await sendRawHeaders(['X-Repeat', 'one', 'X-Other', 'o', 'X-Repeat', 'two']);
-      expect(custom(answer)).toEqual([['X-Repeat', 'one'], ['X-Other', 'o'], ['X-Repeat', 'two']]);
+      expect(custom(answer)).toEqual([
+        ['X-Repeat', 'one'],
+        ['X-Other', 'o'],
+        ['X-Repeat', 'two'],
+      ]);
     });
 
     it('redacts authorization, cookie and proxy-authorization values, whatever their case', async () => {
-      const secrets = { authorization: 'Bearer s3cret-auth', cookie: 'session=s3cret-cookie', 'proxy-authorization': 'Basic s3cret-proxy' };
+      const secrets = {
+        authorization: 'Bearer s3cret-auth',
+        cookie: 'session=s3cret-cookie',
+        'proxy-authorization': 'Basic s3cret-proxy',
+      };
       const delivery = await postWithHeaders({
         Authorization: secrets.authorization,
         COOKIE: secrets.cookie,
@@ -135,19 +152,47 @@ describe('receive: what a delivery keeps', () => {
     it('keeps every header, past the 1,000 that Node keeps by default, and reads a Content-Type sent after them', async () => {
       // Node dropped headers past its default count silently: this Content-Type came after 1,500 others (415 then).
       const many = Array.from({ length: 1500 }, (_, i) => `x:${i}`);
-      const answer = await sendRaw(server, ['POST /api/webhook/headers HTTP/1.1', 'Host: 127.0.0.1', 'Content-Length: 2', 'Connection: close',
-        ...many, 'Content-Type: application/json', 'X-Last: yes', '', '{}'].join('\r\n'));
+      const answer = await sendRaw(
+        server,
+        [
+          'POST /api/webhook/headers HTTP/1.1',
+          'Host: 127.0.0.1',
+          'Content-Length: 2',
+          'Connection: close',
+          ...many,
+          'Content-Type: application/json',
+          'X-Last: yes',
+          '',
+          '{}',
+        ].join('\r\n'),
+      );
       expect(answer.status, answer.text).toBe(200);
       const delivery = await readDelivery(server, (JSON.parse(answer.text) as Receipt).id);
-      expect(delivery.headers.filter(([name]) => name === 'x').map(([, value]) => value)).toEqual(many.map((line) => line.slice(2)));
-      expect(delivery.headers.slice(-2)).toEqual([['Content-Type', 'application/json'], ['X-Last', 'yes']]);
+      expect(delivery.headers.filter(([name]) => name === 'x').map(([, value]) => value)).toEqual(
+        many.map((line) => line.slice(2)),
+      );
+      expect(delivery.headers.slice(-2)).toEqual([
+        ['Content-Type', 'application/json'],
+        ['X-Last', 'yes'],
+      ]);
     });
 
     async function sendRawHeaders(flat: string[]): Promise<DeliveryView> {
       const lines: string[] = [];
       for (let i = 0; i + 1 < flat.length; i += 2) lines.push(`${flat[i] ?? ''}: ${flat[i + 1] ?? ''}`);
-      const answer = await sendRaw(server, ['POST /api/webhook/headers HTTP/1.1', 'Host: 127.0.0.1', 'Content-Type: application/json',
-        'Content-Length: 2', 'Connection: close', ...lines, '', '{}'].join('\r\n'));
+      const answer = await sendRaw(
+        server,
+        [
+          'POST /api/webhook/headers HTTP/1.1',
+          'Host: 127.0.0.1',
+          'Content-Type: application/json',
+          'Content-Length: 2',
+          'Connection: close',
+          ...lines,
+          '',
+          '{}',
+        ].join('\r\n'),
+      );
       expect(answer.status, answer.text).toBe(200);
       return readDelivery(server, (JSON.parse(answer.text) as Receipt).id);
     }
@@ -218,12 +263,15 @@ describe('receive: what a delivery keeps', () => {
 
   describe('hostile keys', () => {
     it('stores __proto__ and constructor in JSON as data and reads them back exactly', async () => {
-      const body = '{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}},"toString":"x","hasOwnProperty":1}';
+      const body =
+        '{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}},"toString":"x","hasOwnProperty":1}';
       const { id } = await deliver(server, 'hostile', body);
       expect(await (await raw(id)).text()).toBe(body);
       const res = await fetch(`${server.url}/api/deliveries/${id}`, { headers: server.auth });
       const text = await res.text();
-      expect(text).toContain('"body":{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}},"toString":"x","hasOwnProperty":1}');
+      expect(text).toContain(
+        '"body":{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}},"toString":"x","hasOwnProperty":1}',
+      );
       const parsed = (JSON.parse(text) as { body: object }).body;
       expect(Object.keys(parsed)).toEqual(['__proto__', 'constructor', 'toString', 'hasOwnProperty']);
       expect(Object.getOwnPropertyDescriptor(parsed, '__proto__')?.value).toEqual({ polluted: 'yes' });
@@ -235,7 +283,9 @@ describe('receive: what a delivery keeps', () => {
       const { id } = await deliver(server, 'hostile', body, 'application/x-www-form-urlencoded');
       expect(await (await raw(id)).text()).toBe(body);
       const text = await (await fetch(`${server.url}/api/deliveries/${id}`, { headers: server.auth })).text();
-      expect(text).toContain('"body":{"__proto__":["a","b"],"constructor":"c","__proto__[polluted]":"yes","constructor[prototype][polluted]":"yes"}');
+      expect(text).toContain(
+        '"body":{"__proto__":["a","b"],"constructor":"c","__proto__[polluted]":"yes","constructor[prototype][polluted]":"yes"}',
+      );
       await expectServerUnpolluted();
     });
 

@@ -37,14 +37,24 @@ function slowPost(server: RunningApp, first: string, rest: string): { req: Clien
   // A sender destroyed on purpose never finishes: its rejection is not awaited.
   status.catch(() => undefined);
   req.write(first);
-  return { req, finish: async () => { req.end(rest); return await status; } };
+  return {
+    req,
+    finish: async () => {
+      req.end(rest);
+      return await status;
+    },
+  };
 }
 
 /** CONTRACT 1: 503 when the server cannot take a delivery; here, memory for bodies arriving at once. */
 describe('receive: the bound on bodies arriving at once (RECEPTION_INCOMING_MAX_BYTES)', () => {
   let server: RunningApp;
-  beforeAll(async () => { server = await startApp({ durability: 'relaxed', incomingMaxBytes: MiB }); });
-  afterAll(async () => { await server.close(); });
+  beforeAll(async () => {
+    server = await startApp({ durability: 'relaxed', incomingMaxBytes: MiB });
+  });
+  afterAll(async () => {
+    await server.close();
+  });
 
   it('lets one body through alone, refuses others with 503 and Retry-After while it holds the bound, and takes them again after', async () => {
     // 2 MiB of a 3 MiB body, over the 1 MiB bound: alone, it is let through.
@@ -68,7 +78,7 @@ describe('receive: the bound on bodies arriving at once (RECEPTION_INCOMING_MAX_
     expect(await waitForIncoming(server, MiB)).toBeGreaterThanOrEqual(MiB);
     slow.req.destroy();
     const deadline = Date.now() + 5000;
-    while (await incomingBytes(server) !== 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    while ((await incomingBytes(server)) !== 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(await incomingBytes(server)).toBe(0);
     expect((await post(server, 'after', '{}')).status).toBe(200);
   });

@@ -1,15 +1,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type RunningApp } from '../helpers/app.js';
-import {
-  deliver,
-  expectFetchProblem,
-  expectProblem,
-  inboxTotal,
-  listAll,
-  post,
-  readDelivery,
-} from './exchange.js';
+import { deliver, expectFetchProblem, expectProblem, inboxTotal, listAll, post, readDelivery } from './exchange.js';
 
 const MiB = 1024 * 1024;
 const LIMIT = 5 * MiB;
@@ -26,10 +18,17 @@ function jsonOfSize(size: number): Buffer {
  * sent only if the server answers `100 Continue`; else the final answer
  * comes first and the body is never sent.
  */
-function askToContinue(server: RunningApp, headers: Record<string, string>, body: Buffer): Promise<{ continued: boolean; status: number; contentType: string | undefined; text: string }> {
+function askToContinue(
+  server: RunningApp,
+  headers: Record<string, string>,
+  body: Buffer,
+): Promise<{ continued: boolean; status: number; contentType: string | undefined; text: string }> {
   return new Promise((resolve, reject) => {
     let continued = false;
-    const req = httpRequest(`${server.url}/api/webhook/continue`, { method: 'POST', headers: { ...headers, expect: '100-continue' } });
+    const req = httpRequest(`${server.url}/api/webhook/continue`, {
+      method: 'POST',
+      headers: { ...headers, expect: '100-continue' },
+    });
     req.on('continue', () => {
       continued = true;
       req.end(body);
@@ -37,13 +36,17 @@ function askToContinue(server: RunningApp, headers: Record<string, string>, body
     req.on('response', (res: IncomingMessage) => {
       let text = '';
       res.setEncoding('utf8');
-      res.on('data', (chunk: string) => { text += chunk; });
+      res.on('data', (chunk: string) => {
+        text += chunk;
+      });
       res.on('end', () => {
         resolve({ continued, status: res.statusCode ?? 0, contentType: res.headers['content-type'], text });
         req.destroy();
       });
     });
-    req.on('error', (error) => { if (!req.destroyed) reject(error); });
+    req.on('error', (error) => {
+      if (!req.destroyed) reject(error);
+    });
     req.flushHeaders();
   });
 }
@@ -86,7 +89,13 @@ function streamBody(server: RunningApp, path: string, total: number, headers: Re
       res.on('error', reject);
       res.on('end', () => {
         const contentType = res.headers['content-type'];
-        resolve({ status: res.statusCode ?? 0, contentType, text: Buffer.concat(chunks).toString('utf8'), sentWhenAnswered, endedWhenAnswered });
+        resolve({
+          status: res.statusCode ?? 0,
+          contentType,
+          text: Buffer.concat(chunks).toString('utf8'),
+          sentWhenAnswered,
+          endedWhenAnswered,
+        });
         req.destroy();
       });
     });
@@ -115,15 +124,21 @@ function streamBody(server: RunningApp, path: string, total: number, headers: Re
 
 describe('receive: size and depth limits', () => {
   let server: RunningApp;
-  beforeAll(async () => { server = await startApp(); });
-  afterAll(async () => { await server.close(); });
+  beforeAll(async () => {
+    server = await startApp();
+  });
+  afterAll(async () => {
+    await server.close();
+  });
 
   it('accepts a body of exactly 5 MiB and keeps every byte', async () => {
     const body = jsonOfSize(LIMIT);
     const { id } = await deliver(server, 'big', body);
     const delivery = await readDelivery(server, id);
     expect(delivery.size).toBe(LIMIT);
-    const raw = Buffer.from(await (await fetch(`${server.url}/api/deliveries/${id}/raw`, { headers: server.auth })).arrayBuffer());
+    const raw = Buffer.from(
+      await (await fetch(`${server.url}/api/deliveries/${id}/raw`, { headers: server.auth })).arrayBuffer(),
+    );
     expect(raw.equals(body)).toBe(true);
   });
 
@@ -132,7 +147,10 @@ describe('receive: size and depth limits', () => {
     const { id } = await deliver(server, 'fields', form(10_000), 'application/x-www-form-urlencoded');
     expect(Object.keys((await readDelivery(server, id)).body as object)).toHaveLength(10_000);
     const before = await inboxTotal(server);
-    await expectFetchProblem(await post(server, 'fields', form(10_001), 'application/x-www-form-urlencoded'), 'payload_too_large');
+    await expectFetchProblem(
+      await post(server, 'fields', form(10_001), 'application/x-www-form-urlencoded'),
+      'payload_too_large',
+    );
     expect(await inboxTotal(server)).toBe(before);
   });
 
@@ -157,12 +175,20 @@ describe('receive: size and depth limits', () => {
 
   it('with Expect: 100-continue, refuses by Content-Length or media type without asking for the body, and asks for an acceptable one', async () => {
     const before = await inboxTotal(server);
-    const big = await askToContinue(server, { 'content-type': 'application/json', 'content-length': String(LIMIT + 1) }, jsonOfSize(LIMIT + 1));
+    const big = await askToContinue(
+      server,
+      { 'content-type': 'application/json', 'content-length': String(LIMIT + 1) },
+      jsonOfSize(LIMIT + 1),
+    );
     expect(big.continued).toBe(false);
     expectProblem(big.status, big.contentType, big.text, 'payload_too_large');
     // A Content-Length past 2^53 (up to 2^64 - 1) is refused the same way, not taken as unknown.
     for (const length of ['9007199254740992', '18446744073709551615']) {
-      const huge = await askToContinue(server, { 'content-type': 'application/json', 'content-length': length }, Buffer.from('{}'));
+      const huge = await askToContinue(
+        server,
+        { 'content-type': 'application/json', 'content-length': length },
+        Buffer.from('{}'),
+      );
       expect(huge.continued, length).toBe(false);
       expectProblem(huge.status, huge.contentType, huge.text, 'payload_too_large');
     }

@@ -7,8 +7,12 @@ const FORM = 'application/x-www-form-urlencoded';
 /** CONTRACT 1, the body table: which Content-Types are taken and how the body is parsed. */
 describe('receive: media types and parsing', () => {
   let server: RunningApp;
-  beforeAll(async () => { server = await startApp(); });
-  afterAll(async () => { await server.close(); });
+  beforeAll(async () => {
+    server = await startApp();
+  });
+  afterAll(async () => {
+    await server.close();
+  });
 
   describe('JSON', () => {
     it.each([
@@ -33,7 +37,12 @@ describe('receive: media types and parsing', () => {
     });
 
     it('reads the body as UTF-8 whatever charset the Content-Type names', async () => {
-      const { id } = await deliver(server, 'json-types', Buffer.from('{"name":"caf\u00e9 \u2603"}', 'utf8'), 'application/json; charset=iso-8859-1');
+      const { id } = await deliver(
+        server,
+        'json-types',
+        Buffer.from('{"name":"caf\u00e9 \u2603"}', 'utf8'),
+        'application/json; charset=iso-8859-1',
+      );
       expect((await readDelivery(server, id)).body).toEqual({ name: 'caf\u00e9 \u2603' });
     });
 
@@ -44,17 +53,27 @@ describe('receive: media types and parsing', () => {
     });
 
     it('keeps numbers, nulls, nested arrays and escapes as JSON values', async () => {
-      const value = { int: -12, float: 1.5e-3, big: 9007199254740991, nil: null, yes: true, list: [1, [2, [3]], { x: 'y' }], esc: 'tab\t"quote"\\ \u0000 \u2028' };
+      const value = {
+        int: -12,
+        float: 1.5e-3,
+        big: 9007199254740991,
+        nil: null,
+        yes: true,
+        list: [1, [2, [3]], { x: 'y' }],
+        esc: 'tab\t"quote"\\ \u0000 \u2028',
+      };
       const { id } = await deliver(server, 'json-types', JSON.stringify(value));
       expect((await readDelivery(server, id)).body).toEqual(value);
     });
 
     it('accepts Content-Encoding: identity, which is no coding at all', async () => {
       const res = await fetch(`${server.url}/api/webhook/json-types`, {
-        method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'Identity' }, body: '{"plain":true}',
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-encoding': 'Identity' },
+        body: '{"plain":true}',
       });
       expect(res.status).toBe(200);
-      const { id } = await res.json() as { id: string };
+      const { id } = (await res.json()) as { id: string };
       expect((await readDelivery(server, id)).body).toEqual({ plain: true });
     });
 
@@ -96,7 +115,11 @@ describe('receive: media types and parsing', () => {
     });
 
     it('reads "+" as a space and "%2B" as a plus', async () => {
-      expect(await form('greeting=hello+world&sum=1%2B1&key+name=v')).toEqual({ greeting: 'hello world', sum: '1+1', 'key name': 'v' });
+      expect(await form('greeting=hello+world&sum=1%2B1&key+name=v')).toEqual({
+        greeting: 'hello world',
+        sum: '1+1',
+        'key name': 'v',
+      });
     });
 
     it('decodes UTF-8 percent escapes and raw UTF-8', async () => {
@@ -107,12 +130,12 @@ describe('receive: media types and parsing', () => {
       expect(await form('eq=a=b=c&flag&&=lonely')).toEqual({ eq: 'a=b=c', flag: '', '': 'lonely' });
     });
 
-    it.each([
-      'application/x-www-form-urlencoded; charset=utf-8',
-      'APPLICATION/X-WWW-FORM-URLENCODED',
-    ])('accepts %j', async (contentType) => {
-      expect(await form('a=1', contentType)).toEqual({ a: '1' });
-    });
+    it.each(['application/x-www-form-urlencoded; charset=utf-8', 'APPLICATION/X-WWW-FORM-URLENCODED'])(
+      'accepts %j',
+      async (contentType) => {
+        expect(await form('a=1', contentType)).toEqual({ a: '1' });
+      },
+    );
 
     it('keeps form fields as strings, never as numbers or booleans', async () => {
       const body = await form('n=1&t=true&nil=null');

@@ -13,13 +13,19 @@ function expectTimeoutProblem(outcome: ClosedExchange): void {
 /** CONTRACT 1, slow senders: answered 408 request_timeout, and they delay nobody. */
 describe('receive: slow senders', () => {
   let server: RunningApp;
-  beforeAll(async () => { server = await startApp({ requestTimeoutMs: TIMEOUT_MS, durability: 'relaxed' }); });
-  afterAll(async () => { await server.close(); });
+  beforeAll(async () => {
+    server = await startApp({ requestTimeoutMs: TIMEOUT_MS, durability: 'relaxed' });
+  });
+  afterAll(async () => {
+    await server.close();
+  });
 
   it('answers a body that stops arriving, and a request whose headers never end, with 408 request_timeout; others are not delayed', async () => {
     const before = await inboxTotal(server);
-    const slowBody = sendUntilClose(server,
-      'POST /api/webhook/slow HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":');
+    const slowBody = sendUntilClose(
+      server,
+      'POST /api/webhook/slow HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":',
+    );
     const slowHeaders = sendUntilClose(server, 'POST /api/webhook/slow HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: appl');
 
     // While both stall, a normal sender goes through: it is done before they are.
@@ -35,7 +41,6 @@ describe('receive: slow senders', () => {
     expect(await inboxTotal(server)).toBe(before + 1);
   });
 });
-
 
 /** The rest of Node's timeouts (src/app.ts): an idle keep-alive connection, a connection that never sends. */
 describe('connection timeouts', () => {
@@ -53,8 +58,11 @@ describe('connection timeouts', () => {
 
   it('closes a keep-alive connection left idle after its answer (keepAliveTimeout), before the request timeout', async () => {
     const body = '{"kept":"alive"}';
-    const outcome = await sendUntilClose(server, 'POST /api/webhook/idle HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n'
-      + `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    const outcome = await sendUntilClose(
+      server,
+      'POST /api/webhook/idle HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n' +
+        `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    );
     expect(outcome.answer).toMatch(/^HTTP\/1\.1 200 /);
     expect(outcome.answer).toMatch(/\r\nconnection: keep-alive/i);
     expect(outcome.answer).not.toContain(' 408 ');

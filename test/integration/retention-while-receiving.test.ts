@@ -11,14 +11,22 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /** Issue 2, part 5: retention is pruned in small batches that never stall receiving. */
 describe('retention while webhooks arrive', () => {
   let server: RunningApp;
-  beforeAll(async () => { server = await startApp(); });
-  afterAll(async () => { await server.close(); });
+  beforeAll(async () => {
+    server = await startApp();
+  });
+  afterAll(async () => {
+    await server.close();
+  });
 
   it('answers a webhook sent at the start of a long pruning round before the round ends, and keeps it', async () => {
     const old = newDeliveries(20_000, { source: 'expired', receivedAt: Date.now() - 2 * DAY_MS });
     await server.store.append(old);
     const pruner = new RetentionPruner({
-      store: server.store, retentionMs: DAY_MS, logger: capturingLogger().logger, metrics: new Metrics(), batchSize: 200,
+      store: server.store,
+      retentionMs: DAY_MS,
+      logger: capturingLogger().logger,
+      metrics: new Metrics(),
+      batchSize: 200,
     });
     const order: string[] = [];
 

@@ -4,7 +4,9 @@ import { startApp, type RunningApp } from '../helpers/app.js';
 /** Logs in and out with these extra headers; the session cookie of each answer. */
 async function cookies(server: RunningApp, headers: Record<string, string>): Promise<{ login: string; logout: string }> {
   const login = await fetch(`${server.url}/api/session`, {
-    method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ token: server.token }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ token: server.token }),
   });
   expect(login.status).toBe(204);
   const logout = await fetch(`${server.url}/api/session`, { method: 'DELETE', headers });
@@ -21,31 +23,32 @@ const SECURE = /;\s*Secure(;|$)/i;
  */
 describe('the session cookie behind a trusted TLS proxy', () => {
   let server: RunningApp;
-  beforeAll(async () => { server = await startApp({ trustedProxies: ['127.0.0.1'] }); });
-  afterAll(async () => { await server.close(); });
-
-  it.each([
-    ['https'],
-    ['HTTPS'],
-    ['http, https'],
-  ])('is Secure when the trusted peer says X-Forwarded-Proto: %s', async (proto) => {
-    const { login, logout } = await cookies(server, { 'x-forwarded-proto': proto });
-    expect(login).toMatch(/HttpOnly/);
-    expect(login).toMatch(SECURE);
-    expect(logout).toMatch(SECURE);
+  beforeAll(async () => {
+    server = await startApp({ trustedProxies: ['127.0.0.1'] });
+  });
+  afterAll(async () => {
+    await server.close();
   });
 
-  it.each([
-    ['http'],
-    ['https, http'],
-    ['wss'],
-    [''],
-  ])('is not Secure when the trusted peer says X-Forwarded-Proto: %j', async (proto) => {
-    const { login, logout } = await cookies(server, { 'x-forwarded-proto': proto });
-    expect(login).toMatch(/HttpOnly/);
-    expect(login).not.toMatch(SECURE);
-    expect(logout).not.toMatch(SECURE);
-  });
+  it.each([['https'], ['HTTPS'], ['http, https']])(
+    'is Secure when the trusted peer says X-Forwarded-Proto: %s',
+    async (proto) => {
+      const { login, logout } = await cookies(server, { 'x-forwarded-proto': proto });
+      expect(login).toMatch(/HttpOnly/);
+      expect(login).toMatch(SECURE);
+      expect(logout).toMatch(SECURE);
+    },
+  );
+
+  it.each([['http'], ['https, http'], ['wss'], ['']])(
+    'is not Secure when the trusted peer says X-Forwarded-Proto: %j',
+    async (proto) => {
+      const { login, logout } = await cookies(server, { 'x-forwarded-proto': proto });
+      expect(login).toMatch(/HttpOnly/);
+      expect(login).not.toMatch(SECURE);
+      expect(logout).not.toMatch(SECURE);
+    },
+  );
 
   it('is not Secure over plain http without X-Forwarded-Proto', async () => {
     const { login } = await cookies(server, {});

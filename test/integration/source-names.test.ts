@@ -5,8 +5,12 @@ import { expectExchangeProblem, inboxTotal, readDelivery, readJson, send, type R
 /** CONTRACT 1, "Source": which path segments name an inbox. */
 describe('receive: source names', () => {
   let server: RunningApp;
-  beforeAll(async () => { server = await startApp(); });
-  afterAll(async () => { await server.close(); });
+  beforeAll(async () => {
+    server = await startApp();
+  });
+  afterAll(async () => {
+    await server.close();
+  });
 
   function postTo(segment: string, method = 'POST') {
     return send(server, {

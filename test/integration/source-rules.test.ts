@@ -20,14 +20,23 @@ let strictServer: RunningApp;
 const logLines: string[] = [];
 
 beforeAll(async () => {
-  server = await startWithConfig({
-    sources: {
-      small: { maxBodyBytes: 1024 },
-      any: { anyJson: true },
-      limited: { rateLimit: RATE },
-      signed: { verify: { scheme: 'github', secrets: [SIGNED_SECRET] } },
+  server = await startWithConfig(
+    {
+      sources: {
+        small: { maxBodyBytes: 1024 },
+        any: { anyJson: true },
+        limited: { rateLimit: RATE },
+        signed: { verify: { scheme: 'github', secrets: [SIGNED_SECRET] } },
+      },
     },
-  }, { logger: createLogger('info', { write: (line: string) => { logLines.push(line); } }) });
+    {
+      logger: createLogger('info', {
+        write: (line: string) => {
+          logLines.push(line);
+        },
+      }),
+    },
+  );
   strictServer = await startWithConfig({
     strict: true,
     sources: { known: {}, 'also-known': { anyJson: true } },
@@ -44,10 +53,17 @@ const json = (body: string) => ({ body, headers: { 'content-type': JSON_TYPE } }
 describe('strict mode', () => {
   it('answers 404 unknown_source for a source the file does not name, whatever the method', async () => {
     for (const method of ['POST', 'GET', 'PUT']) {
-      const answer = await refused(strictServer, 'stranger', { method, ...(method === 'GET' ? {} : json('{"a":1}')) }, 'unknown_source');
+      const answer = await refused(
+        strictServer,
+        'stranger',
+        { method, ...(method === 'GET' ? {} : json('{"a":1}')) },
+        'unknown_source',
+      );
       expect(answer.status).toBe(404);
     }
-    const { items } = await (await fetch(`${strictServer.url}/api/sources`, { headers: strictServer.auth })).json() as { items: unknown[] };
+    const { items } = (await (await fetch(`${strictServer.url}/api/sources`, { headers: strictServer.auth })).json()) as {
+      items: unknown[];
+    };
     expect(items).toEqual([]);
   });
 
@@ -66,12 +82,14 @@ describe('strict mode', () => {
 describe('maxBodyBytes', () => {
   const bodyOf = (size: number) => JSON.stringify({ pad: 'x'.repeat(size - 10) });
 
-  it('answers 413 over the source\'s limit, declared or chunked, and accepts at it', async () => {
+  it("answers 413 over the source's limit, declared or chunked, and accepts at it", async () => {
     const over = bodyOf(1025);
     expect(Buffer.byteLength(over)).toBe(1025);
     expect((await refused(server, 'small', json(over), 'payload_too_large')).status).toBe(413);
     const chunked = await send(server, {
-      path: '/api/webhook/small', headers: { 'content-type': JSON_TYPE, 'transfer-encoding': 'chunked' }, body: over,
+      path: '/api/webhook/small',
+      headers: { 'content-type': JSON_TYPE, 'transfer-encoding': 'chunked' },
+      body: over,
     });
     expect(chunked.status, chunked.text).toBe(413);
     expect(await countOf(server, 'small')).toBe(0);
@@ -137,14 +155,20 @@ describe('verification failures in the metrics and the logs', () => {
 
     const entries = logLines.map((line) => JSON.parse(line) as Record<string, unknown>);
     const webhookLines = entries.filter((entry) => entry.msg === 'webhook' && entry.source === 'signed');
-    expect(webhookLines).toContainEqual(expect.objectContaining({
-      status: 401,
-      outcome: 'signature_invalid',
-      verification: { status: 'failed', scheme: 'github', reason: 'signature_mismatch' },
-    }));
-    expect(webhookLines).toContainEqual(expect.objectContaining({
-      status: 200, id: receipt.id, verification: { status: 'verified', scheme: 'github' },
-    }));
+    expect(webhookLines).toContainEqual(
+      expect.objectContaining({
+        status: 401,
+        outcome: 'signature_invalid',
+        verification: { status: 'failed', scheme: 'github', reason: 'signature_mismatch' },
+      }),
+    );
+    expect(webhookLines).toContainEqual(
+      expect.objectContaining({
+        status: 200,
+        id: receipt.id,
+        verification: { status: 'verified', scheme: 'github' },
+      }),
+    );
     const all = logLines.join('');
     for (const secretish of [SIGNED_SECRET, 'another-wrong-secret', 'wrong-secret']) expect(all).not.toContain(secretish);
     for (const request of [bad, good]) {

@@ -6,7 +6,11 @@ import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { startApp, startAppOn, type RunningApp } from '../helpers/app.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
-interface RawAnswer { status: number; headers: Record<string, string>; body: string }
+interface RawAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
 
 const running: RunningApp[] = [];
 const lockers: Database[] = [];
@@ -64,14 +68,16 @@ async function readyzBecomes(server: RunningApp<SqliteStore>, status: number): P
 
 function post(server: RunningApp, source: string, body: object): Promise<Response> {
   return fetch(`${server.url}/api/webhook/${source}`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
   });
 }
 
 async function storedBodies(server: RunningApp): Promise<unknown[]> {
   const answer = await fetch(`${server.url}/api/deliveries?limit=500`, { headers: server.auth });
   expect(answer.status).toBe(200);
-  const page = await answer.json() as { items: Array<{ body: unknown }> };
+  const page = (await answer.json()) as { items: Array<{ body: unknown }> };
   return page.items.map((item) => item.body);
 }
 
@@ -79,7 +85,7 @@ async function expectStorageUnavailable(answer: Response): Promise<void> {
   expect(answer.status).toBe(503);
   expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/);
   expect(answer.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
-  const problem = await answer.json() as Record<string, unknown>;
+  const problem = (await answer.json()) as Record<string, unknown>;
   expect(problem).toMatchObject({ status: 503, code: 'storage_unavailable' });
   expect(typeof problem.title).toBe('string');
   expect(JSON.stringify(problem)).not.toMatch(/SQLITE|sqlite|\/tmp|at .*\.ts/);
@@ -93,24 +99,29 @@ async function openConnection(server: RunningApp): Promise<{ send: (path: string
     s.once('error', reject);
   });
   return {
-    send: (path, body) => new Promise((resolve, reject) => {
-      let received = '';
-      socket.setEncoding('utf8');
-      socket.on('data', (chunk: string) => { received += chunk; });
-      socket.once('error', reject);
-      socket.once('end', () => {
-        const [head = '', ...rest] = received.split('\r\n\r\n');
-        const [statusLine = '', ...lines] = head.split('\r\n');
-        const headers: Record<string, string> = {};
-        for (const line of lines) {
-          const colon = line.indexOf(':');
-          headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
-        }
-        resolve({ status: Number(statusLine.split(' ')[1]), headers, body: rest.join('\r\n\r\n') });
-      });
-      socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n`
-        + `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
-    }),
+    send: (path, body) =>
+      new Promise((resolve, reject) => {
+        let received = '';
+        socket.setEncoding('utf8');
+        socket.on('data', (chunk: string) => {
+          received += chunk;
+        });
+        socket.once('error', reject);
+        socket.once('end', () => {
+          const [head = '', ...rest] = received.split('\r\n\r\n');
+          const [statusLine = '', ...lines] = head.split('\r\n');
+          const headers: Record<string, string> = {};
+          for (const line of lines) {
+            const colon = line.indexOf(':');
+            headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+          }
+          resolve({ status: Number(statusLine.split(' ')[1]), headers, body: rest.join('\r\n\r\n') });
+        });
+        socket.write(
+          `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n` +
+            `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        );
+      }),
   };
 }
 
@@ -121,7 +132,7 @@ describe('when the store cannot take writes', () => {
     for (let i = 0; i < 3; i++) {
       const answer = await post(server, 'orders', { earlier: i });
       expect(answer.status).toBe(200);
-      earlier.push((await answer.json() as { id: string }).id);
+      earlier.push(((await answer.json()) as { id: string }).id);
     }
 
     const lock = holdWriteLock(server);
@@ -132,7 +143,7 @@ describe('when the store cannot take writes', () => {
 
     const after = await post(server, 'orders', { after: true });
     expect(after.status).toBe(200);
-    const { id } = await after.json() as { id: string };
+    const { id } = (await after.json()) as { id: string };
     for (const earlierId of [...earlier, id]) {
       expect((await fetch(`${server.url}/api/deliveries/${earlierId}`, { headers: server.auth })).status).toBe(200);
     }
@@ -190,7 +201,7 @@ describe('when the store cannot take writes', () => {
 
   it('answers DELETE /api/deliveries/{id} 503 storage_unavailable with Retry-After while the file is locked, and deletes it once it is free', async () => {
     const server = await start();
-    const { id } = await (await post(server, 'orders', { doomed: true })).json() as { id: string };
+    const { id } = (await (await post(server, 'orders', { doomed: true })).json()) as { id: string };
     const lock = holdWriteLock(server);
     await expectStorageUnavailable(await fetch(`${server.url}/api/deliveries/${id}`, { method: 'DELETE', headers: server.auth }));
     lock.release();
@@ -226,9 +237,10 @@ describe('when the store cannot take writes', () => {
 /** Two idle connections that the server has accepted, so that what is sent on them next is read in one turn. */
 async function twoAcceptedConnections(server: RunningApp): Promise<Array<Awaited<ReturnType<typeof openConnection>>>> {
   const connections = await Promise.all([openConnection(server), openConnection(server)]);
-  const accepted = (): Promise<number> => new Promise((resolve, reject) => {
-    server.app.server.getConnections((error, count) => (error ? reject(error) : resolve(count)));
-  });
+  const accepted = (): Promise<number> =>
+    new Promise((resolve, reject) => {
+      server.app.server.getConnections((error, count) => (error ? reject(error) : resolve(count)));
+    });
   for (let i = 0; i < 200 && (await accepted()) < 2; i++) await new Promise((resolve) => setTimeout(resolve, 5));
   await new Promise((resolve) => setTimeout(resolve, 20));
   return connections;

@@ -13,7 +13,9 @@ import { eventually } from '../helpers/eventually.js';
 function reader(): { out: PassThrough; seqs: () => number[] } {
   const out = new PassThrough();
   let text = '';
-  out.setEncoding('utf8').on('data', (chunk: string) => { text += chunk; });
+  out.setEncoding('utf8').on('data', (chunk: string) => {
+    text += chunk;
+  });
   return { out, seqs: () => [...text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1])) };
 }
 
@@ -26,9 +28,12 @@ function recorder(): { out: Writable; frames: () => Map<number, Buffer> } {
       done();
     },
   });
-  const frames = (): Map<number, Buffer> => new Map(chunks
-    .filter((chunk) => chunk.includes('event: delivery'))
-    .map((chunk) => [Number(/^id: (\d+)/.exec(chunk.toString('latin1'))?.[1]), chunk]));
+  const frames = (): Map<number, Buffer> =>
+    new Map(
+      chunks
+        .filter((chunk) => chunk.includes('event: delivery'))
+        .map((chunk) => [Number(/^id: (\d+)/.exec(chunk.toString('latin1'))?.[1]), chunk]),
+    );
   return { out, frames };
 }
 
@@ -62,7 +67,13 @@ describe('StreamHub', () => {
       return rows;
     };
     feed = new LocalCommitFeed();
-    hub = new StreamHub({ store, feed, render: (d) => JSON.stringify({ seq: d.seq }), maxBufferedBytes: 1 << 20, heartbeatMs: 60_000 });
+    hub = new StreamHub({
+      store,
+      feed,
+      render: (d) => JSON.stringify({ seq: d.seq }),
+      maxBufferedBytes: 1 << 20,
+      heartbeatMs: 60_000,
+    });
   });
   afterEach(async () => {
     hub.closeAll();
@@ -76,7 +87,9 @@ describe('StreamHub', () => {
     hub.open(a.out, { afterSeq: 0 });
     await eventually(() => a.seqs().length === 1);
     let release = (): void => undefined;
-    gate = new Promise((resolve) => { release = resolve; });
+    gate = new Promise((resolve) => {
+      release = resolve;
+    });
     const [second] = await commit(1, 'a');
     a.out.destroy();
     await eventually(() => hub.size === 0);

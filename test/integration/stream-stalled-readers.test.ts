@@ -36,7 +36,11 @@ describe('stalled stream readers', () => {
     }
     const body = JSON.stringify({ a: 'x'.repeat(EVENT_BYTES - 8) });
     const before = process.memoryUsage().arrayBuffers;
-    const answer = await fetch(`${server.url}/api/webhook/big`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const answer = await fetch(`${server.url}/api/webhook/big`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
     expect(answer.status).toBe(200);
     await answer.arrayBuffer();
     // Every reader's socket took the whole event (bytesWritten counts what it queues)...

@@ -13,10 +13,12 @@ afterEach(async () => {
 
 async function post(base: string, source: string, body: unknown): Promise<{ id: string }> {
   const answer = await fetch(`${base}/api/webhook/${source}`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
   });
   expect(answer.status).toBe(200);
-  return await answer.json() as { id: string };
+  return (await answer.json()) as { id: string };
 }
 
 describe('GET /api/stream', () => {
@@ -61,7 +63,7 @@ describe('GET /api/stream', () => {
     const before = await Promise.all(Array.from({ length: 150 }, (_, i) => post(base, 'load', { i })));
     const during = Array.from({ length: 150 }, (_, i) => post(base, 'load', { i: 150 + i }));
     const client = await connectSse(`${base}/api/stream?after=0`, server.auth);
-    const acked = [...before, ...await Promise.all(during)];
+    const acked = [...before, ...(await Promise.all(during))];
     const events = await client.waitForEvents(300);
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(client.events.length).toBe(300);
@@ -176,7 +178,9 @@ describe('GET /api/stream', () => {
   it('reads each commit from the store once for all its readers, and renders each delivery once', async () => {
     server = await startApp();
     const { app, store } = server;
-    const readers = await Promise.all(Array.from({ length: 20 }, () => connectSse(`${server?.url ?? ''}/api/stream`, server?.auth)));
+    const readers = await Promise.all(
+      Array.from({ length: 20 }, () => connectSse(`${server?.url ?? ''}/api/stream`, server?.auth)),
+    );
     await eventually(() => app.streams.size === 20);
     // Counts the real store's reads (the store itself is not replaced).
     let reads = 0;
@@ -190,7 +194,9 @@ describe('GET /api/stream', () => {
     // One read per commit, not one per reader per commit (200 before).
     expect(reads).toBeLessThanOrEqual(20);
     for (const reader of readers) {
-      expect(reader.events.map((e) => (JSON.parse(e.data) as { body: { i: number } }).body.i)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      expect(reader.events.map((e) => (JSON.parse(e.data) as { body: { i: number } }).body.i)).toEqual([
+        0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
+      ]);
       reader.close();
     }
   });
@@ -201,7 +207,9 @@ describe('GET /api/stream', () => {
     expect(anonymous.status).toBe(401);
     anonymous.close();
     const login = await fetch(`${server.url}/api/session`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: server.token }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: server.token }),
     });
     expect(login.status).toBe(204);
     const cookie = login.headers.get('set-cookie') ?? '';
@@ -212,7 +220,9 @@ describe('GET /api/stream', () => {
     expect(withCookie.status).toBe(200);
     withCookie.close();
     const wrong = await fetch(`${server.url}/api/session`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: 'nope' }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: 'nope' }),
     });
     expect(wrong.status).toBe(401);
   });

@@ -5,8 +5,16 @@ import type { RunningApp } from '../helpers/app.js';
 import { accepted, countOf, hook, refused, startWithConfig, type HookRequest } from './configured-app.js';
 import { readDelivery, send } from './exchange.js';
 import {
-  FORM_TYPE, JSON_TYPE, githubRequest, hmacRequest, nowSeconds, standardRequest, stripeRequest, twilioFormRequest,
-  twilioJsonRequest, type HmacStyle,
+  FORM_TYPE,
+  JSON_TYPE,
+  githubRequest,
+  hmacRequest,
+  nowSeconds,
+  standardRequest,
+  stripeRequest,
+  twilioFormRequest,
+  twilioJsonRequest,
+  type HmacStyle,
 } from './provider-signatures.js';
 
 /**
@@ -19,14 +27,22 @@ import {
 
 const STANDARD_SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 const STRIPE_SECRET = 'whsec_variants_0123456789';
-const GITHUB_SECRET = 'It\'s a Secret to Everybody';
+const GITHUB_SECRET = "It's a Secret to Everybody";
 const TWILIO_TOKEN = 'twilio-variants-token';
 const TWILIO_URL = 'https://hooks.example.com/api/webhook/sms';
 const PARAMS = { MessageSid: 'SM0123456789abcdef', From: '+14158675309', Body: 'Ahoy' };
 
-const HMAC_STYLES: HmacStyle[] = ['sha1', 'sha256', 'sha512'].flatMap((algorithm) => ['hex', 'base64'].map((encoding) => ({
-  header: 'X-Hook-Signature', algorithm, encoding, prefix: `${algorithm}=`,
-} as HmacStyle)));
+const HMAC_STYLES: HmacStyle[] = ['sha1', 'sha256', 'sha512'].flatMap((algorithm) =>
+  ['hex', 'base64'].map(
+    (encoding) =>
+      ({
+        header: 'X-Hook-Signature',
+        algorithm,
+        encoding,
+        prefix: `${algorithm}=`,
+      }) as HmacStyle,
+  ),
+);
 const hmacSource = (style: HmacStyle): string => `hmac-${style.algorithm}-${style.encoding}`;
 
 function config(): ConfigFile {
@@ -35,7 +51,9 @@ function config(): ConfigFile {
     stripe: { verify: { scheme: 'stripe', secrets: [STRIPE_SECRET] } },
     github: { verify: { scheme: 'github', secrets: [GITHUB_SECRET] } },
     sms: { verify: { scheme: 'twilio', secrets: [TWILIO_TOKEN], publicUrl: TWILIO_URL } },
-    'sms-port': { verify: { scheme: 'twilio', secrets: [TWILIO_TOKEN], publicUrl: 'https://hooks.example.com:443/api/webhook/sms-port' } },
+    'sms-port': {
+      verify: { scheme: 'twilio', secrets: [TWILIO_TOKEN], publicUrl: 'https://hooks.example.com:443/api/webhook/sms-port' },
+    },
     'twilio-vector': { verify: { scheme: 'twilio', secrets: ['12345'], publicUrl: 'https://mycompany.com/myapp.php' } },
     'hmac-plain': { verify: { scheme: 'hmac', secrets: ['plain'], header: 'X-Sig' } },
   };
@@ -74,7 +92,7 @@ async function expectRefused(source: string, requests: HookRequest[]): Promise<v
 }
 
 describe('standard-webhooks', () => {
-  it('accepts Svix\'s svix-* header names and refuses them tampered', async () => {
+  it("accepts Svix's svix-* header names and refuses them tampered", async () => {
     const request = standardRequest(event(), STANDARD_SECRET, `msg_${randomUUID()}`, nowSeconds(), 'svix');
     expect(Object.keys(request.headers)).toContain('svix-signature');
     await expectVerified('app', request, 'standard-webhooks');
@@ -86,7 +104,11 @@ describe('standard-webhooks', () => {
     const request = standardRequest(event(), STANDARD_SECRET, `msg_${randomUUID()}`);
     const good = request.headers['webhook-signature'] ?? '';
     const bad = `v1,${Buffer.alloc(32, 7).toString('base64')}`;
-    await expectVerified('app', { ...request, headers: { ...request.headers, 'webhook-signature': `${bad} v1a,AAAA ${good}` } }, 'standard-webhooks');
+    await expectVerified(
+      'app',
+      { ...request, headers: { ...request.headers, 'webhook-signature': `${bad} v1a,AAAA ${good}` } },
+      'standard-webhooks',
+    );
 
     const again = standardRequest(event(), STANDARD_SECRET, `msg_${randomUUID()}`);
     const lines = await send(server, {
@@ -98,7 +120,10 @@ describe('standard-webhooks', () => {
 
     const only = standardRequest(event(), STANDARD_SECRET, `msg_${randomUUID()}`);
     await expectRefused('app', [
-      { ...only, headers: { ...only.headers, 'webhook-signature': `${bad} v1a,${(only.headers['webhook-signature'] ?? '').slice(3)}` } },
+      {
+        ...only,
+        headers: { ...only.headers, 'webhook-signature': `${bad} v1a,${(only.headers['webhook-signature'] ?? '').slice(3)}` },
+      },
       { ...only, headers: { ...only.headers, 'webhook-signature': `${only.headers['webhook-signature'] ?? ''}zz` } },
     ]);
   });
@@ -109,7 +134,11 @@ describe('stripe', () => {
     const request = stripeRequest(event(), STRIPE_SECRET);
     const header = request.headers['stripe-signature'] ?? '';
     const foreign = createHmac('sha256', 'whsec_other').update('x').digest('hex');
-    await expectVerified('stripe', { ...request, headers: { ...request.headers, 'stripe-signature': `${header},v1=${foreign}` } }, 'stripe');
+    await expectVerified(
+      'stripe',
+      { ...request, headers: { ...request.headers, 'stripe-signature': `${header},v1=${foreign}` } },
+      'stripe',
+    );
 
     const next = stripeRequest(event(), STRIPE_SECRET);
     const nextHeader = next.headers['stripe-signature'] ?? '';
@@ -129,14 +158,20 @@ describe('github', () => {
     await expectRefused('github', [
       { ...request, headers: { ...request.headers, 'x-hub-signature-256': `${signature}zz` } },
       { ...request, headers: { ...request.headers, 'x-hub-signature-256': signature.slice(0, -2) } },
-      { ...request, headers: { ...withoutSha256, 'x-hub-signature': `sha1=${createHmac('sha1', GITHUB_SECRET).update(request.body).digest('hex')}` } },
+      {
+        ...request,
+        headers: {
+          ...withoutSha256,
+          'x-hub-signature': `sha1=${createHmac('sha1', GITHUB_SECRET).update(request.body).digest('hex')}`,
+        },
+      },
     ]);
     await expectVerified('github', request, 'github');
   });
 });
 
 describe('twilio', () => {
-  it('signs publicUrl plus the request\'s own query (form body), and keeps the query', async () => {
+  it("signs publicUrl plus the request's own query (form body), and keeps the query", async () => {
     const request = twilioFormRequest(PARAMS, TWILIO_TOKEN, TWILIO_URL, 'tenant=acme&flow=2');
     const receipt = await accepted(server, 'sms', request);
     const delivery = await readDelivery(server, receipt.id);
@@ -169,43 +204,80 @@ describe('twilio', () => {
 
   it('matches the published vectors, form and JSON', async () => {
     const form = new URLSearchParams({
-      CallSid: 'CA1234567890ABCDE', Caller: '+14158675309', Digits: '1234', From: '+14158675309', To: '+18005551212',
+      CallSid: 'CA1234567890ABCDE',
+      Caller: '+14158675309',
+      Digits: '1234',
+      From: '+14158675309',
+      To: '+18005551212',
     }).toString();
-    await expectVerified('twilio-vector', {
-      query: 'foo=1&bar=2', body: form, headers: { 'content-type': FORM_TYPE, 'x-twilio-signature': 'RSOYDt4T1cUTdK1PDd93/VVr8B8=' },
-    }, 'twilio');
-    await expectVerified('twilio-vector', {
-      query: 'foo=1&bar=2&bodySHA256=0a1ff7634d9ab3b95db5c9a2dfe9416e41502b283a80c7cf19632632f96e6620',
-      body: '{"property": "value", "boolean": true}',
-      headers: { 'content-type': JSON_TYPE, 'x-twilio-signature': 'a9nBmqA0ju/hNViExpshrM61xv4=' },
-    }, 'twilio');
+    await expectVerified(
+      'twilio-vector',
+      {
+        query: 'foo=1&bar=2',
+        body: form,
+        headers: { 'content-type': FORM_TYPE, 'x-twilio-signature': 'RSOYDt4T1cUTdK1PDd93/VVr8B8=' },
+      },
+      'twilio',
+    );
+    await expectVerified(
+      'twilio-vector',
+      {
+        query: 'foo=1&bar=2&bodySHA256=0a1ff7634d9ab3b95db5c9a2dfe9416e41502b283a80c7cf19632632f96e6620',
+        body: '{"property": "value", "boolean": true}',
+        headers: { 'content-type': JSON_TYPE, 'x-twilio-signature': 'a9nBmqA0ju/hNViExpshrM61xv4=' },
+      },
+      'twilio',
+    );
   });
 
   it('accepts a signature over the URL without :443 when publicUrl names the port, and the reverse', async () => {
-    await expectVerified('sms-port', twilioFormRequest(PARAMS, TWILIO_TOKEN, 'https://hooks.example.com/api/webhook/sms-port'), 'twilio');
-    await expectVerified('sms-port', twilioFormRequest(PARAMS, TWILIO_TOKEN, 'https://hooks.example.com:443/api/webhook/sms-port'), 'twilio');
-    await expectVerified('sms', twilioFormRequest(PARAMS, TWILIO_TOKEN, 'https://hooks.example.com:443/api/webhook/sms'), 'twilio');
+    await expectVerified(
+      'sms-port',
+      twilioFormRequest(PARAMS, TWILIO_TOKEN, 'https://hooks.example.com/api/webhook/sms-port'),
+      'twilio',
+    );
+    await expectVerified(
+      'sms-port',
+      twilioFormRequest(PARAMS, TWILIO_TOKEN, 'https://hooks.example.com:443/api/webhook/sms-port'),
+      'twilio',
+    );
+    await expectVerified(
+      'sms',
+      twilioFormRequest(PARAMS, TWILIO_TOKEN, 'https://hooks.example.com:443/api/webhook/sms'),
+      'twilio',
+    );
   });
 });
 
 describe('hmac', () => {
-  it.each(HMAC_STYLES)('$algorithm $encoding with prefix: verified, and refused with junk, no prefix or another algorithm', async (style) => {
-    const source = hmacSource(style);
-    await expectVerified(source, hmacRequest(event(), 'hmac-secret', style), 'hmac');
-    const request = hmacRequest(event(), 'hmac-secret', style);
-    const value = request.headers[style.header] ?? '';
-    const otherAlgorithm = style.algorithm === 'sha256' ? 'sha512' : 'sha256';
-    await expectRefused(source, [
-      { ...request, headers: { ...request.headers, [style.header]: `${value}zz` } },
-      { ...request, headers: { ...request.headers, [style.header]: value.slice(style.prefix?.length ?? 0) } },
-      hmacRequest(request.body, 'hmac-secret', { ...style, algorithm: otherAlgorithm }),
-      hmacRequest(request.body, 'hmac-secret', { ...style, encoding: style.encoding === 'hex' ? 'base64' : 'hex' }),
-    ]);
-  });
+  it.each(HMAC_STYLES)(
+    '$algorithm $encoding with prefix: verified, and refused with junk, no prefix or another algorithm',
+    async (style) => {
+      const source = hmacSource(style);
+      await expectVerified(source, hmacRequest(event(), 'hmac-secret', style), 'hmac');
+      const request = hmacRequest(event(), 'hmac-secret', style);
+      const value = request.headers[style.header] ?? '';
+      const otherAlgorithm = style.algorithm === 'sha256' ? 'sha512' : 'sha256';
+      await expectRefused(source, [
+        { ...request, headers: { ...request.headers, [style.header]: `${value}zz` } },
+        { ...request, headers: { ...request.headers, [style.header]: value.slice(style.prefix?.length ?? 0) } },
+        hmacRequest(request.body, 'hmac-secret', { ...style, algorithm: otherAlgorithm }),
+        hmacRequest(request.body, 'hmac-secret', { ...style, encoding: style.encoding === 'hex' ? 'base64' : 'hex' }),
+      ]);
+    },
+  );
 
   it('without a prefix, sha256 hex by default; the header name is case-insensitive', async () => {
-    await expectVerified('hmac-plain', hmacRequest(event(), 'plain', { header: 'x-sig', algorithm: 'sha256', encoding: 'hex' }), 'hmac');
-    const answer = await hook(server, 'hmac-plain', hmacRequest(event(), 'plain', { header: 'x-sig', algorithm: 'sha256', encoding: 'hex', prefix: 'sha256=' }));
+    await expectVerified(
+      'hmac-plain',
+      hmacRequest(event(), 'plain', { header: 'x-sig', algorithm: 'sha256', encoding: 'hex' }),
+      'hmac',
+    );
+    const answer = await hook(
+      server,
+      'hmac-plain',
+      hmacRequest(event(), 'plain', { header: 'x-sig', algorithm: 'sha256', encoding: 'hex', prefix: 'sha256=' }),
+    );
     expect(answer.status).toBe(401);
   });
 });

@@ -5,8 +5,17 @@ import type { RunningApp } from '../helpers/app.js';
 import { accepted, countOf, deliveriesOf, refused, startWithConfig } from './configured-app.js';
 import { readDelivery } from './exchange.js';
 import {
-  FORM_TYPE, githubRequest, hmacRequest, nowSeconds, shopifyRequest, slackRequest, standardRequest, stripeRequest,
-  twilioFormRequest, zoomRequest, type SignedRequest,
+  FORM_TYPE,
+  githubRequest,
+  hmacRequest,
+  nowSeconds,
+  shopifyRequest,
+  slackRequest,
+  standardRequest,
+  stripeRequest,
+  twilioFormRequest,
+  zoomRequest,
+  type SignedRequest,
 } from './provider-signatures.js';
 
 /**
@@ -32,7 +41,13 @@ interface SchemeCase {
 }
 
 function event(): string {
-  return JSON.stringify({ id: `evt_${randomUUID()}`, object: 'event', type: 'test.happened', event_id: `Ev${randomUUID()}`, data: { n: 1 } });
+  return JSON.stringify({
+    id: `evt_${randomUUID()}`,
+    object: 'event',
+    type: 'test.happened',
+    event_id: `Ev${randomUUID()}`,
+    data: { n: 1 },
+  });
 }
 
 const CASES: SchemeCase[] = [
@@ -77,10 +92,17 @@ const CASES: SchemeCase[] = [
     wrongSecret: 'twilio-wrong-auth-token',
     timestamped: false,
     options: (source) => ({ publicUrl: `${PUBLIC_BASE}${source}` }),
-    sign: async (source, secret) => twilioFormRequest(
-      { MessageSid: `SM${randomUUID().replaceAll('-', '')}`, From: '+14158675309', To: '+18005551212', Body: 'Hello & ünïcode' },
-      secret, `${PUBLIC_BASE}${source}`,
-    ),
+    sign: async (source, secret) =>
+      twilioFormRequest(
+        {
+          MessageSid: `SM${randomUUID().replaceAll('-', '')}`,
+          From: '+14158675309',
+          To: '+18005551212',
+          Body: 'Hello & ünïcode',
+        },
+        secret,
+        `${PUBLIC_BASE}${source}`,
+      ),
   },
   {
     scheme: 'zoom',
@@ -95,7 +117,8 @@ const CASES: SchemeCase[] = [
     wrongSecret: 'hmac-wrong',
     timestamped: false,
     options: () => ({ header: 'X-Signature', algorithm: 'sha256', encoding: 'hex', prefix: 'sha256=' }),
-    sign: async (_source, secret) => hmacRequest(event(), secret, { header: 'x-signature', algorithm: 'sha256', encoding: 'hex', prefix: 'sha256=' }),
+    sign: async (_source, secret) =>
+      hmacRequest(event(), secret, { header: 'x-signature', algorithm: 'sha256', encoding: 'hex', prefix: 'sha256=' }),
   },
 ];
 
@@ -163,7 +186,9 @@ describe.each(CASES)('$scheme', (c) => {
     for (const answer of answers) expect(answer.status).toBe(401);
     // The detail says which check failed, never the secret or the signature expected.
     const details = answers.map((answer) => (JSON.parse(answer.text) as { detail: string }).detail);
-    expect(details[1]).toBe(`The ${c.scheme} signature check failed: no signature matches any of this source's secrets (check the secret, and that the body reached Reception unchanged).`);
+    expect(details[1]).toBe(
+      `The ${c.scheme} signature check failed: no signature matches any of this source's secrets (check the secret, and that the body reached Reception unchanged).`,
+    );
     expect(details[2]).toBe(`The ${c.scheme} signature check failed: the request carries no signature header.`);
     for (const detail of details) expect(detail).not.toContain(currentSecret);
     expect(await countOf(server, source)).toBe(before);
@@ -176,7 +201,9 @@ describe.each(CASES)('$scheme', (c) => {
     const request = await c.sign(keep, c.wrongSecret, nowSeconds());
     const answer = await refused(server, keep, request, 'signature_invalid');
     expect(answer.status).toBe(401);
-    expect((JSON.parse(answer.text) as { detail: string }).detail).toMatch(/: no signature matches any of this source's secrets .*\. The delivery was kept, as failed\.$/);
+    expect((JSON.parse(answer.text) as { detail: string }).detail).toMatch(
+      /: no signature matches any of this source's secrets .*\. The delivery was kept, as failed\.$/,
+    );
     const after = await deliveriesOf(server, keep);
     expect(after).toHaveLength(before.length + 1);
     const kept = after[0];
@@ -196,10 +223,16 @@ describe.each(CASES.filter((c) => c.timestamped))('$scheme timestamps', (c) => {
   it('refuses a timestamp ten minutes old or ten minutes ahead (default tolerance 300 s)', async () => {
     const before = await countOf(server, source);
     for (const offset of [-600, 600]) {
-      const answer = await refused(server, source, await c.sign(source, currentSecret, nowSeconds() + offset), 'signature_invalid');
+      const answer = await refused(
+        server,
+        source,
+        await c.sign(source, currentSecret, nowSeconds() + offset),
+        'signature_invalid',
+      );
       expect(answer.status).toBe(401);
-      expect((JSON.parse(answer.text) as { detail: string }).detail)
-        .toBe(`The ${c.scheme} signature check failed: the timestamp is outside the tolerance (an old delivery replayed, or a clock that is off).`);
+      expect((JSON.parse(answer.text) as { detail: string }).detail).toBe(
+        `The ${c.scheme} signature check failed: the timestamp is outside the tolerance (an old delivery replayed, or a clock that is off).`,
+      );
     }
     expect(await countOf(server, source)).toBe(before);
     await accepted(server, source, await c.sign(source, currentSecret, nowSeconds() - 60));

@@ -11,14 +11,19 @@ import { expectFetchProblem } from './exchange.js';
  */
 describe('throttling wrong tokens', () => {
   let server: RunningApp;
-  beforeAll(async () => { server = await startApp({ trustedProxies: ['127.0.0.1'] }); });
-  afterAll(async () => { await server.close(); });
-
-  const login = async (client: string, token: string): Promise<Response> => fetch(`${server.url}/api/session`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-forwarded-for': client },
-    body: JSON.stringify({ token }),
+  beforeAll(async () => {
+    server = await startApp({ trustedProxies: ['127.0.0.1'] });
   });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  const login = async (client: string, token: string): Promise<Response> =>
+    fetch(`${server.url}/api/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': client },
+      body: JSON.stringify({ token }),
+    });
   const read = async (client: string, headers: Record<string, string>, path = '/api/deliveries'): Promise<Response> =>
     fetch(`${server.url}${path}`, { headers: { 'x-forwarded-for': client, ...headers } });
 
@@ -26,7 +31,7 @@ describe('throttling wrong tokens', () => {
     expect(answer.status).toBe(429);
     const retryAfter = Number(answer.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThanOrEqual(1);
-    const problem = await answer.clone().json() as { detail: string };
+    const problem = (await answer.clone().json()) as { detail: string };
     expect(problem.detail).toMatch(/wrong tokens/);
     await expectFetchProblem(answer, 'rate_limited');
     return retryAfter;
@@ -86,15 +91,23 @@ describe('throttling wrong tokens', () => {
 
 describe('throttling wrong tokens without a trusted proxy', () => {
   let server: RunningApp;
-  beforeAll(async () => { server = await startApp(); });
-  afterAll(async () => { await server.close(); });
+  beforeAll(async () => {
+    server = await startApp();
+  });
+  afterAll(async () => {
+    await server.close();
+  });
 
   it('counts by the socket peer, whatever X-Forwarded-For says', async () => {
     for (let i = 0; i < 5; i++) {
-      const answer = await fetch(`${server.url}/api/deliveries`, { headers: { authorization: 'Bearer wrong', 'x-forwarded-for': `198.51.100.${i}` } });
+      const answer = await fetch(`${server.url}/api/deliveries`, {
+        headers: { authorization: 'Bearer wrong', 'x-forwarded-for': `198.51.100.${i}` },
+      });
       await expectFetchProblem(answer, 'unauthorized');
     }
-    const sixth = await fetch(`${server.url}/api/deliveries`, { headers: { authorization: 'Bearer wrong', 'x-forwarded-for': '198.51.100.99' } });
+    const sixth = await fetch(`${server.url}/api/deliveries`, {
+      headers: { authorization: 'Bearer wrong', 'x-forwarded-for': '198.51.100.99' },
+    });
     expect(sixth.status).toBe(429);
     await sixth.arrayBuffer();
     expect((await fetch(`${server.url}/api/deliveries`, { headers: server.auth })).status).toBe(200);

@@ -14,7 +14,9 @@ import { API_TOKEN, ServerChildren, waitUntil } from './support/server-children.
 
 const auth = { authorization: `Bearer ${API_TOKEN}` };
 const children = new ServerChildren();
-afterEach(async () => { await children.cleanup(); });
+afterEach(async () => {
+  await children.cleanup();
+});
 
 const OLD_SECRET = 'reload-old-secret';
 const NEW_SECRET = 'reload-new-secret';
@@ -59,7 +61,7 @@ function githubHeaders(secret: string, body: string): Record<string, string> {
 
 async function countOf(server: ServerProcess, source: string): Promise<number> {
   const res = await fetch(`${server.url}/api/sources`, { headers: auth });
-  const { items } = await res.json() as { items: Array<{ source: string; count: number }> };
+  const { items } = (await res.json()) as { items: Array<{ source: string; count: number }> };
   return items.find((item) => item.source === source)?.count ?? 0;
 }
 
@@ -76,7 +78,11 @@ function logEntries(server: ServerProcess): Array<Record<string, unknown>> {
 async function hangUp(server: ServerProcess, message: string): Promise<Record<string, unknown>> {
   const seen = logEntries(server).filter((entry) => entry.msg === message).length;
   children.signal(server, 'SIGHUP');
-  await waitUntil(() => logEntries(server).filter((entry) => entry.msg === message).length > seen, 10_000, `no "${message}" log line after SIGHUP`);
+  await waitUntil(
+    () => logEntries(server).filter((entry) => entry.msg === message).length > seen,
+    10_000,
+    `no "${message}" log line after SIGHUP`,
+  );
   return logEntries(server).filter((entry) => entry.msg === message)[seen] ?? {};
 }
 
@@ -93,8 +99,20 @@ interface LoadReport {
  * signed with the old secret to `github` (valid before and after the
  * reload), until `stop()` resolves or `perSender` requests were sent.
  */
-function steadyLoad(server: ServerProcess, senders: number, perSender: number): { report: LoadReport; stop: () => Promise<LoadReport> } {
-  const report: LoadReport = { statuses: new Map(), answeredAt: [], errors: [], acknowledged: new Map([['open', new Set()], ['github', new Set()]]) };
+function steadyLoad(
+  server: ServerProcess,
+  senders: number,
+  perSender: number,
+): { report: LoadReport; stop: () => Promise<LoadReport> } {
+  const report: LoadReport = {
+    statuses: new Map(),
+    answeredAt: [],
+    errors: [],
+    acknowledged: new Map([
+      ['open', new Set()],
+      ['github', new Set()],
+    ]),
+  };
   let stopping = false;
   const loops = Array.from({ length: senders }, async (_, sender) => {
     for (let n = 0; n < perSender && !stopping; n += 1) {
@@ -212,7 +230,10 @@ describe('an invalid config file at start', () => {
   it('exits 1 with a message naming the bad key', async () => {
     const data = children.dataDir();
     const configFile = join(data, 'bad.yaml');
-    writeFileSync(configFile, 'strict: true\nsources:\n  sms:\n    verify: { scheme: twilio, secrets: [t] }\n  orders:\n    rateLimt: { requests: 1, perSeconds: 1 }\n');
+    writeFileSync(
+      configFile,
+      'strict: true\nsources:\n  sms:\n    verify: { scheme: twilio, secrets: [t] }\n  orders:\n    rateLimt: { requests: 1, perSeconds: 1 }\n',
+    );
     const message = await startFails({ RECEPTION_DATA: data, RECEPTION_TOKEN: API_TOKEN, RECEPTION_CONFIG: configFile });
     expect(message).toMatch(/^server exited \(1\) before listening/);
     expect(message).toContain(`${configFile} is not a valid Reception config`);
@@ -221,8 +242,14 @@ describe('an invalid config file at start', () => {
 
   it('exits 1 when the file named by RECEPTION_CONFIG cannot be read', async () => {
     const data = children.dataDir();
-    const message = await startFails({ RECEPTION_DATA: data, RECEPTION_TOKEN: API_TOKEN, RECEPTION_CONFIG: join(data, 'missing.yaml') });
+    const message = await startFails({
+      RECEPTION_DATA: data,
+      RECEPTION_TOKEN: API_TOKEN,
+      RECEPTION_CONFIG: join(data, 'missing.yaml'),
+    });
     expect(message).toMatch(/^server exited \(1\) before listening/);
-    expect(message).toContain(`cannot read the config file ${join(data, 'missing.yaml')}:\n  - there is no such file: check the path (ENOENT)`);
+    expect(message).toContain(
+      `cannot read the config file ${join(data, 'missing.yaml')}:\n  - there is no such file: check the path (ENOENT)`,
+    );
   });
 });

@@ -35,20 +35,26 @@ interface RoundResult {
 }
 
 const children = new ServerChildren();
-afterEach(async () => { await children.cleanup(); });
+afterEach(async () => {
+  await children.cleanup();
+});
 
 function post(agent: Agent, url: string, body: Buffer): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(`${url}/api/webhook/${SOURCE}`, {
-      method: 'POST',
-      agent,
-      headers: { 'content-type': 'application/json', 'content-length': body.length },
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
+    const req = request(
+      `${url}/api/webhook/${SOURCE}`,
+      {
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': body.length },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
     req.setTimeout(10_000, () => req.destroy(new Error('request timed out')));
     req.on('error', reject);
     req.end(body);
@@ -81,10 +87,13 @@ async function loadAndKill(server: ServerProcess, round: number, killAfter: numb
         if (!killScheduled && result.acked.length >= killAfter) {
           killScheduled = true;
           // A few ms later, so that the kill lands among bodies arriving and commits running.
-          setTimeout(() => {
-            killedAt = performance.now();
-            children.signal(server, 'SIGKILL');
-          }, Math.floor(Math.random() * 15));
+          setTimeout(
+            () => {
+              killedAt = performance.now();
+              children.signal(server, 'SIGKILL');
+            },
+            Math.floor(Math.random() * 15),
+          );
         }
       } catch {
         result.unanswered.push({ marker, raw });
@@ -109,7 +118,10 @@ describe('SIGKILL under concurrent load', () => {
     // Each restart first checks everything acknowledged so far, then takes the
     // next round's load. Round 2 runs with RECEPTION_DURABILITY=relaxed, which
     // must survive kill -9 as well (only power loss may cost it commits).
-    const envFor = (round: number): Record<string, string> => ({ ...env, RECEPTION_DURABILITY: round === 2 ? 'relaxed' : 'full' });
+    const envFor = (round: number): Record<string, string> => ({
+      ...env,
+      RECEPTION_DURABILITY: round === 2 ? 'relaxed' : 'full',
+    });
     let server = await children.start(envFor(1));
     for (let round = 1; round <= ROUNDS; round++) {
       const started = performance.now();
@@ -138,10 +150,12 @@ describe('SIGKILL under concurrent load', () => {
       expect(markers.filter((marker) => !allSent.has(marker))).toEqual([]);
       const unackedPresent = listed.length - allAcked.length;
 
-      report.push(`round ${round} (${envFor(round).RECEPTION_DURABILITY}): ${result.acked.length} acked, ${result.unanswered.length} failed `
-        + `(${result.cutInFlight} in flight at the kill)`
-        + `, ${unackedPresent} unacknowledged present so far, ${result.refused} refused, `
-        + `${Math.round(performance.now() - started)} ms`);
+      report.push(
+        `round ${round} (${envFor(round).RECEPTION_DURABILITY}): ${result.acked.length} acked, ${result.unanswered.length} failed ` +
+          `(${result.cutInFlight} in flight at the kill)` +
+          `, ${unackedPresent} unacknowledged present so far, ${result.refused} refused, ` +
+          `${Math.round(performance.now() - started)} ms`,
+      );
     }
     console.info(`[crash] ${report.join('; ')}`);
     // The kill landed mid-load: some requests were on the wire when it came.

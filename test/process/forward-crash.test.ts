@@ -4,7 +4,15 @@ import { freePort } from '../helpers/free-port.js';
 import type { ServerProcess } from '../helpers/server-process.js';
 import { listAll, sendLoad, type Acked } from '../helpers/webhook-load.js';
 import {
-  apiCall, destinationsOf, duplicated, logEntries, loopbackDestination, receiptsById, untilReceived, untilTrue, writeConfig,
+  apiCall,
+  destinationsOf,
+  duplicated,
+  logEntries,
+  loopbackDestination,
+  receiptsById,
+  untilReceived,
+  untilTrue,
+  writeConfig,
 } from './support/forwarding.js';
 import { API_TOKEN, ServerChildren, withTimeout } from './support/server-children.js';
 
@@ -73,8 +81,11 @@ async function loadAndKill(server: ServerProcess, label: string, killAfter: numb
 
 /** Every forward settled and none failed: nothing is left pending or delivering. */
 async function untilAllSettled(server: ServerProcess): Promise<void> {
-  await untilTrue(async () => (await destinationsOf(server)).every((d) => d.pending === 0), 20_000,
-    () => 'forwards were still pending or delivering 20 s after every delivery arrived');
+  await untilTrue(
+    async () => (await destinationsOf(server)).every((d) => d.pending === 0),
+    20_000,
+    () => 'forwards were still pending or delivering 20 s after every delivery arrived',
+  );
   const [app] = await destinationsOf(server);
   expect(app).toMatchObject({ name: 'app', kind: 'http', pending: 0, failed: 0 });
 }
@@ -105,7 +116,9 @@ describe('SIGKILL while forwarding, on SQLite', () => {
     const port = await freePort();
     const first = await startOn(data, port);
     const round = await loadAndKill(first, 'down', KILL_AFTER);
-    const refusedAttempts = logEntries(first).filter((e) => e.msg === 'forward attempt failed' && String(e.error).startsWith('ECONNREFUSED')).length;
+    const refusedAttempts = logEntries(first).filter(
+      (e) => e.msg === 'forward attempt failed' && String(e.error).startsWith('ECONNREFUSED'),
+    ).length;
     expect(refusedAttempts, 'the killed process was trying the destination (refused) when it died').toBeGreaterThan(0);
 
     destination = new DestinationServer();
@@ -119,10 +132,12 @@ describe('SIGKILL while forwarding, on SQLite', () => {
     const twice = duplicated(destination);
     // Nothing reached the destination before the kill; the restarted process sent each forward once.
     expect(twice).toEqual([]);
-    console.info(`[forward-crash, destination down] ${ids.length} acknowledged, ${round.unanswered} cut by the kill, `
-      + `${refusedAttempts} attempts refused before the kill; after the restart all reached the destination in `
-      + `${Math.round(allInMs)} ms (${Math.round(performance.now() - restarted)} ms from the restart); `
-      + `${destination.requests.length} requests, ${twice.length} deliveries received twice or more`);
+    console.info(
+      `[forward-crash, destination down] ${ids.length} acknowledged, ${round.unanswered} cut by the kill, ` +
+        `${refusedAttempts} attempts refused before the kill; after the restart all reached the destination in ` +
+        `${Math.round(allInMs)} ms (${Math.round(performance.now() - restarted)} ms from the restart); ` +
+        `${destination.requests.length} requests, ${twice.length} deliveries received twice or more`,
+    );
   }, 90_000);
 
   it('forwards every acknowledged delivery after a restart, the destination up and answering while the process is killed', async () => {
@@ -150,14 +165,21 @@ describe('SIGKILL while forwarding, on SQLite', () => {
     expect([...afterRestart].filter(([, count]) => count > 1)).toEqual([]);
     expect(twice.filter((id) => !beforeRestart.has(id))).toEqual([]);
     // Those were in flight at the kill: their lease ran out, which the restarted process recorded as a failed attempt.
-    const leaseExpired = await Promise.all(twice.map(async (id) => {
-      const { json } = await apiCall<{ items: Array<{ attempts: Array<{ error: string | null }> }> }>(second, `/api/deliveries/${id}/forwards`);
-      return json.items[0]?.attempts.some((attempt) => attempt.error?.startsWith('lease expired') === true) ?? false;
-    }));
+    const leaseExpired = await Promise.all(
+      twice.map(async (id) => {
+        const { json } = await apiCall<{ items: Array<{ attempts: Array<{ error: string | null }> }> }>(
+          second,
+          `/api/deliveries/${id}/forwards`,
+        );
+        return json.items[0]?.attempts.some((attempt) => attempt.error?.startsWith('lease expired') === true) ?? false;
+      }),
+    );
     expect(leaseExpired.filter((expired) => !expired)).toEqual([]);
-    console.info(`[forward-crash, destination up] ${ids.length} acknowledged (${arrivedBefore} had reached the destination before the kill), `
-      + `${round.unanswered} cut by the kill; after the restart all reached the destination in ${Math.round(allInMs)} ms `
-      + `(${Math.round(performance.now() - restarted)} ms from the restart); ${destination.requests.length} requests, `
-      + `${twice.length} deliveries received twice or more (sent before the kill, not recorded)`);
+    console.info(
+      `[forward-crash, destination up] ${ids.length} acknowledged (${arrivedBefore} had reached the destination before the kill), ` +
+        `${round.unanswered} cut by the kill; after the restart all reached the destination in ${Math.round(allInMs)} ms ` +
+        `(${Math.round(performance.now() - restarted)} ms from the restart); ${destination.requests.length} requests, ` +
+        `${twice.length} deliveries received twice or more (sent before the kill, not recorded)`,
+    );
   }, 90_000);
 });

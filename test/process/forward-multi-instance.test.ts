@@ -3,7 +3,15 @@ import { DestinationServer } from '../helpers/destination-server.js';
 import { dropSchema, freshSchema, requirePostgres, testDatabaseUrl } from '../helpers/postgres.js';
 import type { ServerProcess } from '../helpers/server-process.js';
 import { listAll, sendLoad } from '../helpers/webhook-load.js';
-import { apiCall, destinationsOf, duplicated, receiptsById, untilReceived, untilTrue, writeConfig } from './support/forwarding.js';
+import {
+  apiCall,
+  destinationsOf,
+  duplicated,
+  receiptsById,
+  untilReceived,
+  untilTrue,
+  writeConfig,
+} from './support/forwarding.js';
 import { API_TOKEN, ServerChildren, waitUntil, withTimeout } from './support/server-children.js';
 
 /**
@@ -48,24 +56,35 @@ describe.runIf(run)('forwarding from three instances on one PostgreSQL schema', 
     await destination.listen();
     destination.answer = () => ({ status: 204, delayMs: 20 });
     const configDir = children.dataDir();
-    const instances = await Promise.all(NAMES.map((name) => children.start({
-      RECEPTION_DATABASE_URL: testDatabaseUrl(),
-      RECEPTION_DATABASE_SCHEMA: schema,
-      RECEPTION_DATABASE_POOL: '4',
-      RECEPTION_DATA: children.dataDir(),
-      RECEPTION_TOKEN: API_TOKEN,
-      RECEPTION_FORWARD_LEASE_MARGIN_MS: String(LEASE_MARGIN_MS),
-      RECEPTION_CONFIG: writeConfig(configDir, {
-        destinations: {
-          app: {
-            url: destination.url, allowPrivateNetwork: true, timeoutMs: TIMEOUT_MS, concurrency: 10,
-            retry: { attempts: 1000, initialMs: 50, maxMs: 500 },
-            headers: { 'X-Instance': name },
-          },
-        },
-        sources: { [SOURCE]: { forward: [{ to: 'app' }] } },
-      }, `reception-${name}.json`),
-    })));
+    const instances = await Promise.all(
+      NAMES.map((name) =>
+        children.start({
+          RECEPTION_DATABASE_URL: testDatabaseUrl(),
+          RECEPTION_DATABASE_SCHEMA: schema,
+          RECEPTION_DATABASE_POOL: '4',
+          RECEPTION_DATA: children.dataDir(),
+          RECEPTION_TOKEN: API_TOKEN,
+          RECEPTION_FORWARD_LEASE_MARGIN_MS: String(LEASE_MARGIN_MS),
+          RECEPTION_CONFIG: writeConfig(
+            configDir,
+            {
+              destinations: {
+                app: {
+                  url: destination.url,
+                  allowPrivateNetwork: true,
+                  timeoutMs: TIMEOUT_MS,
+                  concurrency: 10,
+                  retry: { attempts: 1000, initialMs: 50, maxMs: 500 },
+                  headers: { 'X-Instance': name },
+                },
+              },
+              sources: { [SOURCE]: { forward: [{ to: 'app' }] } },
+            },
+            `reception-${name}.json`,
+          ),
+        }),
+      ),
+    );
     const byName = new Map(NAMES.map((name, i) => [name, instances[i]]));
     const killed = byName.get(KILLED);
     const [a] = instances;
@@ -86,7 +105,9 @@ describe.runIf(run)('forwarding from three instances on one PostgreSQL schema', 
       running: () => !stopped,
       deadline: performance.now() + 60_000,
       pauseAfterFailureMs: 50,
-      onAck: () => { acked++; },
+      onAck: () => {
+        acked++;
+      },
     });
     let killedAt = 0;
     try {
@@ -104,8 +125,11 @@ describe.runIf(run)('forwarding from three instances on one PostgreSQL schema', 
     const killedAcked = tally.acked.filter((x) => x.target === killed.url).length;
 
     const allInMs = await untilReceived(destination, ids, 60_000);
-    await untilTrue(async () => (await destinationsOf(a)).every((d) => d.pending === 0), 30_000,
-      () => 'forwards still pending or delivering 30 s after every delivery arrived');
+    await untilTrue(
+      async () => (await destinationsOf(a)).every((d) => d.pending === 0),
+      30_000,
+      () => 'forwards still pending or delivering 30 s after every delivery arrived',
+    );
     expect(await destinationsOf(a)).toMatchObject([{ name: 'app', kind: 'http', pending: 0, failed: 0 }]);
 
     // Who sent what: per delivery, the instances' receipts in arrival order.
@@ -132,7 +156,10 @@ describe.runIf(run)('forwarding from three instances on one PostgreSQL schema', 
     expect(overlapping.map((id) => `${id}: ${JSON.stringify(senders.get(id))}`)).toEqual([]);
     // Their lease ran out and a survivor recorded it as a failed attempt before sending again.
     const expiredOf = async (id: string): Promise<boolean> => {
-      const { json } = await apiCall<{ items: Array<{ attempts: Array<{ error: string | null }> }> }>(a, `/api/deliveries/${id}/forwards`);
+      const { json } = await apiCall<{ items: Array<{ attempts: Array<{ error: string | null }> }> }>(
+        a,
+        `/api/deliveries/${id}/forwards`,
+      );
       return json.items[0]?.attempts.some((attempt) => attempt.error?.startsWith('lease expired') === true) ?? false;
     };
     const notExpired: string[] = [];
@@ -142,10 +169,12 @@ describe.runIf(run)('forwarding from three instances on one PostgreSQL schema', 
     const stored = new Set((await listAll(a.url, API_TOKEN, SOURCE)).map((d) => d.id));
     expect([...receiptsById(destination).keys()].filter((id) => !stored.has(id))).toEqual([]);
 
-    console.info(`[forward-multi-instance] ${ids.length} acknowledged (${killedAcked} by the killed instance), `
-      + `${tally.failed.length} without an answer, ${tally.refused.length} refused; requests by instance: `
-      + `${NAMES.map((name) => `${name} ${sentBy.get(name) ?? 0}`).join(', ')} (${KILLED} killed); all arrived `
-      + `${Math.round(allInMs)} ms after the load ended; ${twice.length} deliveries received twice (sent by ${KILLED} before the kill, `
-      + 'its outcome not recorded, then by a survivor after its lease ran out)');
+    console.info(
+      `[forward-multi-instance] ${ids.length} acknowledged (${killedAcked} by the killed instance), ` +
+        `${tally.failed.length} without an answer, ${tally.refused.length} refused; requests by instance: ` +
+        `${NAMES.map((name) => `${name} ${sentBy.get(name) ?? 0}`).join(', ')} (${KILLED} killed); all arrived ` +
+        `${Math.round(allInMs)} ms after the load ended; ${twice.length} deliveries received twice (sent by ${KILLED} before the kill, ` +
+        'its outcome not recorded, then by a survivor after its lease ran out)',
+    );
   }, 120_000);
 });

@@ -2,7 +2,16 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DestinationServer } from '../helpers/destination-server.js';
 import type { ServerProcess } from '../helpers/server-process.js';
 import {
-  apiCall, destinationsOf, duplicated, forwardsIn, logEntries, loopbackDestination, receiptsById, sendSome, untilReceived, untilTrue,
+  apiCall,
+  destinationsOf,
+  duplicated,
+  forwardsIn,
+  logEntries,
+  loopbackDestination,
+  receiptsById,
+  sendSome,
+  untilReceived,
+  untilTrue,
   writeConfig,
 } from './support/forwarding.js';
 import { API_TOKEN, ServerChildren, sleep, waitUntil } from './support/server-children.js';
@@ -30,8 +39,11 @@ async function reload(server: ServerProcess, file: string, config: unknown, dir:
   const seen = logEntries(server).filter((entry) => entry.msg === 'config reloaded').length;
   writeConfig(dir, config);
   children.signal(server, 'SIGHUP');
-  await waitUntil(() => logEntries(server).filter((entry) => entry.msg === 'config reloaded').length > seen, 10_000,
-    `no "config reloaded" line after SIGHUP (${file})`);
+  await waitUntil(
+    () => logEntries(server).filter((entry) => entry.msg === 'config reloaded').length > seen,
+    10_000,
+    `no "config reloaded" line after SIGHUP (${file})`,
+  );
   return logEntries(server).filter((entry) => entry.msg === 'config reloaded')[seen] ?? {};
 }
 
@@ -89,14 +101,21 @@ describe('SIGHUP and destinations', () => {
     dest.answer = () => ({ status: 204 });
     expect(await reload(server, file, withApp, data)).toMatchObject({ destinations: 1 });
     const returned = performance.now();
-    await untilTrue(async () => (await destinationsOf(server))[0]?.pending === 0, 10_000, () => 'the pending forwards did not go out');
+    await untilTrue(
+      async () => (await destinationsOf(server))[0]?.pending === 0,
+      10_000,
+      () => 'the pending forwards did not go out',
+    );
     const inMs = performance.now() - returned;
     expect(await destinationsOf(server)).toMatchObject([{ name: 'app', kind: 'http', pending: 0, failed: 0 }]);
-    for (const id of failing) expect(await forwardsOfDelivery(server, id)).toMatchObject([{ destination: 'app', status: 'succeeded' }]);
+    for (const id of failing)
+      expect(await forwardsOfDelivery(server, id)).toMatchObject([{ destination: 'app', status: 'succeeded' }]);
     const resent = new Set(dest.requests.slice(sentAtRemoval).map((r) => r.headers['webhook-id']));
     expect(failing.filter((id) => !resent.has(id))).toEqual([]);
-    console.info(`[forward-reload] 5 forwarded after the destination was added; 5 kept pending while it was removed, `
-      + `no request for 2.7 s; all settled ${Math.round(inMs)} ms after it came back `
-      + `(${duplicated(dest).length} deliveries received more than once: the 503s retried)`);
+    console.info(
+      `[forward-reload] 5 forwarded after the destination was added; 5 kept pending while it was removed, ` +
+        `no request for 2.7 s; all settled ${Math.round(inMs)} ms after it came back ` +
+        `(${duplicated(dest).length} deliveries received more than once: the 503s retried)`,
+    );
   }, 60_000);
 });

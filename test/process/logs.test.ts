@@ -30,9 +30,15 @@ let server: ServerProcess;
 let requests = 0;
 
 beforeAll(async () => {
-  server = await children.start({ RECEPTION_DATA: children.dataDir(), RECEPTION_TOKEN: API_TOKEN, RECEPTION_MAX_BODY_BYTES: '4096' });
+  server = await children.start({
+    RECEPTION_DATA: children.dataDir(),
+    RECEPTION_TOKEN: API_TOKEN,
+    RECEPTION_MAX_BODY_BYTES: '4096',
+  });
 });
-afterAll(async () => { await children.cleanup(); });
+afterAll(async () => {
+  await children.cleanup();
+});
 
 async function send(path: string, init: RequestInit = {}): Promise<number> {
   requests += 1;
@@ -68,8 +74,11 @@ const requestLines = (): LogLine[] => parsedLogs().filter((line) => line.status 
 
 /** Waits until every request so far has its line, then a little longer to catch extra lines. */
 async function settledRequestLines(): Promise<LogLine[]> {
-  await waitUntil(() => server.logs.filter((line) => line.includes('"status":')).length >= requests, 5000,
-    `expected ${requests} request lines, got: ${server.logs.join('\n')}`);
+  await waitUntil(
+    () => server.logs.filter((line) => line.includes('"status":')).length >= requests,
+    5000,
+    `expected ${requests} request lines, got: ${server.logs.join('\n')}`,
+  );
   await sleep(150);
   return requestLines();
 }
@@ -81,8 +90,9 @@ describe('request logs', () => {
     // Percent-encoded newlines and a forged log line: refused, and the forgery stays inside one line.
     const forged = '\n{"level":60,"msg":"forged"}\r\n';
     expect(await postJson(`/api/webhook/x${encodeURIComponent(forged)}`, '{"a":1}')).toBe(400);
-    expect(await send(`/api/deliveries/${encodeURIComponent(forged)}`, { headers: { authorization: `Bearer ${API_TOKEN}` } }))
-      .toBeGreaterThanOrEqual(400);
+    expect(
+      await send(`/api/deliveries/${encodeURIComponent(forged)}`, { headers: { authorization: `Bearer ${API_TOKEN}` } }),
+    ).toBeGreaterThanOrEqual(400);
     expect(await send(`/no/such/${encodeURIComponent(hostile)}`)).toBe(404);
     // Paths that the router itself refuses (a bad escape, an over-long id) get their line too.
     expect(await send('/api/deliveries/%zz%0A', { headers: { authorization: `Bearer ${API_TOKEN}` } })).toBe(404);
@@ -110,8 +120,10 @@ describe('request logs', () => {
       Buffer.from(`Content-Length: ${body.length}\r\n\r\n`),
     ]);
     expect(await sendRaw(head, body)).toBe(200);
-    const bigHead = Buffer.from(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'c'.repeat(5 * 1024)}\r\n`
-      + 'X-Line-Sep: \u2028\r\n\r\n', 'utf8');
+    const bigHead = Buffer.from(
+      `GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'c'.repeat(5 * 1024)}\r\n` + 'X-Line-Sep: \u2028\r\n\r\n',
+      'utf8',
+    );
     expect(await sendRaw(bigHead, Buffer.alloc(0))).toBe(200);
 
     const lines = await settledRequestLines();
@@ -124,25 +136,36 @@ describe('request logs', () => {
     const marker = { secret: SECRET, nested: { also: SECRET } };
     const bearer = { authorization: `Bearer ${API_TOKEN}` };
     const statuses = [
-      await postJson(`/api/webhook/bodies?key=${QUERY_SECRET}`, JSON.stringify(marker), { authorization: SENDER_AUTH, cookie: COOKIE }),
+      await postJson(`/api/webhook/bodies?key=${QUERY_SECRET}`, JSON.stringify(marker), {
+        authorization: SENDER_AUTH,
+        cookie: COOKIE,
+      }),
       await postJson('/api/webhook/bodies', `{"secret":"${SECRET}"`),
       await postJson('/api/webhook/bodies', `["${SECRET}"]`),
       await postJson('/api/webhook/bodies', `{"secret":"${SECRET}","pad":"${'p'.repeat(5000)}"}`),
       await send('/api/webhook/bodies', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: SECRET }),
       await send('/api/webhook/bodies', {
-        method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `secret=${SECRET}&bad=%zz`,
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: `secret=${SECRET}&bad=%zz`,
       }),
       await send('/api/webhook/bodies', {
-        method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `secret=${SECRET}`,
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: `secret=${SECRET}`,
       }),
       await send(`/api/deliveries?limit=5&cursor=${QUERY_SECRET}`, { headers: bearer }),
       await send('/api/deliveries', { headers: { authorization: `Bearer ${WRONG_TOKEN}` } }),
       await send('/api/deliveries', { headers: { ...bearer, cookie: COOKIE } }),
       await send('/api/session', {
-        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: WRONG_TOKEN }),
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ token: WRONG_TOKEN }),
       }),
       await send('/api/session', {
-        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: API_TOKEN }),
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ token: API_TOKEN }),
       }),
     ];
     expect(statuses).toEqual([200, 400, 422, 413, 415, 400, 200, 400, 401, 200, 401, 204]);
@@ -150,7 +173,10 @@ describe('request logs', () => {
     const lines = await settledRequestLines();
     expect(lines).toHaveLength(requests);
     for (const secret of [SECRET, QUERY_SECRET, API_TOKEN, WRONG_TOKEN, COOKIE, 'S3CRET-cookie', SENDER_AUTH, 'c2VuZGVy']) {
-      expect(server.logs.filter((line) => line.includes(secret)), secret).toEqual([]);
+      expect(
+        server.logs.filter((line) => line.includes(secret)),
+        secret,
+      ).toEqual([]);
     }
   });
 });

@@ -27,33 +27,38 @@ function isRunning(pid: number): boolean {
 }
 
 describe.concurrent('npm start', () => {
-  it.for(['SIGTERM', 'SIGINT'] as const)('passes %s on to Reception, which commits, stops and exits 0, and npm exits 0', async (signal, { expect, onTestFinished }) => {
-    const data = tempDir('reception-npm-start-');
-    onTestFinished(() => data.remove());
-    const server = await spawnServer(
-      { RECEPTION_DATA: data.path, RECEPTION_TOKEN: API_TOKEN, HOME: process.env.HOME ?? data.path },
-      60_000,
-      { command: 'npm', args: ['start', '--silent', '--ignore-scripts'], cwd: ROOT },
-    );
-    const listening = JSON.parse(server.logs.find((line) => line.includes('"msg":"listening"')) ?? '{}') as { pid?: number };
-    const receptionPid = listening.pid;
-    onTestFinished(async () => {
-      if (receptionPid !== undefined && isRunning(receptionPid)) process.kill(receptionPid, 'SIGKILL');
-      await killAndWait(server);
-    });
-    expect(typeof receptionPid).toBe('number');
-    // The pid in the log line is Reception's own, not npm's: the one to send SIGHUP to.
-    expect(receptionPid).not.toBe(server.child.pid);
+  it.for(['SIGTERM', 'SIGINT'] as const)(
+    'passes %s on to Reception, which commits, stops and exits 0, and npm exits 0',
+    async (signal, { expect, onTestFinished }) => {
+      const data = tempDir('reception-npm-start-');
+      onTestFinished(() => data.remove());
+      const server = await spawnServer(
+        { RECEPTION_DATA: data.path, RECEPTION_TOKEN: API_TOKEN, HOME: process.env.HOME ?? data.path },
+        60_000,
+        { command: 'npm', args: ['start', '--silent', '--ignore-scripts'], cwd: ROOT },
+      );
+      const listening = JSON.parse(server.logs.find((line) => line.includes('"msg":"listening"')) ?? '{}') as { pid?: number };
+      const receptionPid = listening.pid;
+      onTestFinished(async () => {
+        if (receptionPid !== undefined && isRunning(receptionPid)) process.kill(receptionPid, 'SIGKILL');
+        await killAndWait(server);
+      });
+      expect(typeof receptionPid).toBe('number');
+      // The pid in the log line is Reception's own, not npm's: the one to send SIGHUP to.
+      expect(receptionPid).not.toBe(server.child.pid);
 
-    const sent = await fetch(`${server.url}/api/webhook/npm-start`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"kept":true}',
-    });
-    expect(sent.status).toBe(200);
+      const sent = await fetch(`${server.url}/api/webhook/npm-start`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"kept":true}',
+      });
+      expect(sent.status).toBe(200);
 
-    server.child.kill(signal);
-    const exit = await timedExit(server, 10_000);
-    expect(exit.code).toBe(0);
-    expect(server.logs.some((line) => line.includes('"msg":"stopped"'))).toBe(true);
-    expect(isRunning(receptionPid ?? -1)).toBe(false);
-  });
+      server.child.kill(signal);
+      const exit = await timedExit(server, 10_000);
+      expect(exit.code).toBe(0);
+      expect(server.logs.some((line) => line.includes('"msg":"stopped"'))).toBe(true);
+      expect(isRunning(receptionPid ?? -1)).toBe(false);
+    },
+  );
 });

@@ -32,12 +32,22 @@ describe.runIf(run)('SIGTERM while PostgreSQL stops answering', () => {
       RECEPTION_TOKEN: API_TOKEN,
       RECEPTION_SHUTDOWN_GRACE_MS: '1000',
     });
-    const first = await fetch(`${server.url}/api/webhook/before`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"n":1}' });
+    const first = await fetch(`${server.url}/api/webhook/before`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"n":1}',
+    });
     expect(first.status).toBe(200);
 
     proxy.freezeOpenConnections();
-    const stuck = fetch(`${server.url}/api/webhook/frozen`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"n":2}' })
-      .then((res) => res.status, () => 'no answer');
+    const stuck = fetch(`${server.url}/api/webhook/frozen`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"n":2}',
+    }).then(
+      (res) => res.status,
+      () => 'no answer',
+    );
     await sleep(300);
     children.signal(server, 'SIGTERM');
     // The query timeout is 11 s (5 × the 2 s store timeout, plus 1 s); before, it waited for ever.

@@ -22,7 +22,10 @@ describe('RECEPTION_RETENTION', () => {
     await waitUntil(pruned, 10_000, `no pruning logged: ${server.logs.slice(-5).join('\n')}`);
 
     const res = await fetch(`${server.url}/api/sources`, { headers: { authorization: `Bearer ${API_TOKEN}` } });
-    expect(await res.json()).toEqual({ items: [{ source: 'kept', count: 1, lastReceivedAt: new Date(fresh.receivedAt).toISOString() }], nextCursor: null });
+    expect(await res.json()).toEqual({
+      items: [{ source: 'kept', count: 1, lastReceivedAt: new Date(fresh.receivedAt).toISOString() }],
+      nextCursor: null,
+    });
     const line = JSON.parse(server.logs.find((l) => l.includes('"retention pruned deliveries"')) ?? '{}') as { deleted?: number };
     expect(line.deleted).toBe(5);
     children.signal(server, 'SIGTERM');

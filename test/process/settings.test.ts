@@ -42,7 +42,10 @@ class Started {
   }
 
   spawn(env: Record<string, string>): ChildProcess {
-    const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [MAIN], {
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     this.children.push(child);
     return child;
   }
@@ -53,18 +56,29 @@ async function runToExit(started: Started, env: Record<string, string>): Promise
   const child = started.spawn(env);
   let stdout = '';
   let stderr = '';
-  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk; });
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk; });
-  const code = await withTimeout(new Promise<number | string>((resolve) => {
-    child.once('close', (exitCode, signal) => resolve(exitCode ?? signal ?? 'unknown'));
-  }), 15_000, 'the server did not exit within 15 s');
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  const code = await withTimeout(
+    new Promise<number | string>((resolve) => {
+      child.once('close', (exitCode, signal) => resolve(exitCode ?? signal ?? 'unknown'));
+    }),
+    15_000,
+    'the server did not exit within 15 s',
+  );
   return { code, stdout, stderr };
 }
 
 function refused(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect({ host: '127.0.0.1', port });
-    socket.once('connect', () => { socket.destroy(); resolve(false); });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
     socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
   });
 }
@@ -87,7 +101,10 @@ describe.concurrent('invalid environment', () => {
     expect(result.code).toBe(1);
     const lines = problems(result.stderr);
     for (const name of ['RECEPTION_PORT', 'RECEPTION_DURABILITY', 'RECEPTION_RETENTION', 'RECEPTION_TOKEN']) {
-      expect(lines.filter((line) => line.includes(name)), `${name} in: ${result.stderr}`).toHaveLength(1);
+      expect(
+        lines.filter((line) => line.includes(name)),
+        `${name} in: ${result.stderr}`,
+      ).toHaveLength(1);
     }
     expect(lines).toHaveLength(4);
     // The values that are not secret are quoted back to help; the token is not.
@@ -109,9 +126,16 @@ describe.concurrent('invalid environment', () => {
     ];
     const ports = await Promise.all(cases.map(() => freePort()));
     const data = cases.map(() => started.unusedDataDir());
-    const results = await Promise.all(cases.map(([name, value], i) => runToExit(started, {
-      RECEPTION_DATA: data[i] ?? '', RECEPTION_HOST: '127.0.0.1', RECEPTION_PORT: String(ports[i]), [name]: value,
-    })));
+    const results = await Promise.all(
+      cases.map(([name, value], i) =>
+        runToExit(started, {
+          RECEPTION_DATA: data[i] ?? '',
+          RECEPTION_HOST: '127.0.0.1',
+          RECEPTION_PORT: String(ports[i]),
+          [name]: value,
+        }),
+      ),
+    );
     for (const [i, [name]] of cases.entries()) {
       const result = results[i];
       expect(result?.code, name).toBe(1);
@@ -132,7 +156,9 @@ describe.concurrent('invalid environment', () => {
     const port = await freePort();
     const result = await runToExit(started, { RECEPTION_DATA: join(file, 'data'), RECEPTION_PORT: String(port) });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`the data directory ${join(file, 'data')} (RECEPTION_DATA) cannot be created or written (ENOTDIR)`);
+    expect(result.stderr).toContain(
+      `the data directory ${join(file, 'data')} (RECEPTION_DATA) cannot be created or written (ENOTDIR)`,
+    );
     expect(result.stderr).toContain('point RECEPTION_DATA at a directory that this user can write');
     expect(await refused(port)).toBe(true);
   });
@@ -147,26 +173,39 @@ describe.concurrent('invalid environment', () => {
     writeFileSync(config, 'strict: true\nsources:\n  a: {}\n  b: {}\n');
     const port = await freePort();
     const child = started.spawn({
-      RECEPTION_DATA: data, RECEPTION_HOST: '127.0.0.1', RECEPTION_PORT: String(port),
-      RECEPTION_DURABILITY: 'relaxed', RECEPTION_RETENTION: '30d', RECEPTION_TOKEN: 'long-enough-token-1234',
-      RECEPTION_CONFIG: config, RECEPTION_SHUTDOWN_GRACE: '5000',
+      RECEPTION_DATA: data,
+      RECEPTION_HOST: '127.0.0.1',
+      RECEPTION_PORT: String(port),
+      RECEPTION_DURABILITY: 'relaxed',
+      RECEPTION_RETENTION: '30d',
+      RECEPTION_TOKEN: 'long-enough-token-1234',
+      RECEPTION_CONFIG: config,
+      RECEPTION_SHUTDOWN_GRACE: '5000',
     });
     let stdout = '';
     child.stdout?.setEncoding('utf8');
-    await withTimeout(new Promise<void>((resolve) => {
-      child.stdout?.on('data', (chunk: string) => {
-        stdout += chunk;
-        if (stdout.includes('"msg":"listening"')) resolve();
-      });
-    }), 15_000, 'the server did not start');
+    await withTimeout(
+      new Promise<void>((resolve) => {
+        child.stdout?.on('data', (chunk: string) => {
+          stdout += chunk;
+          if (stdout.includes('"msg":"listening"')) resolve();
+        });
+      }),
+      15_000,
+      'the server did not start',
+    );
     const res = await fetch(`http://127.0.0.1:${port}/healthz`);
     expect(res.status).toBe(200);
     expect(stdout).toContain('"durability":"relaxed"');
-    const lines = stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines.find((line) => line.msg === 'listening')).toMatchObject({ retention: '720 h' });
     expect(lines.find((line) => line.msg === 'config loaded')).toMatchObject({ file: config, sources: 2, strict: true });
     expect(lines.find((line) => line.variable === 'RECEPTION_SHUTDOWN_GRACE')).toMatchObject({
-      level: 40, meant: 'RECEPTION_SHUTDOWN_GRACE_MS',
+      level: 40,
+      meant: 'RECEPTION_SHUTDOWN_GRACE_MS',
       msg: 'RECEPTION_SHUTDOWN_GRACE is not a Reception setting and is ignored: did you mean RECEPTION_SHUTDOWN_GRACE_MS?',
     });
   });

@@ -23,7 +23,10 @@ function refusesConnections(url: string): Promise<boolean> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve) => {
     const socket = connect({ host: hostname, port: Number(port) });
-    socket.once('connect', () => { socket.destroy(); resolve(false); });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
     socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
   });
 }
@@ -50,44 +53,47 @@ async function halfSent(server: ServerProcess, body: Buffer): Promise<{ connecti
 }
 
 describe.concurrent('graceful shutdown', () => {
-  it.for(['SIGTERM', 'SIGINT'] as const)('%s: answers the request whose body completes after the signal, exits 0, keeps the delivery', async (signal, context) => {
-    const { expect } = context;
-    const children = childrenOf(context);
-    const data = children.dataDir();
-    const server = await children.start(envFor(data));
-    const body = Buffer.from(JSON.stringify({ marker: `drain-${signal}`, text: 'x'.repeat(4000) }));
-    const { connection, rest } = await halfSent(server, body);
+  it.for(['SIGTERM', 'SIGINT'] as const)(
+    '%s: answers the request whose body completes after the signal, exits 0, keeps the delivery',
+    async (signal, context) => {
+      const { expect } = context;
+      const children = childrenOf(context);
+      const data = children.dataDir();
+      const server = await children.start(envFor(data));
+      const body = Buffer.from(JSON.stringify({ marker: `drain-${signal}`, text: 'x'.repeat(4000) }));
+      const { connection, rest } = await halfSent(server, body);
 
-    const signalledAt = performance.now();
-    children.signal(server, signal);
-    // It stops accepting new connections...
-    let refused = false;
-    for (let i = 0; i < 50 && !refused; i++) {
-      refused = await refusesConnections(server.url);
-      if (!refused) await sleep(20);
-    }
-    expect(refused).toBe(true);
-    // ...but waits for the request in flight instead of exiting.
-    expect(await exitsWithin(server, 600)).toBe(false);
+      const signalledAt = performance.now();
+      children.signal(server, signal);
+      // It stops accepting new connections...
+      let refused = false;
+      for (let i = 0; i < 50 && !refused; i++) {
+        refused = await refusesConnections(server.url);
+        if (!refused) await sleep(20);
+      }
+      expect(refused).toBe(true);
+      // ...but waits for the request in flight instead of exiting.
+      expect(await exitsWithin(server, 600)).toBe(false);
 
-    await connection.write(rest);
-    const answer = await withTimeout(connection.response(), 3000, 'no answer after the body completed');
-    expect(answer?.status).toBe(200);
-    expect(answer?.headers.connection).toBe('close');
-    const { id } = JSON.parse(answer?.body ?? '{}') as { id?: string };
-    expect(typeof id).toBe('string');
+      await connection.write(rest);
+      const answer = await withTimeout(connection.response(), 3000, 'no answer after the body completed');
+      expect(answer?.status).toBe(200);
+      expect(answer?.headers.connection).toBe('close');
+      const { id } = JSON.parse(answer?.body ?? '{}') as { id?: string };
+      expect(typeof id).toBe('string');
 
-    const exit = await timedExit(server, 5000);
-    expect(exit.code).toBe(0);
-    // Exited because the work was done, not because the 10 s grace ran out.
-    expect(performance.now() - signalledAt).toBeLessThan(6000);
-    expect(server.logs.some((line) => line.includes('"msg":"stopped"'))).toBe(true);
+      const exit = await timedExit(server, 5000);
+      expect(exit.code).toBe(0);
+      // Exited because the work was done, not because the 10 s grace ran out.
+      expect(performance.now() - signalledAt).toBeLessThan(6000);
+      expect(server.logs.some((line) => line.includes('"msg":"stopped"'))).toBe(true);
 
-    const restarted = await children.start(envFor(data));
-    const raw = await fetch(`${restarted.url}/api/deliveries/${id ?? ''}/raw`, { headers: auth });
-    expect(raw.status).toBe(200);
-    expect(Buffer.from(await raw.arrayBuffer()).equals(body)).toBe(true);
-  });
+      const restarted = await children.start(envFor(data));
+      const raw = await fetch(`${restarted.url}/api/deliveries/${id ?? ''}/raw`, { headers: auth });
+      expect(raw.status).toBe(200);
+      expect(Buffer.from(await raw.arrayBuffer()).equals(body)).toBe(true);
+    },
+  );
 
   it('answers and keeps requests pipelined behind the one in flight: only the last answer closes the connection', async (context) => {
     const { expect } = context;
@@ -100,7 +106,9 @@ describe.concurrent('graceful shutdown', () => {
     await sleep(300);
     // The rest of the body in flight, and two more requests behind it, in one write.
     const behind = [1, 2].map((i) => Buffer.from(JSON.stringify({ marker: `pipelined-${i}` })));
-    await connection.write(Buffer.concat([rest, ...behind.flatMap((b) => [Buffer.from(postHead('/api/webhook/drain', b.length)), b])]));
+    await connection.write(
+      Buffer.concat([rest, ...behind.flatMap((b) => [Buffer.from(postHead('/api/webhook/drain', b.length)), b])]),
+    );
     await withTimeout(connection.closed, 5000, 'the connection stayed open');
     const answers = connection.responsesSoFar();
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
@@ -109,7 +117,9 @@ describe.concurrent('graceful shutdown', () => {
 
     // Every request answered 200 is kept, and nothing else.
     const restarted = await children.start(envFor(data));
-    const listed = await (await fetch(`${restarted.url}/api/deliveries?source=drain`, { headers: auth })).json() as { items: Array<{ id: string }> };
+    const listed = (await (await fetch(`${restarted.url}/api/deliveries?source=drain`, { headers: auth })).json()) as {
+      items: Array<{ id: string }>;
+    };
     const ids = answers.map((a) => (JSON.parse(a.body) as { id: string }).id);
     expect(listed.items.map((d) => d.id).sort()).toEqual([...ids].sort());
   });

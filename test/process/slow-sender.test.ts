@@ -24,7 +24,13 @@ interface Trickled {
 }
 
 /** Sends `head`, then one piece of `drip` every `everyMs` until the server closes or `maxMs` passes. */
-async function trickle(server: ServerProcess, head: string, drip: (i: number) => string, everyMs: number, maxMs: number): Promise<Trickled> {
+async function trickle(
+  server: ServerProcess,
+  head: string,
+  drip: (i: number) => string,
+  everyMs: number,
+  maxMs: number,
+): Promise<Trickled> {
   const connection = await RawConnection.open(server.url);
   const started = performance.now();
   await connection.write(head);
@@ -48,10 +54,16 @@ function expectTimedOut(outcome: Trickled): void {
   expect(outcome.ms).toBeLessThan(TIMEOUT_MS + SLACK_MS);
 }
 
-async function postJson(server: ServerProcess, source: string, body: string): Promise<{ status: number; ms: number; doneAt: number }> {
+async function postJson(
+  server: ServerProcess,
+  source: string,
+  body: string,
+): Promise<{ status: number; ms: number; doneAt: number }> {
   const started = performance.now();
   const res = await fetch(`${server.url}/api/webhook/${source}`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
   });
   await res.arrayBuffer();
   const doneAt = performance.now();
@@ -61,7 +73,7 @@ async function postJson(server: ServerProcess, source: string, body: string): Pr
 async function sourcesCount(server: ServerProcess): Promise<Record<string, number>> {
   const res = await fetch(`${server.url}/api/sources`, { headers: auth });
   expect(res.status).toBe(200);
-  const { items } = await res.json() as { items: Array<{ source: string; count: number }> };
+  const { items } = (await res.json()) as { items: Array<{ source: string; count: number }> };
   return Object.fromEntries(items.map((item) => [item.source, item.count]));
 }
 
@@ -70,20 +82,30 @@ describe.concurrent(`slow senders (RECEPTION_REQUEST_TIMEOUT_MS=${TIMEOUT_MS} un
   let server: ServerProcess;
   beforeAll(async () => {
     server = await children.start({
-      RECEPTION_DATA: children.dataDir(), RECEPTION_TOKEN: API_TOKEN, RECEPTION_REQUEST_TIMEOUT_MS: String(TIMEOUT_MS),
+      RECEPTION_DATA: children.dataDir(),
+      RECEPTION_TOKEN: API_TOKEN,
+      RECEPTION_REQUEST_TIMEOUT_MS: String(TIMEOUT_MS),
     });
   });
-  afterAll(async () => { await children.cleanup(); });
+  afterAll(async () => {
+    await children.cleanup();
+  });
 
   it('cuts senders that trickle headers or body within the bound, while others are answered at once', async () => {
     const slowStarted = performance.now();
-    const slowHeaders = Array.from({ length: 8 }, () => trickle(server,
-      'POST /api/webhook/slow HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n',
-      (i) => `X-Drip-${i}: ${'h'.repeat(10)}\r\n`, 100, TIMEOUT_MS + SLACK_MS + 1000));
+    const slowHeaders = Array.from({ length: 8 }, () =>
+      trickle(
+        server,
+        'POST /api/webhook/slow HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n',
+        (i) => `X-Drip-${i}: ${'h'.repeat(10)}\r\n`,
+        100,
+        TIMEOUT_MS + SLACK_MS + 1000,
+      ),
+    );
     const body = `{"slow":"${'b'.repeat(500)}"}`;
-    const slowBodies = Array.from({ length: 8 }, () => trickle(server,
-      postHead('/api/webhook/slow', body.length),
-      (i) => body.charAt(i), 100, TIMEOUT_MS + SLACK_MS + 1000));
+    const slowBodies = Array.from({ length: 8 }, () =>
+      trickle(server, postHead('/api/webhook/slow', body.length), (i) => body.charAt(i), 100, TIMEOUT_MS + SLACK_MS + 1000),
+    );
 
     // While 16 connections trickle, other senders go through one after another.
     const fast: Array<{ status: number; ms: number; doneAt: number }> = [];
@@ -106,9 +128,11 @@ describe.concurrent(`slow senders (RECEPTION_REQUEST_TIMEOUT_MS=${TIMEOUT_MS} un
     const counts = await sourcesCount(server);
     expect(counts.fast).toBe(fast.length);
     expect(counts.slow).toBeUndefined();
-    console.info(`[slow-sender] ${fast.length} fast answers, slowest ${Math.round(slowest)} ms; `
-      + `16 tricklers cut after ${Math.round(Math.min(...outcomes.map((o) => o.ms)))}..`
-      + `${Math.round(Math.max(...outcomes.map((o) => o.ms)))} ms, ${answered} with a 408`);
+    console.info(
+      `[slow-sender] ${fast.length} fast answers, slowest ${Math.round(slowest)} ms; ` +
+        `16 tricklers cut after ${Math.round(Math.min(...outcomes.map((o) => o.ms)))}..` +
+        `${Math.round(Math.max(...outcomes.map((o) => o.ms)))} ms, ${answered} with a 408`,
+    );
   });
 
   it('answers 200 to a slow sender whose request completes within the timeout', async () => {

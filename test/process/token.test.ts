@@ -41,8 +41,9 @@ describe.concurrent('API token', () => {
     const children = childrenOf(context);
     const data = children.dataDir();
     // spawnServer rejects with the exit code and stderr of a server that exits before listening.
-    await expect(children.start({ RECEPTION_DATA: data, RECEPTION_HOST: 'no-such-host.invalid' }))
-      .rejects.toThrow(/server exited \(1\) before listening: .*cannot listen on no-such-host\.invalid .*\(RECEPTION_HOST, RECEPTION_PORT\)/);
+    await expect(children.start({ RECEPTION_DATA: data, RECEPTION_HOST: 'no-such-host.invalid' })).rejects.toThrow(
+      /server exited \(1\) before listening: .*cannot listen on no-such-host\.invalid .*\(RECEPTION_HOST, RECEPTION_PORT\)/,
+    );
     expect(existsSync(join(data, 'token'))).toBe(false);
 
     const next = await children.start({ RECEPTION_DATA: data });

@@ -5,7 +5,16 @@ import { dropSchema, freshSchema, requirePostgres, testDatabaseUrl } from '../he
 import { requirePostgresControl } from '../helpers/postgres-control.js';
 import { ResumingSseClient, streamProblems } from '../helpers/resuming-sse.js';
 import type { ServerProcess } from '../helpers/server-process.js';
-import { inboxProblems, listAll, missingOrChanged, postWebhook, sendLoad, sleepMs, type Failed, type Refused } from '../helpers/webhook-load.js';
+import {
+  inboxProblems,
+  listAll,
+  missingOrChanged,
+  postWebhook,
+  sendLoad,
+  sleepMs,
+  type Failed,
+  type Refused,
+} from '../helpers/webhook-load.js';
 import { API_TOKEN, ServerChildren, waitUntil, withTimeout } from '../process/support/server-children.js';
 
 /**
@@ -20,7 +29,7 @@ import { API_TOKEN, ServerChildren, waitUntil, withTimeout } from '../process/su
  */
 
 const SUITE = 'the multi-instance test (test/serial/multi-instance.test.ts)';
-const control = await requirePostgres(SUITE) ? requirePostgresControl(SUITE) : undefined;
+const control = (await requirePostgres(SUITE)) ? requirePostgresControl(SUITE) : undefined;
 
 const SENDERS = 12;
 const KILL_AFTER = 150;
@@ -64,14 +73,18 @@ describe.runIf(control !== undefined)('three instances on one PostgreSQL inbox',
     const configFile = join(configDir, 'reception.yaml');
     writeFileSync(configFile, 'sources:\n  orders:\n    dedup:\n      header: X-Request-Id\n');
     // Started at the same moment: the migrations run once, under their advisory lock.
-    instances = await Promise.all([0, 1, 2].map(() => children.start({
-      RECEPTION_DATABASE_URL: testDatabaseUrl(),
-      RECEPTION_DATABASE_SCHEMA: schema,
-      RECEPTION_DATABASE_POOL: '4',
-      RECEPTION_DATA: children.dataDir(),
-      RECEPTION_TOKEN: API_TOKEN,
-      RECEPTION_CONFIG: configFile,
-    })));
+    instances = await Promise.all(
+      [0, 1, 2].map(() =>
+        children.start({
+          RECEPTION_DATABASE_URL: testDatabaseUrl(),
+          RECEPTION_DATABASE_SCHEMA: schema,
+          RECEPTION_DATABASE_POOL: '4',
+          RECEPTION_DATA: children.dataDir(),
+          RECEPTION_TOKEN: API_TOKEN,
+          RECEPTION_CONFIG: configFile,
+        }),
+      ),
+    );
   }, 60_000);
 
   afterAll(async () => {
@@ -82,11 +95,15 @@ describe.runIf(control !== undefined)('three instances on one PostgreSQL inbox',
 
   it('stores one row for an X-Request-Id sent to all three at once, and answers each with its id', async () => {
     const requestIds = Array.from({ length: 8 }, (_, i) => `order-${i}-${schema}`);
-    const answers = await Promise.all(requestIds.map(async (requestId, i) => {
-      const body = Buffer.from(JSON.stringify({ order: i }));
-      // The same request, at once, to every instance (a sender retrying through a load balancer).
-      return Promise.all(instances.map((instance) => postWebhook(instance.url, 'orders', body, { headers: { 'x-request-id': requestId } })));
-    }));
+    const answers = await Promise.all(
+      requestIds.map(async (requestId, i) => {
+        const body = Buffer.from(JSON.stringify({ order: i }));
+        // The same request, at once, to every instance (a sender retrying through a load balancer).
+        return Promise.all(
+          instances.map((instance) => postWebhook(instance.url, 'orders', body, { headers: { 'x-request-id': requestId } })),
+        );
+      }),
+    );
     for (const group of answers) {
       expect(group.map((answer) => answer.status)).toEqual([200, 200, 200]);
       const parsed = group.map((answer) => JSON.parse(answer.text) as { id: string; receivedAt: string; duplicate?: boolean });
@@ -97,7 +114,9 @@ describe.runIf(control !== undefined)('three instances on one PostgreSQL inbox',
     const [first] = instances;
     const stored = await listAll(first?.url ?? '', API_TOKEN, 'orders');
     expect(stored).toHaveLength(requestIds.length);
-    expect(new Set(stored.map((d) => d.id))).toEqual(new Set(answers.map((group) => (JSON.parse(group[0]?.text ?? '{}') as { id: string }).id)));
+    expect(new Set(stored.map((d) => d.id))).toEqual(
+      new Set(answers.map((group) => (JSON.parse(group[0]?.text ?? '{}') as { id: string }).id)),
+    );
   });
 
   it('loses no 200 and streams every delivery once, in order, through a SIGKILL and a PostgreSQL restart', async () => {
@@ -136,10 +155,15 @@ describe.runIf(control !== undefined)('three instances on one PostgreSQL inbox',
       pauseAfterFailureMs: 100,
       onAck: (delivery) => {
         acked++;
-        if (delivery.sentAt > recoveredAt) ackedSinceRecovery.set(delivery.target, (ackedSinceRecovery.get(delivery.target) ?? 0) + 1);
+        if (delivery.sentAt > recoveredAt)
+          ackedSinceRecovery.set(delivery.target, (ackedSinceRecovery.get(delivery.target) ?? 0) + 1);
       },
-      onRefused: (refused) => { refusals.push(refused); },
-      onFailed: (failed) => { failures.push(failed); },
+      onRefused: (refused) => {
+        refusals.push(refused);
+      },
+      onFailed: (failed) => {
+        failures.push(failed);
+      },
     });
 
     let downFrom = Number.POSITIVE_INFINITY;
@@ -160,8 +184,11 @@ describe.runIf(control !== undefined)('three instances on one PostgreSQL inbox',
       downFrom = mark('PostgreSQL stopped');
       for (const instance of survivors) await untilStatus(`${instance.url}/readyz`, 503, 15_000);
       mark('/readyz answers 503 on both survivors');
-      await waitUntil(() => refusals.some((r) => r.sentAt > downFrom && r.status === 503), 15_000,
-        'no webhook was refused while PostgreSQL was down');
+      await waitUntil(
+        () => refusals.some((r) => r.sentAt > downFrom && r.status === 503),
+        15_000,
+        'no webhook was refused while PostgreSQL was down',
+      );
       readsWhileDown = await Promise.all(survivors.map((instance) => statusOf(`${instance.url}/api/deliveries?limit=1`, auth)));
       mark('a webhook was answered 503 while PostgreSQL was down');
       // Down for a while longer: senders keep trying (and must keep being refused), stream clients keep reconnecting.
@@ -175,16 +202,27 @@ describe.runIf(control !== undefined)('three instances on one PostgreSQL inbox',
       mark(`/readyz answers 200 on both survivors at ${acked} acknowledged`);
       recoveredAt = performance.now();
       // Each survivor must take deliveries again by itself, not only answer /readyz.
-      const recoveredEnough = (): boolean => acked >= TARGET_ACKED
-        && survivors.every((instance) => (ackedSinceRecovery.get(instance.url) ?? 0) >= 25);
+      const recoveredEnough = (): boolean =>
+        acked >= TARGET_ACKED && survivors.every((instance) => (ackedSinceRecovery.get(instance.url) ?? 0) >= 25);
       for (const deadline = performance.now() + 60_000; !recoveredEnough();) {
         if (performance.now() > deadline) {
           const port = (url: string): string => new URL(url).port;
-          const refusedSince = refusals.filter((r) => r.sentAt > recoveredAt).map((r) => `${port(r.target)} ${r.status} ${r.code ?? ''}`);
+          const refusedSince = refusals
+            .filter((r) => r.sentAt > recoveredAt)
+            .map((r) => `${port(r.target)} ${r.status} ${r.code ?? ''}`);
           const failedSince = failures.filter((f) => f.sentAt > recoveredAt).map((f) => `${port(f.target)} ${f.error}`);
-          throw new Error(`after the recovery: ${acked} acknowledged in all, by survivor ${JSON.stringify(Object.fromEntries(ackedSinceRecovery))}; `
-            + `refused since: ${refusedSince.slice(-20).join(', ')}; failed since: ${failedSince.slice(-20).join(', ')}; `
-            + `logs: ${survivors.map((instance) => instance.logs.filter((line) => !line.includes('"status":200')).slice(-5).join('\n')).join('\n')}`);
+          throw new Error(
+            `after the recovery: ${acked} acknowledged in all, by survivor ${JSON.stringify(Object.fromEntries(ackedSinceRecovery))}; ` +
+              `refused since: ${refusedSince.slice(-20).join(', ')}; failed since: ${failedSince.slice(-20).join(', ')}; ` +
+              `logs: ${survivors
+                .map((instance) =>
+                  instance.logs
+                    .filter((line) => !line.includes('"status":200'))
+                    .slice(-5)
+                    .join('\n'),
+                )
+                .join('\n')}`,
+          );
         }
         await sleepMs(20);
       }
@@ -199,7 +237,9 @@ describe.runIf(control !== undefined)('three instances on one PostgreSQL inbox',
     expect(tally.acked.filter((x) => during(x, x.answeredAt))).toEqual([]);
     const refusedDuring = tally.refused.filter((x) => during(x, x.answeredAt));
     expect(refusedDuring.length).toBeGreaterThan(0);
-    expect(refusedDuring.filter((x) => x.status !== 503 || x.code !== 'storage_unavailable' || x.retryAfter === undefined)).toEqual([]);
+    expect(
+      refusedDuring.filter((x) => x.status !== 503 || x.code !== 'storage_unavailable' || x.retryAfter === undefined),
+    ).toEqual([]);
     expect(readsWhileDown).toEqual([503, 503]);
     // After the restart both survivors took deliveries again, by themselves.
     for (const instance of survivors) expect(ackedSinceRecovery.get(instance.url) ?? 0).toBeGreaterThanOrEqual(25);
@@ -208,14 +248,20 @@ describe.runIf(control !== undefined)('three instances on one PostgreSQL inbox',
     // reaches the stream on the other only through the notification.
     for (const instance of survivors) {
       // It retries with a backoff of up to 5 s, so it may come back a little after the pool did.
-      await waitUntil(() => instance.logs.some((line) => line.includes('commit feed reconnected')), 15_000,
-        `${instance.url} did not log "commit feed reconnected to PostgreSQL"`);
+      await waitUntil(
+        () => instance.logs.some((line) => line.includes('commit feed reconnected')),
+        15_000,
+        `${instance.url} did not log "commit feed reconnected to PostgreSQL"`,
+      );
     }
-    for (const [to, watcher] of [[a, clientB], [b, clientA]] as const) {
+    for (const [to, watcher] of [
+      [a, clientB],
+      [b, clientA],
+    ] as const) {
       const answer = await postWebhook(to.url, 'after-restart', Buffer.from('{"wake":"the other instance"}'));
       expect(answer.status).toBe(200);
       const { id } = JSON.parse(answer.text) as { id: string };
-      const { seq } = await (await fetch(`${to.url}/api/deliveries/${id}`, { headers: auth })).json() as { seq: number };
+      const { seq } = (await (await fetch(`${to.url}/api/deliveries/${id}`, { headers: auth })).json()) as { seq: number };
       await watcher?.waitForSeq(seq, 10_000);
     }
 
@@ -224,7 +270,12 @@ describe.runIf(control !== undefined)('three instances on one PostgreSQL inbox',
     expect(missing, 'acknowledged deliveries missing or changed').toEqual([]);
     const inbox = await listAll(b.url, API_TOKEN);
     const sentMarkers = new Set([...tally.acked, ...tally.refused, ...tally.failed].map((sent) => sent.marker));
-    expect(inboxProblems(inbox.filter((d) => d.source === 'load'), sentMarkers)).toEqual([]);
+    expect(
+      inboxProblems(
+        inbox.filter((d) => d.source === 'load'),
+        sentMarkers,
+      ),
+    ).toEqual([]);
 
     // Each stream client saw the whole inbox, once each, in seq order (the killed one: a prefix of it).
     const inboxSeqs = inbox.map((d) => d.seq).sort((x, y) => x - y);
@@ -234,16 +285,23 @@ describe.runIf(control !== undefined)('three instances on one PostgreSQL inbox',
     expect(streamProblems(clientA?.received ?? [], inboxSeqs)).toEqual([]);
     expect(streamProblems(clientB?.received ?? [], inboxSeqs)).toEqual([]);
     const cLast = clientC?.lastSeq ?? 0;
-    expect(streamProblems(clientC?.received ?? [], inboxSeqs.filter((seq) => seq <= cLast))).toEqual([]);
+    expect(
+      streamProblems(
+        clientC?.received ?? [],
+        inboxSeqs.filter((seq) => seq <= cLast),
+      ),
+    ).toEqual([]);
     const byId = new Map(inbox.map((d) => [d.seq, d.id]));
     expect(clientA?.received.filter((d) => byId.get(d.seq) !== d.id)).toEqual([]);
 
     const cut = tally.failed.filter((x) => x.target === c.url).length;
-    console.info(`[multi-instance] ${tally.acked.length} acked (${inbox.length} in the inbox), `
-      + `${tally.refused.length} refused (${refusedDuring.length} 503 while PostgreSQL was down), `
-      + `${tally.failed.length} without an answer (${cut} to the killed instance); `
-      + `reads while down: ${readsWhileDown.join(', ')}; survivors ready ${Math.round(recoveredInMs)} ms after PostgreSQL was; `
-      + `stream connections: ${clients.map((client) => `${client.connections} (failed: ${JSON.stringify(Object.fromEntries(client.failedAttempts))})`).join(', ')}; `
-      + `timeline: ${timeline.join('; ')}`);
+    console.info(
+      `[multi-instance] ${tally.acked.length} acked (${inbox.length} in the inbox), ` +
+        `${tally.refused.length} refused (${refusedDuring.length} 503 while PostgreSQL was down), ` +
+        `${tally.failed.length} without an answer (${cut} to the killed instance); ` +
+        `reads while down: ${readsWhileDown.join(', ')}; survivors ready ${Math.round(recoveredInMs)} ms after PostgreSQL was; ` +
+        `stream connections: ${clients.map((client) => `${client.connections} (failed: ${JSON.stringify(Object.fromEntries(client.failedAttempts))})`).join(', ')}; ` +
+        `timeline: ${timeline.join('; ')}`,
+    );
   }, 240_000);
 });

@@ -67,10 +67,13 @@ describe.runIf(run)('PostgreSQL: SIGKILL under concurrent load', () => {
           if (killScheduled || acked < killAfter) return;
           killScheduled = true;
           // A few ms later, so that the kill lands among bodies arriving and commits running.
-          setTimeout(() => {
-            killedAt = performance.now();
-            children.signal(server, 'SIGKILL');
-          }, Math.floor(Math.random() * 15));
+          setTimeout(
+            () => {
+              killedAt = performance.now();
+              children.signal(server, 'SIGKILL');
+            },
+            Math.floor(Math.random() * 15),
+          );
         },
       });
       await withTimeout(server.exited, 5000, 'the killed server did not exit');
@@ -86,8 +89,10 @@ describe.runIf(run)('PostgreSQL: SIGKILL under concurrent load', () => {
       expect(bad, `acknowledged deliveries missing or changed after round ${round}`).toEqual([]);
       const listed = await listAll(restarted.url, API_TOKEN, 'crash');
       expect(inboxProblems(listed, allSent)).toEqual([]);
-      report.push(`round ${round}: ${tally.acked.length} acked, ${tally.failed.length} failed (${cut} in flight at the kill), `
-        + `${tally.refused.length} refused, ${listed.length - allAcked.length} unacknowledged present so far`);
+      report.push(
+        `round ${round}: ${tally.acked.length} acked, ${tally.failed.length} failed (${cut} in flight at the kill), ` +
+          `${tally.refused.length} refused, ${listed.length - allAcked.length} unacknowledged present so far`,
+      );
       children.signal(restarted, 'SIGKILL');
       await restarted.exited;
     }
@@ -126,7 +131,9 @@ describe.runIf(run)('PostgreSQL: SIGTERM with a request in flight', () => {
     expect(server.logs.some((line) => line.includes('"msg":"stopped"'))).toBe(true);
 
     const restarted = await children.start(envFor(schema));
-    const raw = await fetch(`${restarted.url}/api/deliveries/${id ?? ''}/raw`, { headers: { authorization: `Bearer ${API_TOKEN}` } });
+    const raw = await fetch(`${restarted.url}/api/deliveries/${id ?? ''}/raw`, {
+      headers: { authorization: `Bearer ${API_TOKEN}` },
+    });
     expect(raw.status).toBe(200);
     expect(Buffer.from(await raw.arrayBuffer()).equals(body)).toBe(true);
   }, 60_000);

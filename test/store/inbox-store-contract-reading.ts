@@ -73,7 +73,9 @@ export function describeReadingContract(store: () => InboxStore): void {
       const sizes = [300, 100, 250, 50, 400, 10];
       const outcomes: AppendOutcome[] = [];
       for (const size of sizes) {
-        const [outcome] = await store().append([newDelivery({ source: size % 100 === 0 ? 'round' : 'other', raw: Buffer.alloc(size, 0x61) })]);
+        const [outcome] = await store().append([
+          newDelivery({ source: size % 100 === 0 ? 'round' : 'other', raw: Buffer.alloc(size, 0x61) }),
+        ]);
         if (outcome !== undefined) outcomes.push(outcome);
       }
       const seqs = outcomes.map((o) => o.seq).reverse(); // newest first: sizes 10, 400, 50, 250, 100, 300

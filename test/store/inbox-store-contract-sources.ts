@@ -16,7 +16,11 @@ async function walk(store: InboxStore, limit: number, search?: string): Promise<
   const pages: string[][] = [];
   let after: string | undefined;
   for (;;) {
-    const page = await names(store, { limit, ...(after === undefined ? {} : { after }), ...(search === undefined ? {} : { search }) });
+    const page = await names(store, {
+      limit,
+      ...(after === undefined ? {} : { after }),
+      ...(search === undefined ? {} : { search }),
+    });
     pages.push(page);
     if (page.length < limit) return pages;
     after = page[page.length - 1];

@@ -182,7 +182,11 @@ function describeRoundTripContract(store: () => InboxStore): void {
           ['X-Empty', ''],
           ['X-Latin1', 'caf\u00e9 \u00ff'],
         ],
-        raw: Buffer.concat([Buffer.from('{"a":"'), Buffer.from([0x00, 0xff, 0xfe, 0xc3, 0x28, 0xed, 0xa0, 0x80]), Buffer.from('"}')]),
+        raw: Buffer.concat([
+          Buffer.from('{"a":"'),
+          Buffer.from([0x00, 0xff, 0xfe, 0xc3, 0x28, 0xed, 0xa0, 0x80]),
+          Buffer.from('"}'),
+        ]),
         verification: { status: 'verified', scheme: 'github' },
         dedupKey: 'delivery-72d3162e',
       };

@@ -45,17 +45,28 @@ export function describeConcurrentClaims(open: (count: number) => Promise<Instan
       const all = await fill(first, 500, 7);
       const claims = new Map<string, number>();
       const perClaimer: number[] = [];
-      await Promise.all(instances.stores.map(async (store, claimer) => {
-        perClaimer[claimer] = 0;
-        for (;;) {
-          const claimed = await store.outbox.claim({ destination: 'app', max: 7, leaseMs: LONG_LEASE, now: T0 + 1000, ordered: false, budget: BUDGET });
-          if (claimed.length === 0) break;
-          for (const { forward } of claimed) claims.set(forward.id, (claims.get(forward.id) ?? 0) + 1);
-          perClaimer[claimer] = (perClaimer[claimer] ?? 0) + claimed.length;
-          await pause(1);
-          expect(await store.outbox.settle(claimed.map((c) => outcome(c.forward, T0 + 1000, { state: 'succeeded' })))).toBe(claimed.length);
-        }
-      }));
+      await Promise.all(
+        instances.stores.map(async (store, claimer) => {
+          perClaimer[claimer] = 0;
+          for (;;) {
+            const claimed = await store.outbox.claim({
+              destination: 'app',
+              max: 7,
+              leaseMs: LONG_LEASE,
+              now: T0 + 1000,
+              ordered: false,
+              budget: BUDGET,
+            });
+            if (claimed.length === 0) break;
+            for (const { forward } of claimed) claims.set(forward.id, (claims.get(forward.id) ?? 0) + 1);
+            perClaimer[claimer] = (perClaimer[claimer] ?? 0) + claimed.length;
+            await pause(1);
+            expect(await store.outbox.settle(claimed.map((c) => outcome(c.forward, T0 + 1000, { state: 'succeeded' })))).toBe(
+              claimed.length,
+            );
+          }
+        }),
+      );
       expect([...claims.values()].filter((n) => n !== 1)).toEqual([]);
       expect([...claims.keys()].sort()).toEqual([...all].sort());
       expect(perClaimer.filter((n) => n > 0).length).toBeGreaterThan(1);
@@ -80,21 +91,30 @@ export function describeConcurrentClaims(open: (count: number) => Promise<Instan
         await store.outbox.settle([outcome(claimed.forward, T0 + 1000, { state: 'succeeded' })]);
       };
       let settled = 0;
-      await Promise.all(instances.stores.map(async (store) => {
-        while (settled < 240) {
-          const claimed = await store.outbox.claim({ destination: 'app', max: 5, leaseMs: LONG_LEASE, now: T0 + 1000, ordered: true, budget: BUDGET });
-          for (const { forward } of claimed) {
-            const other = delivering.get(forward.source);
-            if (other !== undefined) overlaps.push(`${forward.source}: ${other} and ${forward.id}`);
-            delivering.set(forward.source, forward.id);
-            order.set(forward.source, [...(order.get(forward.source) ?? []), forward.deliverySeq]);
+      await Promise.all(
+        instances.stores.map(async (store) => {
+          while (settled < 240) {
+            const claimed = await store.outbox.claim({
+              destination: 'app',
+              max: 5,
+              leaseMs: LONG_LEASE,
+              now: T0 + 1000,
+              ordered: true,
+              budget: BUDGET,
+            });
+            for (const { forward } of claimed) {
+              const other = delivering.get(forward.source);
+              if (other !== undefined) overlaps.push(`${forward.source}: ${other} and ${forward.id}`);
+              delivering.set(forward.source, forward.id);
+              order.set(forward.source, [...(order.get(forward.source) ?? []), forward.deliverySeq]);
+            }
+            mostAtOnce = Math.max(mostAtOnce, delivering.size);
+            await Promise.all(claimed.map((c) => settleOne(store, c)));
+            settled += claimed.length;
+            if (claimed.length === 0) await pause(2);
           }
-          mostAtOnce = Math.max(mostAtOnce, delivering.size);
-          await Promise.all(claimed.map((c) => settleOne(store, c)));
-          settled += claimed.length;
-          if (claimed.length === 0) await pause(2);
-        }
-      }));
+        }),
+      );
       expect(overlaps).toEqual([]);
       expect([...order.values()].flat()).toHaveLength(240);
       for (const seqs of order.values()) expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
@@ -114,20 +134,29 @@ export function describeConcurrentClaims(open: (count: number) => Promise<Instan
       let retried = 0;
       const claimers = instances.stores.map(async (store) => {
         while (succeeded < total) {
-          const claimed = await store.outbox.claim({ destination: 'app', max: 5, leaseMs: LONG_LEASE, now: T0 + 1000, ordered: true, budget: BUDGET });
+          const claimed = await store.outbox.claim({
+            destination: 'app',
+            max: 5,
+            leaseMs: LONG_LEASE,
+            now: T0 + 1000,
+            ordered: true,
+            budget: BUDGET,
+          });
           for (const { forward } of claimed) {
             const other = delivering.get(forward.source);
             if (other !== undefined) overlaps.push(`${forward.source}: ${other} and ${forward.id}`);
             delivering.set(forward.source, forward.id);
           }
-          await Promise.all(claimed.map(async ({ forward }) => {
-            await pause(Math.floor(Math.random() * 2));
-            delivering.delete(forward.source);
-            // Each forward fails at most twice, so that the retries come to an end.
-            const fail = forward.attemptCount < 3 && Math.random() < 0.4;
-            await store.outbox.settle([outcome(forward, T0 + 1000, fail ? { state: 'failed' } : { state: 'succeeded' })]);
-            if (!fail) succeeded++;
-          }));
+          await Promise.all(
+            claimed.map(async ({ forward }) => {
+              await pause(Math.floor(Math.random() * 2));
+              delivering.delete(forward.source);
+              // Each forward fails at most twice, so that the retries come to an end.
+              const fail = forward.attemptCount < 3 && Math.random() < 0.4;
+              await store.outbox.settle([outcome(forward, T0 + 1000, fail ? { state: 'failed' } : { state: 'succeeded' })]);
+              if (!fail) succeeded++;
+            }),
+          );
           if (claimed.length === 0) await pause(1);
         }
       });

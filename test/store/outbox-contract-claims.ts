@@ -1,6 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import type { InboxStore } from '../../src/store/inbox-store.js';
-import { claim, claimedOne, deliver, deliverAll, forward, forwardOf, ids, LEASE_MS, outcome, T0 } from './outbox-contract-support.js';
+import {
+  claim,
+  claimedOne,
+  deliver,
+  deliverAll,
+  forward,
+  forwardOf,
+  ids,
+  LEASE_MS,
+  outcome,
+  T0,
+} from './outbox-contract-support.js';
 
 /** Claims: what is due, in which order, how many, and what a claim takes. */
 export function describeClaimContract(store: () => InboxStore): void {
@@ -42,7 +53,11 @@ export function describeClaimContract(store: () => InboxStore): void {
       expect(taken.attemptCount).toBe(1);
       await store().outbox.release([{ id: taken.id, n: taken.attemptCount }], T0 + 20);
       expect(await forward(store(), forwardOf(delivered))).toMatchObject({
-        status: 'pending', attemptCount: 0, budgetUsed: 0, nextAttemptAt: T0 + 20, leaseUntil: null,
+        status: 'pending',
+        attemptCount: 0,
+        budgetUsed: 0,
+        nextAttemptAt: T0 + 20,
+        leaseUntil: null,
       });
       expect((await store().outbox.forwardsOf(delivered.id))[0]?.attempts).toEqual([]);
       // A release for an attempt that is no longer current changes nothing.
@@ -62,8 +77,16 @@ export function describeClaimContract(store: () => InboxStore): void {
       const delivered = await deliver(store(), { source: 'stripe' });
       const [claimed] = await claim(store(), T0 + 50, { leaseMs: 7000 });
       expect(claimed?.forward).toMatchObject({
-        id: forwardOf(delivered), status: 'delivering', attemptCount: 1, budgetUsed: 1, budgetStartedAt: T0,
-        leaseUntil: T0 + 7050, nextAttemptAt: T0 + 7050, updatedAt: T0 + 50, source: 'stripe', deliverySeq: delivered.seq,
+        id: forwardOf(delivered),
+        status: 'delivering',
+        attemptCount: 1,
+        budgetUsed: 1,
+        budgetStartedAt: T0,
+        leaseUntil: T0 + 7050,
+        nextAttemptAt: T0 + 7050,
+        updatedAt: T0 + 50,
+        source: 'stripe',
+        deliverySeq: delivered.seq,
       });
       const stored = await store().get(delivered.id);
       expect(claimed?.delivery.id).toBe(delivered.id);
@@ -97,16 +120,26 @@ export function describeClaimContract(store: () => InboxStore): void {
 /** Settles: what an outcome makes of a forward, and that only the current attempt's counts. */
 export function describeSettleContract(store: () => InboxStore): void {
   describe('settle', () => {
-    it('records a success: succeeded, nothing due, the attempt and the destination\'s last success', async () => {
+    it("records a success: succeeded, nothing due, the attempt and the destination's last success", async () => {
       const delivered = await deliver(store());
       const taken = claimedOne(await claim(store(), T0 + 10));
-      expect(await store().outbox.settle([outcome(taken, T0 + 10, { state: 'succeeded' }, { status: 204, durationMs: 40 })])).toBe(1);
+      expect(
+        await store().outbox.settle([outcome(taken, T0 + 10, { state: 'succeeded' }, { status: 204, durationMs: 40 })]),
+      ).toBe(1);
       const [settled] = await store().outbox.forwardsOf(delivered.id);
       expect(settled).toMatchObject({
-        status: 'succeeded', nextAttemptAt: null, leaseUntil: null, lastStatus: 204, lastError: null, updatedAt: T0 + 50,
+        status: 'succeeded',
+        nextAttemptAt: null,
+        leaseUntil: null,
+        lastStatus: 204,
+        lastError: null,
+        updatedAt: T0 + 50,
         attempts: [{ n: 1, startedAt: T0 + 10, durationMs: 40, status: 204, error: null }],
       });
-      expect((await store().outbox.destinations()).find((d) => d.name === 'app')).toMatchObject({ lastSuccessAt: T0 + 50, pending: 0 });
+      expect((await store().outbox.destinations()).find((d) => d.name === 'app')).toMatchObject({
+        lastSuccessAt: T0 + 50,
+        pending: 0,
+      });
       expect(await claim(store(), T0 + LEASE_MS * 10)).toEqual([]);
     });
 
@@ -115,19 +148,35 @@ export function describeSettleContract(store: () => InboxStore): void {
       const taken = claimedOne(await claim(store(), T0));
       await store().outbox.settle([outcome(taken, T0, { state: 'pending', at: T0 + 5000 }, { status: 500, error: 'HTTP 500' })]);
       expect(await forward(store(), forwardOf(delivered))).toMatchObject({
-        status: 'pending', nextAttemptAt: T0 + 5000, leaseUntil: null, lastStatus: 500, lastError: 'HTTP 500', attemptCount: 1,
+        status: 'pending',
+        nextAttemptAt: T0 + 5000,
+        leaseUntil: null,
+        lastStatus: 500,
+        lastError: 'HTTP 500',
+        attemptCount: 1,
       });
       expect(await claim(store(), T0 + 4999)).toEqual([]);
       expect(claimedOne(await claim(store(), T0 + 5000)).attemptCount).toBe(2);
     });
 
-    it('records a forward that gave up: failed, and the destination\'s last failure', async () => {
+    it("records a forward that gave up: failed, and the destination's last failure", async () => {
       const delivered = await deliver(store());
       const taken = claimedOne(await claim(store(), T0));
-      await store().outbox.settle([outcome(taken, T0, { state: 'failed' }, { status: null, error: 'timeout after 10000 ms', durationMs: 10_000 })]);
-      expect(await forward(store(), forwardOf(delivered))).toMatchObject({ status: 'failed', nextAttemptAt: null, lastStatus: null, lastError: 'timeout after 10000 ms' });
+      await store().outbox.settle([
+        outcome(taken, T0, { state: 'failed' }, { status: null, error: 'timeout after 10000 ms', durationMs: 10_000 }),
+      ]);
+      expect(await forward(store(), forwardOf(delivered))).toMatchObject({
+        status: 'failed',
+        nextAttemptAt: null,
+        lastStatus: null,
+        lastError: 'timeout after 10000 ms',
+      });
       expect((await store().outbox.destinations()).find((d) => d.name === 'app')).toMatchObject({
-        failed: 1, pending: 0, lastFailureAt: T0 + 10_000, lastError: 'timeout after 10000 ms', lastSuccessAt: null,
+        failed: 1,
+        pending: 0,
+        lastFailureAt: T0 + 10_000,
+        lastError: 'timeout after 10000 ms',
+        lastSuccessAt: null,
       });
       expect(await claim(store(), T0 + LEASE_MS * 10)).toEqual([]);
     });
@@ -141,10 +190,14 @@ export function describeSettleContract(store: () => InboxStore): void {
       ];
       for (const [i, result] of results.entries()) {
         const taken = claimedOne(await claim(store(), T0 + i * 1000));
-        await store().outbox.settle([outcome(taken, T0 + i * 1000, result.next, { status: result.status, error: result.error, durationMs: i })]);
+        await store().outbox.settle([
+          outcome(taken, T0 + i * 1000, result.next, { status: result.status, error: result.error, durationMs: i }),
+        ]);
       }
       const [settled] = await store().outbox.forwardsOf(delivered.id);
-      expect(settled?.attempts).toEqual(results.map((r, i) => ({ n: i + 1, startedAt: T0 + i * 1000, durationMs: i, status: r.status, error: r.error })));
+      expect(settled?.attempts).toEqual(
+        results.map((r, i) => ({ n: i + 1, startedAt: T0 + i * 1000, durationMs: i, status: r.status, error: r.error })),
+      );
     });
 
     it('changes nothing for an attempt that is no longer current, and counts only the current ones', async () => {
@@ -162,10 +215,18 @@ export function describeSettleContract(store: () => InboxStore): void {
         outcome(untouched, T0 + 20, { state: 'failed' }),
       ]);
       expect(answered).toBe(2);
-      expect(await forward(store(), first.id)).toMatchObject({ status: 'pending', attemptCount: 2, nextAttemptAt: T0 + 999, lastStatus: 503 });
+      expect(await forward(store(), first.id)).toMatchObject({
+        status: 'pending',
+        attemptCount: 2,
+        nextAttemptAt: T0 + 999,
+        lastStatus: 503,
+      });
       expect((await forward(store(), untouched.id)).status).toBe('failed');
       const [withAttempts] = await store().outbox.forwardsOf(moved?.id ?? '');
-      expect(withAttempts?.attempts.map((a) => [a.n, a.startedAt, a.status])).toEqual([[1, T0, 503], [2, T0 + 20, 503]]);
+      expect(withAttempts?.attempts.map((a) => [a.n, a.startedAt, a.status])).toEqual([
+        [1, T0, 503],
+        [2, T0 + 20, 503],
+      ]);
       expect((await store().outbox.destinations()).find((d) => d.name === 'app')?.lastSuccessAt ?? null).toBeNull();
     });
 
@@ -174,13 +235,22 @@ export function describeSettleContract(store: () => InboxStore): void {
       const taken = claimedOne(await claim(store(), T0));
       expect(await store().outbox.cancel(taken.id, T0 + 5)).toBe(true);
       expect(await store().outbox.settle([outcome(taken, T0, { state: 'succeeded' })])).toBe(0);
-      expect(await forward(store(), forwardOf(delivered))).toMatchObject({ status: 'cancelled', nextAttemptAt: null, lastStatus: null, updatedAt: T0 + 5 });
+      expect(await forward(store(), forwardOf(delivered))).toMatchObject({
+        status: 'cancelled',
+        nextAttemptAt: null,
+        lastStatus: null,
+        updatedAt: T0 + 5,
+      });
       expect((await store().outbox.destinations()).find((d) => d.name === 'app')?.lastSuccessAt ?? null).toBeNull();
     });
 
     it('answers 0 for no outcomes, for a forward that does not exist and for an attempt not taken, recording none of them', async () => {
       expect(await store().outbox.settle([])).toBe(0);
-      expect(await store().outbox.settle([outcome({ id: 'fwd_none', destination: 'app', attemptCount: 1 }, T0, { state: 'succeeded' })])).toBe(0);
+      expect(
+        await store().outbox.settle([
+          outcome({ id: 'fwd_none', destination: 'app', attemptCount: 1 }, T0, { state: 'succeeded' }),
+        ]),
+      ).toBe(0);
       const delivered = await deliver(store());
       const first = claimedOne(await claim(store(), T0));
       const ahead = outcome(first, T0, { state: 'succeeded' }, { n: 2, status: 299 });
@@ -189,7 +259,10 @@ export function describeSettleContract(store: () => InboxStore): void {
       const second = claimedOne(await claim(store(), T0 + 1));
       await store().outbox.settle([outcome(second, T0 + 1, { state: 'succeeded' })]);
       const [settled] = await store().outbox.forwardsOf(delivered.id);
-      expect(settled?.attempts.map((a) => [a.n, a.status])).toEqual([[1, 503], [2, 200]]);
+      expect(settled?.attempts.map((a) => [a.n, a.status])).toEqual([
+        [1, 503],
+        [2, 200],
+      ]);
     });
   });
 }

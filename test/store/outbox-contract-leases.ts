@@ -18,10 +18,21 @@ export function describeLeaseContract(store: () => InboxStore): void {
       claimedOne(await claim(store(), T0 + 100));
       const expiry = T0 + 100 + LEASE_MS;
       const again = claimedOne(await claim(store(), expiry));
-      expect(again).toMatchObject({ id: forwardOf(delivered), status: 'delivering', attemptCount: 2, budgetUsed: 2, leaseUntil: expiry + LEASE_MS });
+      expect(again).toMatchObject({
+        id: forwardOf(delivered),
+        status: 'delivering',
+        attemptCount: 2,
+        budgetUsed: 2,
+        leaseUntil: expiry + LEASE_MS,
+      });
       const [withAttempts] = await store().outbox.forwardsOf(delivered.id);
-      expect(withAttempts?.attempts).toEqual([{ n: 1, startedAt: T0 + 100, durationMs: LEASE_MS, status: null, error: LEASE_EXPIRED }]);
-      expect((await store().outbox.destinations()).find((d) => d.name === 'app')).toMatchObject({ lastFailureAt: expiry, lastError: LEASE_EXPIRED });
+      expect(withAttempts?.attempts).toEqual([
+        { n: 1, startedAt: T0 + 100, durationMs: LEASE_MS, status: null, error: LEASE_EXPIRED },
+      ]);
+      expect((await store().outbox.destinations()).find((d) => d.name === 'app')).toMatchObject({
+        lastFailureAt: expiry,
+        lastError: LEASE_EXPIRED,
+      });
     });
 
     it('turns expired leases into attempts on a claim with max 0 (the sweep) and on a paused destination', async () => {
@@ -30,7 +41,11 @@ export function describeLeaseContract(store: () => InboxStore): void {
       await store().outbox.setPaused('app', true);
       expect(await claim(store(), T0 + LEASE_MS, { max: 0 })).toEqual([]);
       expect(await forward(store(), forwardOf(delivered))).toMatchObject({
-        status: 'pending', nextAttemptAt: T0 + LEASE_MS, leaseUntil: null, attemptCount: 1, lastError: LEASE_EXPIRED,
+        status: 'pending',
+        nextAttemptAt: T0 + LEASE_MS,
+        leaseUntil: null,
+        attemptCount: 1,
+        lastError: LEASE_EXPIRED,
       });
       expect(await claim(store(), T0 + LEASE_MS)).toEqual([]);
       await store().outbox.setPaused('app', false);
@@ -43,11 +58,16 @@ export function describeLeaseContract(store: () => InboxStore): void {
       claimedOne(await claim(store(), T0, { budget }));
       expect(claimedOne(await claim(store(), T0 + LEASE_MS, { budget })).attemptCount).toBe(2);
       expect(await claim(store(), T0 + 2 * LEASE_MS, { budget })).toEqual([]);
-      expect(await forward(store(), forwardOf(delivered))).toMatchObject({ status: 'failed', nextAttemptAt: null, leaseUntil: null, lastError: LEASE_EXPIRED });
+      expect(await forward(store(), forwardOf(delivered))).toMatchObject({
+        status: 'failed',
+        nextAttemptAt: null,
+        leaseUntil: null,
+        lastError: LEASE_EXPIRED,
+      });
       expect((await store().outbox.destinations()).find((d) => d.name === 'app')).toMatchObject({ failed: 1, pending: 0 });
     });
 
-    it('makes the forward failed when the budget\'s age is spent, whatever attempts are left', async () => {
+    it("makes the forward failed when the budget's age is spent, whatever attempts are left", async () => {
       const delivered = await deliver(store());
       const budget = { attempts: 100, maxAgeMs: LEASE_MS + 1 };
       claimedOne(await claim(store(), T0, { budget }));

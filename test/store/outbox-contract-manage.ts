@@ -1,7 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import type { InboxStore } from '../../src/store/inbox-store.js';
 import { LEASE_EXPIRED } from '../../src/store/forward-row.js';
-import { BUDGET, claim, claimedOne, deliver, deliverAll, forward, forwardOf, ids, outcome, T0 } from './outbox-contract-support.js';
+import {
+  BUDGET,
+  claim,
+  claimedOne,
+  deliver,
+  deliverAll,
+  forward,
+  forwardOf,
+  ids,
+  outcome,
+  T0,
+} from './outbox-contract-support.js';
 
 /** Gives up every forward of the destination that is due at `at`: claims them and records that they failed. */
 async function failAllDue(store: InboxStore, at: number, destination = 'app'): Promise<string[]> {
@@ -21,10 +32,18 @@ export function describeManageContract(store: () => InboxStore): void {
         outcome(claimedOne(claimed, forwardOf(done)), T0, { state: 'succeeded' }),
       ]);
       const before = await forward(store(), forwardOf(gone));
-      const answered = await store().outbox.retry({ ids: [forwardOf(gone), forwardOf(waiting), forwardOf(done), 'fwd_unknown'] }, T0 + 100);
+      const answered = await store().outbox.retry(
+        { ids: [forwardOf(gone), forwardOf(waiting), forwardOf(done), 'fwd_unknown'] },
+        T0 + 100,
+      );
       expect(answered).toBe(1);
       expect(await forward(store(), forwardOf(gone))).toMatchObject({
-        status: 'pending', attemptCount: before.attemptCount, budgetUsed: 0, budgetStartedAt: T0 + 100, nextAttemptAt: T0 + 100, updatedAt: T0 + 100,
+        status: 'pending',
+        attemptCount: before.attemptCount,
+        budgetUsed: 0,
+        budgetStartedAt: T0 + 100,
+        nextAttemptAt: T0 + 100,
+        updatedAt: T0 + 100,
       });
       expect((await forward(store(), forwardOf(waiting))).status).toBe('delivering');
       expect((await forward(store(), forwardOf(done))).status).toBe('succeeded');
@@ -42,7 +61,11 @@ export function describeManageContract(store: () => InboxStore): void {
       // A lease that runs out within the fresh budget makes it pending, not failed.
       claimedOne(await claim(store(), T0 + 50_000, { budget: { attempts: 2, maxAgeMs: 1000 }, leaseMs: 500 }));
       claimedOne(await claim(store(), T0 + 50_500, { budget: { attempts: 2, maxAgeMs: 1000 }, leaseMs: 500 }));
-      expect(await forward(store(), forwardOf(delivered))).toMatchObject({ status: 'delivering', attemptCount: 3, budgetUsed: 2 });
+      expect(await forward(store(), forwardOf(delivered))).toMatchObject({
+        status: 'delivering',
+        attemptCount: 3,
+        budgetUsed: 2,
+      });
     });
 
     it('selects failed forwards by destination, source and creation time (since inclusive, until exclusive)', async () => {
@@ -53,7 +76,8 @@ export function describeManageContract(store: () => InboxStore): void {
         { source: 'a', at: T0 + 40 },
       ]);
       const all = delivered.flatMap((d) => d.forwards);
-      const failAll = async (at: number): Promise<number> => (await failAllDue(store(), at)).length + (await failAllDue(store(), at, 'worker')).length;
+      const failAll = async (at: number): Promise<number> =>
+        (await failAllDue(store(), at)).length + (await failAllDue(store(), at, 'worker')).length;
       expect(await failAll(T0 + 100)).toBe(5);
       const status = async (): Promise<string[]> => Promise.all(all.map(async (id) => (await forward(store(), id)).status));
       const back = async (): Promise<void> => {
@@ -83,7 +107,12 @@ export function describeManageContract(store: () => InboxStore): void {
       await store().outbox.settle([outcome(claimedOne(claimed, forwardOf(gone)), T0, { state: 'failed' })]);
       for (const d of [pending, delivering, gone]) {
         expect(await store().outbox.cancel(forwardOf(d), T0 + 10)).toBe(true);
-        expect(await forward(store(), forwardOf(d))).toMatchObject({ status: 'cancelled', nextAttemptAt: null, leaseUntil: null, updatedAt: T0 + 10 });
+        expect(await forward(store(), forwardOf(d))).toMatchObject({
+          status: 'cancelled',
+          nextAttemptAt: null,
+          leaseUntil: null,
+          updatedAt: T0 + 10,
+        });
       }
       expect(await claim(store(), T0 + 10_000_000)).toEqual([]);
       expect(await store().outbox.retry({}, T0 + 20)).toBe(0);
@@ -110,19 +139,37 @@ export function describeManageContract(store: () => InboxStore): void {
       await store().outbox.settle([outcome(taken, T0, { state: 'succeeded' })]);
       const created = await store().outbox.create(delivered.id, { id: 'fwd_again', destination: 'app' }, T0 + 900);
       expect(created).toMatchObject({
-        id: 'fwd_again', deliveryId: delivered.id, deliverySeq: delivered.seq, source: 'stripe', destination: 'app', status: 'pending',
-        attemptCount: 0, budgetUsed: 0, budgetStartedAt: T0 + 900, nextAttemptAt: T0 + 900, createdAt: T0 + 900, leaseUntil: null,
+        id: 'fwd_again',
+        deliveryId: delivered.id,
+        deliverySeq: delivered.seq,
+        source: 'stripe',
+        destination: 'app',
+        status: 'pending',
+        attemptCount: 0,
+        budgetUsed: 0,
+        budgetStartedAt: T0 + 900,
+        nextAttemptAt: T0 + 900,
+        createdAt: T0 + 900,
+        leaseUntil: null,
       });
       expect(created?.position).toBeGreaterThan(taken.position);
       expect(await store().outbox.get('fwd_again')).toEqual(created);
-      expect((await store().outbox.forwardsOf(delivered.id)).map((f) => [f.id, f.status])).toEqual([[taken.id, 'succeeded'], ['fwd_again', 'pending']]);
-      expect((await store().get(delivered.id))?.forwards).toEqual([{ destination: 'app', status: 'succeeded' }, { destination: 'app', status: 'pending' }]);
+      expect((await store().outbox.forwardsOf(delivered.id)).map((f) => [f.id, f.status])).toEqual([
+        [taken.id, 'succeeded'],
+        ['fwd_again', 'pending'],
+      ]);
+      expect((await store().get(delivered.id))?.forwards).toEqual([
+        { destination: 'app', status: 'succeeded' },
+        { destination: 'app', status: 'pending' },
+      ]);
       expect(ids(await claim(store(), T0 + 900))).toEqual(['fwd_again']);
     });
 
     it('creates one to another destination too', async () => {
       const delivered = await deliver(store(), { to: [] });
-      expect((await store().outbox.create(delivered.id, { id: 'fwd_new', destination: 'worker' }, T0))?.destination).toBe('worker');
+      expect((await store().outbox.create(delivered.id, { id: 'fwd_new', destination: 'worker' }, T0))?.destination).toBe(
+        'worker',
+      );
       expect(ids(await claim(store(), T0, { destination: 'worker' }))).toEqual(['fwd_new']);
     });
 
@@ -143,7 +190,12 @@ export function describePullContract(store: () => InboxStore): void {
       expect(await store().outbox.ack(forwardOf(delivered), T0 + 70)).toBe(true);
       const [acked] = await store().outbox.forwardsOf(delivered.id);
       expect(acked).toMatchObject({
-        status: 'succeeded', nextAttemptAt: null, leaseUntil: null, lastStatus: null, lastError: null, updatedAt: T0 + 70,
+        status: 'succeeded',
+        nextAttemptAt: null,
+        leaseUntil: null,
+        lastStatus: null,
+        lastError: null,
+        updatedAt: T0 + 70,
         attempts: [{ n: 1, startedAt: T0 + 10, durationMs: 60, status: null, error: null }],
       });
       expect((await store().outbox.destinations()).find((d) => d.name === 'app')?.lastSuccessAt).toBe(T0 + 70);
@@ -157,7 +209,11 @@ export function describePullContract(store: () => InboxStore): void {
       expect((await forward(store(), forwardOf(expired))).status).toBe('pending');
       for (const d of [expired, gone]) {
         expect(await store().outbox.ack(forwardOf(d), T0 + 200_000)).toBe(true);
-        expect(await forward(store(), forwardOf(d))).toMatchObject({ status: 'succeeded', nextAttemptAt: null, updatedAt: T0 + 200_000 });
+        expect(await forward(store(), forwardOf(d))).toMatchObject({
+          status: 'succeeded',
+          nextAttemptAt: null,
+          updatedAt: T0 + 200_000,
+        });
         expect((await store().outbox.forwardsOf(d?.id ?? ''))[0]?.attempts).toHaveLength(1);
       }
     });
@@ -169,7 +225,10 @@ export function describePullContract(store: () => InboxStore): void {
       expect(await store().outbox.ack(forwardOf(delivered), T0 + 100_010)).toBe(true);
       const [acked] = await store().outbox.forwardsOf(delivered.id);
       expect(acked?.status).toBe('succeeded');
-      expect(acked?.attempts.map((a) => [a.n, a.startedAt, a.error])).toEqual([[1, T0, LEASE_EXPIRED], [2, second.updatedAt, null]]);
+      expect(acked?.attempts.map((a) => [a.n, a.startedAt, a.error])).toEqual([
+        [1, T0, LEASE_EXPIRED],
+        [2, second.updatedAt, null],
+      ]);
       // The second consumer's ack then changes nothing.
       expect(await store().outbox.ack(forwardOf(delivered), T0 + 100_020)).toBe(true);
       expect((await forward(store(), forwardOf(delivered))).updatedAt).toBe(T0 + 100_010);
@@ -189,10 +248,16 @@ export function describePullContract(store: () => InboxStore): void {
       expect(await store().outbox.nack(forwardOf(delivered), T0 + 40, T0 + 9000, BUDGET)).toBe(true);
       const [nacked] = await store().outbox.forwardsOf(delivered.id);
       expect(nacked).toMatchObject({
-        status: 'pending', nextAttemptAt: T0 + 9000, leaseUntil: null, lastError: 'nack',
+        status: 'pending',
+        nextAttemptAt: T0 + 9000,
+        leaseUntil: null,
+        lastError: 'nack',
         attempts: [{ n: 1, startedAt: T0, durationMs: 40, status: null, error: 'nack' }],
       });
-      expect((await store().outbox.destinations()).find((d) => d.name === 'app')).toMatchObject({ lastFailureAt: T0 + 40, lastError: 'nack' });
+      expect((await store().outbox.destinations()).find((d) => d.name === 'app')).toMatchObject({
+        lastFailureAt: T0 + 40,
+        lastError: 'nack',
+      });
       expect(await claim(store(), T0 + 8999)).toEqual([]);
       expect(claimedOne(await claim(store(), T0 + 9000)).attemptCount).toBe(2);
     });

@@ -3,14 +3,20 @@ import type { InboxStore } from '../../src/store/inbox-store.js';
 import type { ClaimRequest } from '../../src/store/outbox.js';
 import { claim, claimedOne, deliver, deliverAll, forwardOf, ids, LEASE_MS, outcome, T0 } from './outbox-contract-support.js';
 
-const ordered = (now: number, request: Partial<ClaimRequest> = {}): [number, Partial<ClaimRequest>] => [now, { ordered: true, ...request }];
+const ordered = (now: number, request: Partial<ClaimRequest> = {}): [number, Partial<ClaimRequest>] => [
+  now,
+  { ordered: true, ...request },
+];
 
 /** Ordered destinations: per source, one forward at a time, in seq order. */
 export function describeOrderedContract(store: () => InboxStore): void {
   describe('ordered claims', () => {
     /** Three deliveries of `a` and two of `b`, interleaved, all due at T0. */
     const fiveOfTwoSources = async (): Promise<{ a: string[]; b: string[] }> => {
-      const delivered = await deliverAll(store(), ['a', 'b', 'a', 'b', 'a'].map((source) => ({ source })));
+      const delivered = await deliverAll(
+        store(),
+        ['a', 'b', 'a', 'b', 'a'].map((source) => ({ source })),
+      );
       const of = (source: string): string[] => delivered.filter((d) => d.source === source).map(forwardOf);
       return { a: of('a'), b: of('b') };
     };
@@ -108,7 +114,7 @@ export function describeOrderedContract(store: () => InboxStore): void {
       expect(await store().outbox.nextDueAt('worker')).toBeUndefined();
     });
 
-    it('is the earliest due time or lease end of the destination\'s unsettled forwards', async () => {
+    it("is the earliest due time or lease end of the destination's unsettled forwards", async () => {
       const [first, second] = await deliverAll(store(), [{ at: T0 + 200 }, { at: T0 + 100 }]);
       expect(await store().outbox.nextDueAt('app')).toBe(T0 + 100);
       const taken = claimedOne(await claim(store(), T0 + 150));
@@ -122,7 +128,11 @@ export function describeOrderedContract(store: () => InboxStore): void {
     });
 
     it('counts only the heads of the sources when ordered', async () => {
-      const [headA] = await deliverAll(store(), [{ source: 'a', at: T0 }, { source: 'a', at: T0 + 10 }, { source: 'b', at: T0 + 50 }]);
+      const [headA] = await deliverAll(store(), [
+        { source: 'a', at: T0 },
+        { source: 'a', at: T0 + 10 },
+        { source: 'b', at: T0 + 50 },
+      ]);
       const head = claimedOne(await claim(store(), ...ordered(T0, { max: 1 })));
       expect(head.id).toBe(forwardOf(headA));
       await store().outbox.settle([outcome(head, T0, { state: 'pending', at: T0 + 5000 })]);

@@ -4,7 +4,14 @@ import type { DestinationState } from '../../src/store/outbox.js';
 import { claim, claimedOne, deliver, deliverAll, forward, forwardOf, outcome, T0 } from './outbox-contract-support.js';
 
 const idle = (name: string): DestinationState => ({
-  name, paused: false, pending: 0, failed: 0, oldestPendingAt: null, lastSuccessAt: null, lastFailureAt: null, lastError: null,
+  name,
+  paused: false,
+  pending: 0,
+  failed: 0,
+  oldestPendingAt: null,
+  lastSuccessAt: null,
+  lastFailureAt: null,
+  lastError: null,
 });
 
 /** What the destinations list shows, and what retention and deletes do to forwards. */
@@ -16,15 +23,31 @@ export function describeStateContract(store: () => InboxStore): void {
 
     it('counts pending and delivering as pending, and failed apart, with the oldest unsettled creation time', async () => {
       const delivered = await deliverAll(store(), [
-        { at: T0 + 10 }, { at: T0 + 20 }, { at: T0 + 30 }, { at: T0 + 40, to: ['app', 'worker'] },
+        { at: T0 + 10 },
+        { at: T0 + 20 },
+        { at: T0 + 30 },
+        { at: T0 + 40, to: ['app', 'worker'] },
       ]);
       const claimed = await claim(store(), T0 + 100, { max: 3 });
       await store().outbox.settle([
         outcome(claimedOne(claimed, forwardOf(delivered[0])), T0 + 100, { state: 'succeeded' }, { durationMs: 5 }),
-        outcome(claimedOne(claimed, forwardOf(delivered[1])), T0 + 100, { state: 'failed' }, { error: 'HTTP 410', status: 410, durationMs: 7 }),
+        outcome(
+          claimedOne(claimed, forwardOf(delivered[1])),
+          T0 + 100,
+          { state: 'failed' },
+          { error: 'HTTP 410', status: 410, durationMs: 7 },
+        ),
       ]);
       expect(await store().outbox.destinations()).toEqual([
-        { ...idle('app'), pending: 2, failed: 1, oldestPendingAt: T0 + 30, lastSuccessAt: T0 + 105, lastFailureAt: T0 + 107, lastError: 'HTTP 410' },
+        {
+          ...idle('app'),
+          pending: 2,
+          failed: 1,
+          oldestPendingAt: T0 + 30,
+          lastSuccessAt: T0 + 105,
+          lastFailureAt: T0 + 107,
+          lastError: 'HTTP 410',
+        },
         { ...idle('worker'), pending: 1, oldestPendingAt: T0 + 40 },
       ]);
     });
@@ -37,9 +60,17 @@ export function describeStateContract(store: () => InboxStore): void {
     it('keeps the latest success and failure, not the last one recorded', async () => {
       const [late, early] = await deliverAll(store(), [{}, {}]);
       const claimed = await claim(store(), T0);
-      await store().outbox.settle([outcome(claimedOne(claimed, forwardOf(late)), T0 + 900, { state: 'pending', at: T0 + 2000 }, { error: 'late' })]);
-      await store().outbox.settle([outcome(claimedOne(claimed, forwardOf(early)), T0 + 100, { state: 'pending', at: T0 + 2000 }, { error: 'early' })]);
-      expect((await store().outbox.destinations())[0]).toMatchObject({ lastFailureAt: T0 + 925, lastError: 'late', lastSuccessAt: null });
+      await store().outbox.settle([
+        outcome(claimedOne(claimed, forwardOf(late)), T0 + 900, { state: 'pending', at: T0 + 2000 }, { error: 'late' }),
+      ]);
+      await store().outbox.settle([
+        outcome(claimedOne(claimed, forwardOf(early)), T0 + 100, { state: 'pending', at: T0 + 2000 }, { error: 'early' }),
+      ]);
+      expect((await store().outbox.destinations())[0]).toMatchObject({
+        lastFailureAt: T0 + 925,
+        lastError: 'late',
+        lastSuccessAt: null,
+      });
     });
 
     it('lists a paused destination with nothing in it, sorted by name, and shows the pause until it is lifted', async () => {
@@ -47,7 +78,9 @@ export function describeStateContract(store: () => InboxStore): void {
       await store().outbox.setPaused('mid', true);
       await store().outbox.setPaused('zeta', true);
       expect((await store().outbox.destinations()).map((d) => [d.name, d.paused, d.pending])).toEqual([
-        ['alpha', false, 1], ['mid', true, 0], ['zeta', true, 1],
+        ['alpha', false, 1],
+        ['mid', true, 0],
+        ['zeta', true, 1],
       ]);
       await store().outbox.setPaused('zeta', false);
       expect((await store().outbox.destinations()).find((d) => d.name === 'zeta')?.paused).toBe(false);
@@ -57,7 +90,10 @@ export function describeStateContract(store: () => InboxStore): void {
   describe('list', () => {
     it('lists newest first, by destination, status and source, a page at a time below a position', async () => {
       const delivered = await deliverAll(store(), [
-        { source: 'a', to: ['app', 'worker'] }, { source: 'b' }, { source: 'a' }, { source: 'b', to: 'worker' },
+        { source: 'a', to: ['app', 'worker'] },
+        { source: 'b' },
+        { source: 'a' },
+        { source: 'b', to: 'worker' },
       ]);
       const [a1app, a1worker, b2, a3, b4] = delivered.flatMap((d) => d.forwards);
       const listed = async (query: Parameters<InboxStore['outbox']['list']>[0]): Promise<string[]> =>
@@ -80,7 +116,12 @@ export function describeStateContract(store: () => InboxStore): void {
     it('prunes a delivery whose forwards all succeeded or were cancelled, and keeps one with a pending, delivering or failed forward', async () => {
       const old = T0 - 86_400_000;
       const [done, cancelled, pending, delivering, gone, none] = await deliverAll(store(), [
-        { at: old, to: ['app', 'worker'] }, { at: old + 1 }, { at: old + 2 }, { at: old + 3 }, { at: old + 4 }, { at: old + 5, to: [] },
+        { at: old, to: ['app', 'worker'] },
+        { at: old + 1 },
+        { at: old + 2 },
+        { at: old + 3 },
+        { at: old + 4 },
+        { at: old + 5, to: [] },
       ]);
       const claimed = await claim(store(), T0, { max: 10 });
       const worker = claimedOne(await claim(store(), T0, { destination: 'worker' }));
@@ -92,13 +133,15 @@ export function describeStateContract(store: () => InboxStore): void {
       ]);
       await store().outbox.cancel(forwardOf(cancelled), T0);
       expect(await store().pruneOlderThan(T0, 100)).toBe(3);
-      const kept = await Promise.all([done, cancelled, pending, delivering, gone, none].map(async (d) => (await store().get(d?.id ?? '')) !== undefined));
+      const kept = await Promise.all(
+        [done, cancelled, pending, delivering, gone, none].map(async (d) => (await store().get(d?.id ?? '')) !== undefined),
+      );
       expect(kept).toEqual([false, false, true, true, true, false]);
       for (const id of [...(done?.forwards ?? []), forwardOf(cancelled)]) expect(await store().outbox.get(id)).toBeUndefined();
       expect((await forward(store(), forwardOf(delivering))).status).toBe('delivering');
     });
 
-    it('deletes a delivery\'s forwards and their attempts with it', async () => {
+    it("deletes a delivery's forwards and their attempts with it", async () => {
       const delivered = await deliver(store(), { to: ['app', 'worker'] });
       const taken = claimedOne(await claim(store(), T0));
       await store().outbox.settle([outcome(taken, T0, { state: 'pending', at: T0 + 10 })]);

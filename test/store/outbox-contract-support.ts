@@ -34,7 +34,7 @@ export interface DeliverOptions {
 
 /** The delivery to append with its forwards (see `deliver`). */
 export function deliveryTo(options: DeliverOptions = {}): NewDelivery & { forwards: Array<{ id: string; destination: string }> } {
-  const to = typeof options.to === 'string' ? [options.to] : options.to ?? ['app'];
+  const to = typeof options.to === 'string' ? [options.to] : (options.to ?? ['app']);
   return {
     ...newDelivery({ source: options.source ?? 'github', receivedAt: options.at ?? T0, dedupKey: options.dedupKey ?? null }),
     forwards: to.map((destination, i) => ({ id: options.forwardIds?.[i] ?? `fwd_${randomUUID()}`, destination })),
@@ -48,7 +48,13 @@ export async function deliverAll(store: InboxStore, batch: readonly DeliverOptio
   return deliveries.map((d, i) => {
     const outcome = outcomes[i];
     if (outcome === undefined) throw new Error(`no outcome for delivery ${i}`);
-    return { id: outcome.id, seq: outcome.seq, source: d.source, duplicate: outcome.duplicate, forwards: d.forwards.map((f) => f.id) };
+    return {
+      id: outcome.id,
+      seq: outcome.seq,
+      source: d.source,
+      duplicate: outcome.duplicate,
+      forwards: d.forwards.map((f) => f.id),
+    };
   });
 }
 

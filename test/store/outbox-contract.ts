@@ -48,9 +48,21 @@ function describeCreationContract(store: () => InboxStore): void {
       expect(forwards.map((f) => f.id)).toEqual(delivered.forwards);
       for (const [i, destination] of ['app', 'worker'].entries()) {
         expect(forwards[i]).toMatchObject({
-          deliveryId: delivered.id, deliverySeq: delivered.seq, source: 'stripe', destination, status: 'pending',
-          attemptCount: 0, budgetUsed: 0, budgetStartedAt: T0 + 5, nextAttemptAt: T0 + 5, leaseUntil: null,
-          createdAt: T0 + 5, updatedAt: T0 + 5, lastStatus: null, lastError: null, attempts: [],
+          deliveryId: delivered.id,
+          deliverySeq: delivered.seq,
+          source: 'stripe',
+          destination,
+          status: 'pending',
+          attemptCount: 0,
+          budgetUsed: 0,
+          budgetStartedAt: T0 + 5,
+          nextAttemptAt: T0 + 5,
+          leaseUntil: null,
+          createdAt: T0 + 5,
+          updatedAt: T0 + 5,
+          lastStatus: null,
+          lastError: null,
+          attempts: [],
         });
       }
       const [first, second] = forwards;
@@ -83,7 +95,9 @@ function describeCreationContract(store: () => InboxStore): void {
       expect([later.duplicate, again?.duplicate, fresh?.duplicate]).toEqual([true, true, false]);
       for (const id of [...later.forwards, ...(again?.forwards ?? [])]) expect(await store().outbox.get(id)).toBeUndefined();
       expect((await store().outbox.forwardsOf(original.id)).map((f) => f.id)).toEqual(original.forwards);
-      expect((await store().outbox.list({ limit: 10 })).map((f) => f.id).sort()).toEqual([...original.forwards, ...(fresh?.forwards ?? [])].sort());
+      expect((await store().outbox.list({ limit: 10 })).map((f) => f.id).sort()).toEqual(
+        [...original.forwards, ...(fresh?.forwards ?? [])].sort(),
+      );
     });
 
     it('shows the forwards with their status on get, list and readAfter', async () => {
@@ -91,7 +105,10 @@ function describeCreationContract(store: () => InboxStore): void {
       const delivered = await deliver(store(), { to: ['app', 'worker'] });
       const [claimed] = await claim(store(), T0);
       if (claimed === undefined) throw new Error('nothing claimed');
-      const expected = [{ destination: 'app', status: 'delivering' }, { destination: 'worker', status: 'pending' }];
+      const expected = [
+        { destination: 'app', status: 'delivering' },
+        { destination: 'worker', status: 'pending' },
+      ];
       expect((await store().get(delivered.id))?.forwards).toEqual(expected);
       expect((await store().list({ limit: 10 })).map((d) => d.forwards)).toEqual([expected, undefined]);
       expect((await store().readAfter(0, 10)).map((d) => d.forwards)).toEqual([undefined, expected]);

@@ -37,7 +37,8 @@ describe.runIf(run)('PostgresStore outbox', () => {
   describeConcurrentClaims(async (count) => {
     const schema = freshSchema();
     const stores: PostgresStore[] = [];
-    for (let i = 0; i < count; i++) stores.push(await PostgresStore.open({ connectionString: testDatabaseUrl(), schema, poolSize: 2 }));
+    for (let i = 0; i < count; i++)
+      stores.push(await PostgresStore.open({ connectionString: testDatabaseUrl(), schema, poolSize: 2 }));
     return {
       stores,
       cleanup: async () => {

@@ -9,8 +9,10 @@ import { freshSchema, requirePostgres, testDatabaseUrl } from '../helpers/postgr
 describe('opening the PostgreSQL store', () => {
   it('names the server it could not reach, without the password, and what to check', async () => {
     const port = await freePort();
-    const error = await PostgresStore.open({ connectionString: `postgres://reception:s3cret-pass@127.0.0.1:${port}/inbox` })
-      .then(() => undefined, (e: unknown) => e);
+    const error = await PostgresStore.open({ connectionString: `postgres://reception:s3cret-pass@127.0.0.1:${port}/inbox` }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(Error);
     const message = (error as Error).message;
     expect(message).toContain(`PostgreSQL at reception@127.0.0.1:${port}/inbox cannot be reached`);
@@ -57,7 +59,10 @@ describe('opening the PostgreSQL store as a user without the right to create tab
     url.username = role;
     url.password = '';
     const schema = freshSchema();
-    const error = await PostgresStore.open({ connectionString: url.toString(), schema }).then(() => undefined, (e: unknown) => e);
+    const error = await PostgresStore.open({ connectionString: url.toString(), schema }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(Error);
     const message = (error as Error).message;
     expect(message).toContain(`the tables in schema "${schema}" could not be created`);

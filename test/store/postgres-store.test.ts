@@ -32,7 +32,9 @@ describe.runIf(run)('PostgresStore', () => {
     it('migrates once when several instances start at the same moment', async () => {
       const schema = freshSchema();
       cleanups.push(() => dropSchema(schema));
-      const stores = await Promise.all([1, 2, 3, 4].map(() => PostgresStore.open({ connectionString: testDatabaseUrl(), schema, poolSize: 2 })));
+      const stores = await Promise.all(
+        [1, 2, 3, 4].map(() => PostgresStore.open({ connectionString: testDatabaseUrl(), schema, poolSize: 2 })),
+      );
       for (const store of stores) cleanups.push(() => store.close());
       const client = new pg.Client({ connectionString: testDatabaseUrl() });
       await client.connect();
@@ -47,7 +49,10 @@ describe.runIf(run)('PostgresStore', () => {
     it('keeps bytes that jsonb refuses: NUL and invalid UTF-8', async () => {
       const schema = freshSchema();
       const store = await PostgresStore.open({ connectionString: testDatabaseUrl(), schema });
-      cleanups.push(() => dropSchema(schema), () => store.close());
+      cleanups.push(
+        () => dropSchema(schema),
+        () => store.close(),
+      );
       const raw = Buffer.from([0x7b, 0x00, 0xff, 0xfe, 0x22, 0x5c, 0x75, 0x30, 0x30, 0x30, 0x30, 0x7d]);
       const [outcome] = await store.append([newDelivery({ raw })]);
       expect((await store.get(outcome?.id ?? ''))?.raw.equals(raw)).toBe(true);
@@ -56,9 +61,19 @@ describe.runIf(run)('PostgresStore', () => {
     it('refuses a NUL in a column that the receiver never fills with one as BatchRefusedError, and takes the next batch on the same pool', async () => {
       const schema = freshSchema();
       const store = await PostgresStore.open({ connectionString: testDatabaseUrl(), schema, poolSize: 1 });
-      cleanups.push(() => dropSchema(schema), () => store.close());
-      for (const odd of [{ query: 'a=\u0000' }, { contentType: 'application/json\u0000' }, { remoteAddress: '\u0000' }, { source: 'a\u0000' }]) {
-        await expect(store.append([newDelivery(), newDelivery(odd)]), JSON.stringify(odd)).rejects.toBeInstanceOf(BatchRefusedError);
+      cleanups.push(
+        () => dropSchema(schema),
+        () => store.close(),
+      );
+      for (const odd of [
+        { query: 'a=\u0000' },
+        { contentType: 'application/json\u0000' },
+        { remoteAddress: '\u0000' },
+        { source: 'a\u0000' },
+      ]) {
+        await expect(store.append([newDelivery(), newDelivery(odd)]), JSON.stringify(odd)).rejects.toBeInstanceOf(
+          BatchRefusedError,
+        );
       }
       const [outcome] = await store.append([newDelivery({ dedupKey: 'fine\u0000' })]);
       expect((await store.get(outcome?.id ?? ''))?.dedupKey).toBe('fine\u0000');
@@ -75,7 +90,11 @@ describe.runIf(run)('PostgresStore', () => {
       const client = new pg.Client({ connectionString: testDatabaseUrl() });
       await client.connect();
       await client.query(`UPDATE ${schema}.deliveries SET dedup_key = replace(dedup_key, E'\\\\\\\\', E'\\\\')`);
-      expect((await client.query(`SELECT dedup_key FROM ${schema}.deliveries ORDER BY seq`)).rows.map((r: { dedup_key: string }) => r.dedup_key)).toEqual(keys);
+      expect(
+        (await client.query(`SELECT dedup_key FROM ${schema}.deliveries ORDER BY seq`)).rows.map(
+          (r: { dedup_key: string }) => r.dedup_key,
+        ),
+      ).toEqual(keys);
       await client.query(`DELETE FROM ${schema}.reception_migrations WHERE version = 3`);
       await client.end();
 
@@ -89,7 +108,10 @@ describe.runIf(run)('PostgresStore', () => {
     it('lists sources in code point order under a database collation that sorts otherwise, from the index', async () => {
       const schema = freshSchema();
       const store = await PostgresStore.open({ connectionString: testDatabaseUrl(), schema });
-      cleanups.push(() => dropSchema(schema), () => store.close());
+      cleanups.push(
+        () => dropSchema(schema),
+        () => store.close(),
+      );
       const client = new pg.Client({ connectionString: testDatabaseUrl() });
       await client.connect();
       cleanups.push(() => client.end());
@@ -102,13 +124,20 @@ describe.runIf(run)('PostgresStore', () => {
       expect([...first, ...rest]).toEqual(names);
       await client.query(`SET search_path = ${schema}`);
       await client.query('SET enable_seqscan = off');
-      const plan = (await client.query('EXPLAIN SELECT source FROM sources WHERE source COLLATE "C" > $1 ORDER BY source COLLATE "C" LIMIT 100', ['a'])).rows;
+      const plan = (
+        await client.query(
+          'EXPLAIN SELECT source FROM sources WHERE source COLLATE "C" > $1 ORDER BY source COLLATE "C" LIMIT 100',
+          ['a'],
+        )
+      ).rows;
       expect(JSON.stringify(plan)).toContain('sources_by_name');
     });
 
     it('hands out seq in commit order across instances', async () => {
       const schema = freshSchema();
-      const stores = await Promise.all([1, 2, 3].map(() => PostgresStore.open({ connectionString: testDatabaseUrl(), schema, poolSize: 3 })));
+      const stores = await Promise.all(
+        [1, 2, 3].map(() => PostgresStore.open({ connectionString: testDatabaseUrl(), schema, poolSize: 3 })),
+      );
       cleanups.push(() => dropSchema(schema));
       for (const store of stores) cleanups.push(() => store.close());
       const reader = stores[0];
@@ -127,9 +156,11 @@ describe.runIf(run)('PostgresStore', () => {
           if (rows.length === 0) await new Promise((resolve) => setTimeout(resolve, 2));
         }
       })();
-      await Promise.all(stores.map(async (store) => {
-        for (let i = 0; i < 20; i++) await store.append(Array.from({ length: 5 }, () => newDelivery()));
-      }));
+      await Promise.all(
+        stores.map(async (store) => {
+          for (let i = 0; i < 20; i++) await store.append(Array.from({ length: 5 }, () => newDelivery()));
+        }),
+      );
       writing = false;
       await follow;
       expect(seen.length).toBe(300);

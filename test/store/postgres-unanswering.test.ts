@@ -43,7 +43,10 @@ describe.runIf(run)('a PostgreSQL that stops answering', () => {
 
     proxy.freezeOpenConnections();
     const started = Date.now();
-    const failed = await store.append([newDelivery({ source: 'frozen' })]).then(() => undefined, (error: unknown) => error);
+    const failed = await store.append([newDelivery({ source: 'frozen' })]).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
     expect(failed).toBeInstanceOf(StoreUnavailableError);
     expect(Date.now() - started).toBeLessThan(6000);
 
@@ -56,7 +59,10 @@ describe.runIf(run)('a PostgreSQL that stops answering', () => {
     // A read on a connection that stopped answering gives up too.
     proxy.freezeOpenConnections();
     const readStarted = Date.now();
-    const readFailed = await store.sources().then(() => undefined, (error: unknown) => error);
+    const readFailed = await store.sources().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
     expect(readFailed).toBeInstanceOf(StoreUnavailableError);
     expect(Date.now() - readStarted).toBeLessThan(6000);
   }, 20_000);
@@ -71,10 +77,15 @@ describe.runIf(run)('a PostgreSQL that stops answering', () => {
     await feed.start();
     cleanups.push(() => feed.stop());
     let wakes = 0;
-    feed.subscribe(() => { wakes++; });
+    feed.subscribe(() => {
+      wakes++;
+    });
 
     proxy.freezeOpenConnections();
-    const said = (msg: string) => (line: LogLine): boolean => line.msg === msg;
+    const said =
+      (msg: string) =>
+      (line: LogLine): boolean =>
+        line.msg === msg;
     await eventually(() => lines.some(said('commit feed lost its PostgreSQL connection; reconnecting')), 3000);
     await eventually(() => lines.some(said('commit feed reconnected to PostgreSQL')), 5000);
     // Woken once on reconnecting: whatever was committed meanwhile is read.

@@ -24,7 +24,9 @@ describe('RetentionPruner', () => {
 
   it('deletes every delivery past the retention in batches, keeps the rest, and counts and logs what it deleted', async () => {
     const now = Date.now();
-    const old = Array.from({ length: 7 }, (_, i) => newDelivery({ source: i % 2 === 0 ? 'a' : 'b', receivedAt: now - 2 * DAY_MS + i }));
+    const old = Array.from({ length: 7 }, (_, i) =>
+      newDelivery({ source: i % 2 === 0 ? 'a' : 'b', receivedAt: now - 2 * DAY_MS + i }),
+    );
     const fresh = [newDelivery({ source: 'a', receivedAt: now - 1000 }), newDelivery({ source: 'c', receivedAt: now })];
     await store.append([...old, ...fresh]);
     const metrics = new Metrics();
@@ -71,12 +73,22 @@ describe('RetentionPruner', () => {
         return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
       },
     });
-    const pruner = new RetentionPruner({ store: recording, retentionMs: DAY_MS, logger: capturingLogger().logger, metrics: new Metrics(), batchSize: 3 });
+    const pruner = new RetentionPruner({
+      store: recording,
+      retentionMs: DAY_MS,
+      logger: capturingLogger().logger,
+      metrics: new Metrics(),
+      batchSize: 3,
+    });
 
     expect(await pruner.pruneOnce()).toBe(7);
     counting = false;
 
-    expect(calls.map((c) => [c.limit, c.deleted])).toEqual([[3, 3], [3, 3], [3, 1]]);
+    expect(calls.map((c) => [c.limit, c.deleted])).toEqual([
+      [3, 3],
+      [3, 3],
+      [3, 1],
+    ]);
     for (let i = 1; i < calls.length; i++) {
       expect(calls[i]?.turn, `event-loop turns before transaction ${i + 1}`).toBeGreaterThan(calls[i - 1]?.turn ?? Infinity);
     }

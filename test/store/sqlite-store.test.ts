@@ -122,7 +122,10 @@ describe('SqliteStore on a real file', () => {
 
   describe('migrations', () => {
     const applied = (db: Database): number[] =>
-      db.prepare<[], { version: number }>('SELECT version FROM reception_migrations ORDER BY version').all().map((r) => r.version);
+      db
+        .prepare<[], { version: number }>('SELECT version FROM reception_migrations ORDER BY version')
+        .all()
+        .map((r) => r.version);
 
     it('creates the directory and applies every migration on a new file', () => {
       const store = open();

@@ -17,9 +17,11 @@ function compileStore(dir: string): string {
   const require = createRequire(import.meta.url);
   // The compiled driver module sits outside the project: it names the
   // packages by their resolved paths instead of their names.
-  const driverPaths = (text: string): string => ['better-sqlite3-napi', 'better-sqlite3'].reduce(
-    (out, name) => out.replaceAll(`'${name}'`, JSON.stringify(require.resolve(name))), text,
-  );
+  const driverPaths = (text: string): string =>
+    ['better-sqlite3-napi', 'better-sqlite3'].reduce(
+      (out, name) => out.replaceAll(`'${name}'`, JSON.stringify(require.resolve(name))),
+      text,
+    );
   const todo = [ENTRY];
   const done = new Set<string>();
   for (let module = todo.pop(); module !== undefined; module = todo.pop()) {
@@ -72,12 +74,18 @@ export async function openStoresAtOnce(dir: string, file: string, count: number)
   const workerFile = join(dir, 'compiled', 'open-store-worker.mjs');
   writeFileSync(workerFile, WORKER);
   const gate = new SharedArrayBuffer(4);
-  return Promise.all(Array.from({ length: count }, (_, index) => new Promise<WorkerResult>((resolve, reject) => {
-    const worker = new Worker(workerFile, { workerData: { storeModule, file, gate, count, index } });
-    worker.once('message', (result: WorkerResult) => {
-      resolve(result);
-      void worker.terminate();
-    });
-    worker.once('error', reject);
-  })));
+  return Promise.all(
+    Array.from(
+      { length: count },
+      (_, index) =>
+        new Promise<WorkerResult>((resolve, reject) => {
+          const worker = new Worker(workerFile, { workerData: { storeModule, file, gate, count, index } });
+          worker.once('message', (result: WorkerResult) => {
+            resolve(result);
+            void worker.terminate();
+          });
+          worker.once('error', reject);
+        }),
+    ),
+  );
 }

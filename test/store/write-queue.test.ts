@@ -8,7 +8,10 @@ import { holdCommits } from '../helpers/held-commits.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { newDeliveries, newDelivery } from './delivery-factory.js';
 
-interface Commit { size: number; ok: boolean }
+interface Commit {
+  size: number;
+  ok: boolean;
+}
 
 describe('WriteQueue on a real SqliteStore', () => {
   let dir: ReturnType<typeof tempDir>;
@@ -17,21 +20,20 @@ describe('WriteQueue on a real SqliteStore', () => {
   let reader: Database;
   let commits: Commit[];
 
-  const queueWith = (options: Partial<WriteQueueOptions> = {}): WriteQueue => new WriteQueue(store, {
-    maxPending: 10_000,
-    maxPendingBytes: 64 * 1024 * 1024,
-    maxBatch: 512,
-    maxBatchBytes: 16 * 1024 * 1024,
-    onCommit: (size, seconds, ok) => {
-      expect(seconds).toBeGreaterThanOrEqual(0);
-      commits.push({ size, ok });
-    },
-    ...options,
-  });
-  const rowCount = (): number =>
-    reader.prepare<[], { n: number }>('SELECT count(*) AS n FROM deliveries').get()?.n ?? -1;
-  const isOnDisk = (id: string): boolean =>
-    reader.prepare('SELECT 1 FROM deliveries WHERE id = ?').get(id) !== undefined;
+  const queueWith = (options: Partial<WriteQueueOptions> = {}): WriteQueue =>
+    new WriteQueue(store, {
+      maxPending: 10_000,
+      maxPendingBytes: 64 * 1024 * 1024,
+      maxBatch: 512,
+      maxBatchBytes: 16 * 1024 * 1024,
+      onCommit: (size, seconds, ok) => {
+        expect(seconds).toBeGreaterThanOrEqual(0);
+        commits.push({ size, ok });
+      },
+      ...options,
+    });
+  const rowCount = (): number => reader.prepare<[], { n: number }>('SELECT count(*) AS n FROM deliveries').get()?.n ?? -1;
+  const isOnDisk = (id: string): boolean => reader.prepare('SELECT 1 FROM deliveries WHERE id = ?').get(id) !== undefined;
 
   beforeEach(() => {
     dir = tempDir();
@@ -84,10 +86,14 @@ describe('WriteQueue on a real SqliteStore', () => {
       const queue = queueWith({ maxBatch: 16 });
       const batch = newDeliveries(100);
       const seenOnResolve: boolean[] = [];
-      const outcomes = await Promise.all(batch.map((d) => queue.enqueue(d).then((outcome) => {
-        seenOnResolve.push(isOnDisk(d.id));
-        return outcome;
-      })));
+      const outcomes = await Promise.all(
+        batch.map((d) =>
+          queue.enqueue(d).then((outcome) => {
+            seenOnResolve.push(isOnDisk(d.id));
+            return outcome;
+          }),
+        ),
+      );
       expect(seenOnResolve).toHaveLength(100);
       expect(seenOnResolve.every(Boolean)).toBe(true);
       expect(outcomes.map((o) => o.id)).toEqual(batch.map((d) => d.id));
@@ -110,7 +116,12 @@ describe('WriteQueue on a real SqliteStore', () => {
 
     it('counts the deliveries inside a running commit as waiting, until it ends', async () => {
       const { store: slowStore, release } = holdCommits(store);
-      const queue = new WriteQueue(slowStore, { maxPending: 100, maxPendingBytes: 1 << 20, maxBatch: 512, maxBatchBytes: 1 << 20 });
+      const queue = new WriteQueue(slowStore, {
+        maxPending: 100,
+        maxPendingBytes: 1 << 20,
+        maxBatch: 512,
+        maxBatchBytes: 1 << 20,
+      });
       const done = Promise.all(newDeliveries(3).map((d) => queue.enqueue(d)));
       await new Promise((resolve) => setImmediate(resolve));
       expect(queue.depth).toBe(3);
@@ -137,7 +148,9 @@ describe('WriteQueue on a real SqliteStore', () => {
       const refused = queue.enqueue(refusedDelivery);
       // Refused before any commit happened.
       let settledEarly: unknown;
-      refused.catch((error: unknown) => { settledEarly = error; });
+      refused.catch((error: unknown) => {
+        settledEarly = error;
+      });
       await Promise.resolve();
       expect(settledEarly).toBeInstanceOf(StoreUnavailableError);
       expect(commits).toEqual([]);
@@ -180,7 +193,13 @@ describe('WriteQueue on a real SqliteStore', () => {
       const refused = results[2];
       expect(refused?.status === 'rejected' && refused.reason).toBeInstanceOf(BatchRefusedError);
       expect(results.map((r) => (r.status === 'fulfilled' ? r.value.id : undefined))).toEqual([a.id, b.id, undefined, c.id]);
-      expect(commits).toEqual([{ size: 4, ok: false }, { size: 2, ok: true }, { size: 2, ok: false }, { size: 1, ok: false }, { size: 1, ok: true }]);
+      expect(commits).toEqual([
+        { size: 4, ok: false },
+        { size: 2, ok: true },
+        { size: 2, ok: false },
+        { size: 1, ok: false },
+        { size: 1, ok: true },
+      ]);
       expect([a, b, c].every((d) => isOnDisk(d.id))).toBe(true);
       expect(rowCount()).toBe(3);
     });
@@ -205,7 +224,12 @@ describe('WriteQueue on a real SqliteStore', () => {
       const burst = [a, newDelivery({ id: a.id }), newDelivery(), newDelivery()];
       const results = await Promise.allSettled(burst.map((d) => queue.enqueue(d)));
       expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
-      expect(commits).toEqual([{ size: 2, ok: false }, { size: 1, ok: true }, { size: 1, ok: false }, { size: 2, ok: true }]);
+      expect(commits).toEqual([
+        { size: 2, ok: false },
+        { size: 1, ok: true },
+        { size: 1, ok: false },
+        { size: 2, ok: true },
+      ]);
       expect(isOnDisk(a.id)).toBe(true);
       expect(rowCount()).toBe(3);
     });
@@ -234,13 +258,24 @@ describe('WriteQueue on a real SqliteStore', () => {
         if (calls === 2) locker.exec('BEGIN EXCLUSIVE');
         return store.append(batch);
       };
-      const queue = new WriteQueue(locking, { maxPending: 100, maxPendingBytes: 1 << 20, maxBatch: 512, maxBatchBytes: 1 << 20, onCommit: (size, _s, ok) => commits.push({ size, ok }) });
+      const queue = new WriteQueue(locking, {
+        maxPending: 100,
+        maxPendingBytes: 1 << 20,
+        maxBatch: 512,
+        maxBatchBytes: 1 << 20,
+        onCommit: (size, _s, ok) => commits.push({ size, ok }),
+      });
       try {
         const a = newDelivery();
-        const results = await Promise.allSettled([a, newDelivery({ id: a.id }), newDelivery(), newDelivery()].map((d) => queue.enqueue(d)));
+        const results = await Promise.allSettled(
+          [a, newDelivery({ id: a.id }), newDelivery(), newDelivery()].map((d) => queue.enqueue(d)),
+        );
         expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected', 'rejected']);
         for (const result of results) expect(result.status === 'rejected' && result.reason).toBeInstanceOf(StoreUnavailableError);
-        expect(commits).toEqual([{ size: 4, ok: false }, { size: 2, ok: false }]);
+        expect(commits).toEqual([
+          { size: 4, ok: false },
+          { size: 2, ok: false },
+        ]);
       } finally {
         locker.close();
       }
@@ -261,7 +296,10 @@ describe('WriteQueue on a real SqliteStore', () => {
         locker.exec('ROLLBACK');
         const later = newDelivery();
         await expect(queue.enqueue(later)).resolves.toMatchObject({ id: later.id, duplicate: false });
-        expect(commits).toEqual([{ size: 3, ok: false }, { size: 1, ok: true }]);
+        expect(commits).toEqual([
+          { size: 3, ok: false },
+          { size: 1, ok: true },
+        ]);
         expect(rowCount()).toBe(1);
       } finally {
         locker.close();
@@ -276,7 +314,9 @@ describe('WriteQueue on a real SqliteStore', () => {
         maxPendingBytes: 1024 * 1024,
         maxBatch: 10,
         maxBatchBytes: 1 << 20,
-        onCommit: () => { throw new Error('listener bug'); },
+        onCommit: () => {
+          throw new Error('listener bug');
+        },
       });
       const batch = newDeliveries(3);
       const results = await Promise.allSettled(batch.map((d) => queue.enqueue(d)));
@@ -320,7 +360,12 @@ describe('WriteQueue on a real SqliteStore', () => {
     it('resolves once a batch split around a refused delivery is settled', async () => {
       const queue = queueWith();
       const a = newDelivery();
-      const settled = [a, newDelivery({ id: a.id })].map((d) => queue.enqueue(d).then(() => 'stored', () => 'refused'));
+      const settled = [a, newDelivery({ id: a.id })].map((d) =>
+        queue.enqueue(d).then(
+          () => 'stored',
+          () => 'refused',
+        ),
+      );
       await queue.drain();
       expect(queue.depth).toBe(0);
       expect(await Promise.all(settled)).toEqual(['stored', 'refused']);

@@ -36,31 +36,38 @@ describe('check-folder-cycles', () => {
   });
 
   it('passes when imports between folders point one way', () => {
-    const result = check(tree({
-      'main.ts': "import { a } from './a/a.js';\n",
-      'a/a.ts': "import { b } from '../b/b.js';\nexport const a = b;\n",
-      'a/inner/deep.ts': "import { a } from '../a.js';\nexport const deep = a;\n",
-      'b/b.ts': 'export const b = 1;\n',
-    }));
+    const result = check(
+      tree({
+        'main.ts': "import { a } from './a/a.js';\n",
+        'a/a.ts': "import { b } from '../b/b.js';\nexport const a = b;\n",
+        'a/inner/deep.ts': "import { a } from '../a.js';\nexport const deep = a;\n",
+        'b/b.ts': 'export const b = 1;\n',
+      }),
+    );
     expect(result.status).toBe(0);
   });
 
   it('fails on two folders that import each other, naming both and a file', () => {
-    const result = check(tree({
-      'config/settings.ts': "import type { Rule } from '../receive/rules.js';\nexport type Settings = Rule[];\n",
-      'receive/rules.ts': "import { type Settings } from '../config/settings.js';\nexport type Rule = string;\nexport type All = Settings;\n",
-    }));
+    const result = check(
+      tree({
+        'config/settings.ts': "import type { Rule } from '../receive/rules.js';\nexport type Settings = Rule[];\n",
+        'receive/rules.ts':
+          "import { type Settings } from '../config/settings.js';\nexport type Rule = string;\nexport type All = Settings;\n",
+      }),
+    );
     expect(result.status).toBe(1);
     expect(result.stderr).toContain('folder cycle: config, receive');
     expect(result.stderr).toContain("config -> receive (1 import, e.g. config/settings.ts: '../receive/rules.js')");
   });
 
   it('counts files directly in src/ as one folder, and sees dynamic and re-exported imports', () => {
-    const result = check(tree({
-      'app.ts': "export { route } from './http/route.js';\n",
-      'errors.ts': 'export const code = 1;\n',
-      'http/route.ts': "export async function route() { return (await import('../errors.js')).code; }\n",
-    }));
+    const result = check(
+      tree({
+        'app.ts': "export { route } from './http/route.js';\n",
+        'errors.ts': 'export const code = 1;\n',
+        'http/route.ts': "export async function route() { return (await import('../errors.js')).code; }\n",
+      }),
+    );
     expect(result.status).toBe(1);
     expect(result.stderr).toContain('folder cycle: (root), http');
   });

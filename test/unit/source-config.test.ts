@@ -86,16 +86,24 @@ describe('a valid config file', () => {
   });
 
   it('takes YAML written by hand, comments and all; an empty file means no rules', () => {
-    const config = loadConfigFile(file('hand.yml', [
-      '# Reception sources',
-      'strict: true',
-      'sources:',
-      '  github:',
-      '    verify: { scheme: github, secrets: [s3cret] }',
-      '    onFailure: keep',
-      '',
-    ].join('\n')));
-    expect(config).toEqual({ strict: true, sources: { github: { verify: { scheme: 'github', secrets: ['s3cret'] }, onFailure: 'keep' } } });
+    const config = loadConfigFile(
+      file(
+        'hand.yml',
+        [
+          '# Reception sources',
+          'strict: true',
+          'sources:',
+          '  github:',
+          '    verify: { scheme: github, secrets: [s3cret] }',
+          '    onFailure: keep',
+          '',
+        ].join('\n'),
+      ),
+    );
+    expect(config).toEqual({
+      strict: true,
+      sources: { github: { verify: { scheme: 'github', secrets: ['s3cret'] }, onFailure: 'keep' } },
+    });
     const rules = SourceRules.fromConfig(config, DEFAULTS);
     expect(rules.forSource('github')?.onFailure).toBe('keep');
     expect(rules.forSource('other')).toBeUndefined();
@@ -106,8 +114,9 @@ describe('a valid config file', () => {
     const config = loadConfigFile(file('proto.json', '{"sources":{"__proto__":{"verify":{"scheme":"github","secrets":["x"]}}}}'));
     expect(Object.getPrototypeOf(config.sources)).toBe(Object.prototype);
     expect(SourceRules.fromConfig(config, DEFAULTS).forSource('__proto__')?.verifier?.scheme).toBe('github');
-    expect(problemsOf('proto-bad.json', '{"sources":{"__proto__":{"verify":{"scheme":"nope","secrets":["x"]}}}}'))
-      .toEqual([expect.stringMatching(/^sources\.__proto__\.verify\.scheme: expected one of .*got "nope"$/)]);
+    expect(problemsOf('proto-bad.json', '{"sources":{"__proto__":{"verify":{"scheme":"nope","secrets":["x"]}}}}')).toEqual([
+      expect.stringMatching(/^sources\.__proto__\.verify\.scheme: expected one of .*got "nope"$/),
+    ]);
   });
 });
 
@@ -119,60 +128,87 @@ describe('a bad config file is refused, naming the key', () => {
   });
 
   it('an unknown handshake type', () => {
-    expect(problemsOf('handshake.yaml', yaml({ sources: { src: { handshake: { type: 'teams' } } } })))
-      .toEqual([expect.stringMatching(/^sources\.src\.handshake\.type: expected one of "slack", "meta", "zoom", "graph", "x", got "teams"$/)]);
+    expect(problemsOf('handshake.yaml', yaml({ sources: { src: { handshake: { type: 'teams' } } } }))).toEqual([
+      expect.stringMatching(
+        /^sources\.src\.handshake\.type: expected one of "slack", "meta", "zoom", "graph", "x", got "teams"$/,
+      ),
+    ]);
   });
 
   it('an unknown key, at any depth', () => {
     expect(problemsOf('top.json', '{"strict": true, "sourcez": {}}')).toEqual([expect.stringMatching(/^sourcez: unknown key/)]);
-    expect(problemsOf('source.json', oneSource({ verfy: { scheme: 'github', secrets: ['x'] } })))
-      .toEqual([expect.stringMatching(/^sources\.src\.verfy: unknown key/)]);
-    expect(problemsOf('verify.json', oneSource({ verify: { scheme: 'github', secret: 'x' } }))).toEqual(expect.arrayContaining([
-      expect.stringMatching(/^sources\.src\.verify\.secret: unknown key/),
-      'sources.src.verify.secrets: is required',
-    ]));
+    expect(problemsOf('source.json', oneSource({ verfy: { scheme: 'github', secrets: ['x'] } }))).toEqual([
+      expect.stringMatching(/^sources\.src\.verfy: unknown key/),
+    ]);
+    expect(problemsOf('verify.json', oneSource({ verify: { scheme: 'github', secret: 'x' } }))).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^sources\.src\.verify\.secret: unknown key/),
+        'sources.src.verify.secrets: is required',
+      ]),
+    );
   });
 
   it('twilio without publicUrl, or with one that carries its own query', () => {
-    expect(problemsOf('twilio.json', oneSource({ verify: { scheme: 'twilio', secrets: ['t'] } })))
-      .toEqual([expect.stringMatching(/^sources\.src\.verify\.publicUrl: the twilio scheme needs the public URL/)]);
-    expect(problemsOf('twilio-query.json', oneSource({ verify: { scheme: 'twilio', secrets: ['t'], publicUrl: 'https://a.example/hook?x=1' } })))
-      .toEqual([expect.stringMatching(/^sources\.src\.verify\.publicUrl: .*query/)]);
+    expect(problemsOf('twilio.json', oneSource({ verify: { scheme: 'twilio', secrets: ['t'] } }))).toEqual([
+      expect.stringMatching(/^sources\.src\.verify\.publicUrl: the twilio scheme needs the public URL/),
+    ]);
+    expect(
+      problemsOf(
+        'twilio-query.json',
+        oneSource({ verify: { scheme: 'twilio', secrets: ['t'], publicUrl: 'https://a.example/hook?x=1' } }),
+      ),
+    ).toEqual([expect.stringMatching(/^sources\.src\.verify\.publicUrl: .*query/)]);
   });
 
   it('hmac without header; options a scheme does not take', () => {
-    expect(problemsOf('hmac.json', oneSource({ verify: { scheme: 'hmac', secrets: ['s'] } })))
-      .toEqual([expect.stringMatching(/^sources\.src\.verify\.header: the hmac scheme needs/)]);
-    expect(problemsOf('hmac-alg.json', oneSource({ verify: { scheme: 'hmac', secrets: ['s'], header: 'X-Sig', algorithm: 'md5' } })))
-      .toEqual([expect.stringMatching(/^sources\.src\.verify\.algorithm: expected one of "sha1", "sha256", "sha512", got "md5"$/)]);
-    expect(problemsOf('github-header.json', oneSource({ verify: { scheme: 'github', secrets: ['s'], header: 'X-Sig' } })))
-      .toEqual([expect.stringMatching(/^sources\.src\.verify\.header: only the hmac scheme/)]);
+    expect(problemsOf('hmac.json', oneSource({ verify: { scheme: 'hmac', secrets: ['s'] } }))).toEqual([
+      expect.stringMatching(/^sources\.src\.verify\.header: the hmac scheme needs/),
+    ]);
+    expect(
+      problemsOf('hmac-alg.json', oneSource({ verify: { scheme: 'hmac', secrets: ['s'], header: 'X-Sig', algorithm: 'md5' } })),
+    ).toEqual([
+      expect.stringMatching(/^sources\.src\.verify\.algorithm: expected one of "sha1", "sha256", "sha512", got "md5"$/),
+    ]);
+    expect(
+      problemsOf('github-header.json', oneSource({ verify: { scheme: 'github', secrets: ['s'], header: 'X-Sig' } })),
+    ).toEqual([expect.stringMatching(/^sources\.src\.verify\.header: only the hmac scheme/)]);
   });
 
   it('meta without verifyToken, x without secret, zoom handshake without any secret', () => {
-    expect(problemsOf('meta.json', oneSource({ handshake: { type: 'meta' } })))
-      .toEqual([expect.stringMatching(/^sources\.src\.handshake\.verifyToken: the meta handshake needs/)]);
-    expect(problemsOf('x.json', oneSource({ handshake: { type: 'x' } })))
-      .toEqual([expect.stringMatching(/^sources\.src\.handshake\.secret: the x handshake needs/)]);
-    expect(problemsOf('zoom.json', oneSource({ handshake: { type: 'zoom' } })))
-      .toEqual([expect.stringMatching(/^sources\.src\.handshake\.secret: the zoom handshake needs/)]);
+    expect(problemsOf('meta.json', oneSource({ handshake: { type: 'meta' } }))).toEqual([
+      expect.stringMatching(/^sources\.src\.handshake\.verifyToken: the meta handshake needs/),
+    ]);
+    expect(problemsOf('x.json', oneSource({ handshake: { type: 'x' } }))).toEqual([
+      expect.stringMatching(/^sources\.src\.handshake\.secret: the x handshake needs/),
+    ]);
+    expect(problemsOf('zoom.json', oneSource({ handshake: { type: 'zoom' } }))).toEqual([
+      expect.stringMatching(/^sources\.src\.handshake\.secret: the zoom handshake needs/),
+    ]);
   });
 
   it('handshake options that its type does not take', () => {
-    expect(problemsOf('slack-secret.json', oneSource({ handshake: { type: 'slack', secret: 's' } })))
-      .toEqual([expect.stringMatching(/^sources\.src\.handshake\.secret: only the x and zoom handshakes take "secret" \(Slack's signing secret goes under verify\)$/)]);
-    expect(problemsOf('graph-secret.json', oneSource({ handshake: { type: 'graph', secret: 's' } })))
-      .toEqual([expect.stringMatching(/^sources\.src\.handshake\.secret: only the x and zoom handshakes/)]);
-    expect(problemsOf('x-token.json', oneSource({ handshake: { type: 'x', secret: 's', verifyToken: 't' } })))
-      .toEqual([expect.stringMatching(/^sources\.src\.handshake\.verifyToken: only the meta handshake/)]);
-    expect(problemsOf('meta-secret.json', oneSource({ handshake: { type: 'meta', verifyToken: 't', secret: 's' } })))
-      .toEqual([expect.stringMatching(/^sources\.src\.handshake\.secret: only the x and zoom handshakes/)]);
+    expect(problemsOf('slack-secret.json', oneSource({ handshake: { type: 'slack', secret: 's' } }))).toEqual([
+      expect.stringMatching(
+        /^sources\.src\.handshake\.secret: only the x and zoom handshakes take "secret" \(Slack's signing secret goes under verify\)$/,
+      ),
+    ]);
+    expect(problemsOf('graph-secret.json', oneSource({ handshake: { type: 'graph', secret: 's' } }))).toEqual([
+      expect.stringMatching(/^sources\.src\.handshake\.secret: only the x and zoom handshakes/),
+    ]);
+    expect(problemsOf('x-token.json', oneSource({ handshake: { type: 'x', secret: 's', verifyToken: 't' } }))).toEqual([
+      expect.stringMatching(/^sources\.src\.handshake\.verifyToken: only the meta handshake/),
+    ]);
+    expect(problemsOf('meta-secret.json', oneSource({ handshake: { type: 'meta', verifyToken: 't', secret: 's' } }))).toEqual([
+      expect.stringMatching(/^sources\.src\.handshake\.secret: only the x and zoom handshakes/),
+    ]);
     expect(validateConfig({ sources: { src: { handshake: { type: 'zoom', secret: 's' } } } })).toEqual([]);
   });
 
   it('a dedup header that no request could carry, which would never match', () => {
     for (const header of ['bad header', 'X-Id:', 'X-\u00cfd', '']) {
-      expect(problemsOf('dedup.json', oneSource({ dedup: { header } })), header).toEqual([expect.stringMatching(/^sources\.src\.dedup\.header: /)]);
+      expect(problemsOf('dedup.json', oneSource({ dedup: { header } })), header).toEqual([
+        expect.stringMatching(/^sources\.src\.dedup\.header: /),
+      ]);
     }
     expect(() => loadConfigFile(file('dedup-ok.json', oneSource({ dedup: { header: 'X-Request-Id' } })))).not.toThrow();
   });
@@ -190,36 +226,54 @@ describe('a bad config file is refused, naming the key', () => {
       ['100/s', /^sources\.src\.rateLimit: .*object.*got "100\/s"$/],
     ];
     for (const [rateLimit, expected] of cases) {
-      expect(problemsOf('rate.json', oneSource({ rateLimit })), JSON.stringify(rateLimit)).toEqual([expect.stringMatching(expected)]);
+      expect(problemsOf('rate.json', oneSource({ rateLimit })), JSON.stringify(rateLimit)).toEqual([
+        expect.stringMatching(expected),
+      ]);
     }
   });
 
   it('other bad values: empty secrets, a negative maxBodyBytes, an unknown onFailure, keep without verify, a bad secret', () => {
-    expect(problemsOf('secrets.json', oneSource({ verify: { scheme: 'github', secrets: [] } })))
-      .toEqual([expect.stringMatching(/^sources\.src\.verify\.secrets: /)]);
-    expect(problemsOf('max.json', oneSource({ maxBodyBytes: -1 }))).toEqual([expect.stringMatching(/^sources\.src\.maxBodyBytes: must be >= 1/)]);
-    expect(problemsOf('fail.json', oneSource({ verify: { scheme: 'github', secrets: ['s'] }, onFailure: 'drop' })))
-      .toEqual([expect.stringMatching(/^sources\.src\.onFailure: expected one of "reject", "keep", got "drop"$/)]);
-    expect(problemsOf('keep.json', oneSource({ onFailure: 'keep' }))).toEqual([expect.stringMatching(/^sources\.src\.onFailure: "keep" only means/)]);
-    expect(problemsOf('whsec.json', oneSource({ verify: { scheme: 'standard-webhooks', secrets: ['whsec_not base64!'] } })))
-      .toEqual([expect.stringMatching(/^sources\.src\.verify\.secrets\[0\]: /)]);
+    expect(problemsOf('secrets.json', oneSource({ verify: { scheme: 'github', secrets: [] } }))).toEqual([
+      expect.stringMatching(/^sources\.src\.verify\.secrets: /),
+    ]);
+    expect(problemsOf('max.json', oneSource({ maxBodyBytes: -1 }))).toEqual([
+      expect.stringMatching(/^sources\.src\.maxBodyBytes: must be >= 1/),
+    ]);
+    expect(problemsOf('fail.json', oneSource({ verify: { scheme: 'github', secrets: ['s'] }, onFailure: 'drop' }))).toEqual([
+      expect.stringMatching(/^sources\.src\.onFailure: expected one of "reject", "keep", got "drop"$/),
+    ]);
+    expect(problemsOf('keep.json', oneSource({ onFailure: 'keep' }))).toEqual([
+      expect.stringMatching(/^sources\.src\.onFailure: "keep" only means/),
+    ]);
+    expect(
+      problemsOf('whsec.json', oneSource({ verify: { scheme: 'standard-webhooks', secrets: ['whsec_not base64!'] } })),
+    ).toEqual([expect.stringMatching(/^sources\.src\.verify\.secrets\[0\]: /)]);
   });
 
   it('a file that is not an object, or whose sources or source is not one', () => {
     for (const text of ['[]', '"sources"', '42', '- a\n- b\n']) {
       expect(problemsOf('not-object.yaml', text)).toEqual([expect.stringMatching(/^\(top level\): expected an object/)]);
     }
-    expect(problemsOf('sources-list.yaml', 'sources: [stripe, github]\n')).toEqual([expect.stringMatching(/^sources: expected an object/)]);
-    expect(problemsOf('source-string.json', '{"sources":{"stripe":"whsec_x"}}')).toEqual([expect.stringMatching(/^sources\.stripe: /)]);
+    expect(problemsOf('sources-list.yaml', 'sources: [stripe, github]\n')).toEqual([
+      expect.stringMatching(/^sources: expected an object/),
+    ]);
+    expect(problemsOf('source-string.json', '{"sources":{"stripe":"whsec_x"}}')).toEqual([
+      expect.stringMatching(/^sources\.stripe: /),
+    ]);
     expect(problemsOf('strict.json', '{"strict":"yes"}')).toEqual([expect.stringMatching(/^strict: .*boolean/)]);
   });
 
   it('a source name that could never be received', () => {
-    expect(problemsOf('name.json', '{"sources":{"a/b":{}}}')).toEqual([expect.stringMatching(/^sources\["a\/b"\]: "a\/b" is not a valid source name/)]);
+    expect(problemsOf('name.json', '{"sources":{"a/b":{}}}')).toEqual([
+      expect.stringMatching(/^sources\["a\/b"\]: "a\/b" is not a valid source name/),
+    ]);
     // A name that would not read as one key is quoted in the key path.
-    expect(problemsOf('dots.json', '{"sources":{"..":{}}}')).toEqual([expect.stringMatching(/^sources\["\.\."\]: "\.\." is not a valid source name/)]);
-    expect(problemsOf('dotted.json', '{"sources":{"my.app":{"verify":{"scheme":"stripe"}}}}'))
-      .toEqual(['sources["my.app"].verify.secrets: is required']);
+    expect(problemsOf('dots.json', '{"sources":{"..":{}}}')).toEqual([
+      expect.stringMatching(/^sources\["\.\."\]: "\.\." is not a valid source name/),
+    ]);
+    expect(problemsOf('dotted.json', '{"sources":{"my.app":{"verify":{"scheme":"stripe"}}}}')).toEqual([
+      'sources["my.app"].verify.secrets: is required',
+    ]);
   });
 
   it('a source name with terminal controls is shown escaped, in the message and in the key path', () => {
@@ -233,24 +287,38 @@ describe('a bad config file is refused, naming the key', () => {
   it('unknown keys whose values are YAML aliases of themselves', () => {
     // TypeBox reports these unknown keys in another shape than plain ones.
     const levels = ['a: &a [*a, *a]'];
-    for (const [name, previous] of [['b', 'a'], ['c', 'b'], ['d', 'c'], ['e', 'd'], ['f', 'e'], ['g', 'f']] as const) {
+    for (const [name, previous] of [
+      ['b', 'a'],
+      ['c', 'b'],
+      ['d', 'c'],
+      ['e', 'd'],
+      ['f', 'e'],
+      ['g', 'f'],
+    ] as const) {
       levels.push(`${name}: &${name} [${Array(9).fill(`*${previous}`).join(', ')}]`);
     }
     levels.push(`h: [${Array(9).fill('*g').join(', ')}]`);
     const problems = problemsOf('aliases.yaml', `${levels.join('\n')}\n`);
-    expect(problems).toEqual(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map((key) => `${key}: unknown key (check the spelling; see docs/config.md)`));
+    expect(problems).toEqual(
+      ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map((key) => `${key}: unknown key (check the spelling; see docs/config.md)`),
+    );
   });
 
   it('invalid YAML and JSON, with the line', () => {
-    expect(problemsOf('broken.yaml', 'sources:\n  stripe: [\n')).toEqual([expect.stringMatching(/^the file is not valid YAML or JSON at line 3, column 1: /)]);
-    expect(problemsOf('broken.json', '{"sources": {"stripe": {}')).toContain('the file is not valid YAML or JSON at line 1, column 26: a bracket, brace or quote that is not closed');
+    expect(problemsOf('broken.yaml', 'sources:\n  stripe: [\n')).toEqual([
+      expect.stringMatching(/^the file is not valid YAML or JSON at line 3, column 1: /),
+    ]);
+    expect(problemsOf('broken.json', '{"sources": {"stripe": {}')).toContain(
+      'the file is not valid YAML or JSON at line 1, column 26: a bracket, brace or quote that is not closed',
+    );
   });
 
   it('duplicate keys, in YAML and in JSON, instead of the last one silently winning', () => {
     const yamlText = 'sources:\n  github:\n    verify: { scheme: github, secrets: [a] }\n  github: {}\n';
     expect(problemsOf('dup.yaml', yamlText)).toEqual(['sources.github: the key is there twice (again at line 4, column 3)']);
-    expect(problemsOf('dup.json', '{"sources": {"a b": {"anyJson": true, "anyJson": false}}}'))
-      .toEqual(['sources["a b"].anyJson: the key is there twice (again at line 1, column 39)']);
+    expect(problemsOf('dup.json', '{"sources": {"a b": {"anyJson": true, "anyJson": false}}}')).toEqual([
+      'sources["a b"].anyJson: the key is there twice (again at line 1, column 39)',
+    ]);
   });
 
   it('never quotes a secret: not a wrong-typed one, not one on a line the parser refuses', () => {
@@ -260,14 +328,19 @@ describe('a bad config file is refused, naming the key', () => {
       ...problemsOf('items.yaml', `sources:\n  a:\n    verify: { scheme: github, secrets: [7, "${secret}"] }\n`),
       ...problemsOf('token.yaml', `sources:\n  a:\n    handshake: { type: meta, verifyToken: 12345678 }\n`),
       ...problemsOf('syntax.yaml', `sources:\n  a:\n    verify: { scheme: stripe, secrets: ["${secret}" }\n`),
-      ...problemsOf('dup.yaml', `sources:\n  a:\n    verify: { scheme: stripe, secrets: ["${secret}"], secrets: ["${secret}"] }\n`),
+      ...problemsOf(
+        'dup.yaml',
+        `sources:\n  a:\n    verify: { scheme: stripe, secrets: ["${secret}"], secrets: ["${secret}"] }\n`,
+      ),
     ];
     expect(problems.length).toBeGreaterThanOrEqual(5);
     for (const problem of problems) {
       expect(problem).not.toContain('TOPSECRET');
       expect(problem).not.toContain('12345678');
     }
-    expect(problems[0]).toMatch(/^sources\.a\.verify\.secrets: .*got a string of 20 characters \(not shown: it may be a secret\)$/);
+    expect(problems[0]).toMatch(
+      /^sources\.a\.verify\.secrets: .*got a string of 20 characters \(not shown: it may be a secret\)$/,
+    );
   });
 
   it('never quotes a secret typed where an object belongs, in a URL, or as a YAML tag', () => {
@@ -284,15 +357,33 @@ describe('a bad config file is refused, naming the key', () => {
     expect(problems).toHaveLength(7);
     for (const problem of problems) expect(problem).not.toContain('TOPSECRET');
     expect(problems[0]).toMatch(/^sources\.a\.verify: .*got a string of 20 characters \(not shown: it may be a secret\)$/);
-    expect(problems[4]).toBe('the file is not valid YAML or JSON at line 6, column 11: an unknown tag; a value that begins with one of * & ! | > % @ ` { [ must be quoted');
+    expect(problems[4]).toBe(
+      'the file is not valid YAML or JSON at line 6, column 11: an unknown tag; a value that begins with one of * & ! | > % @ ` { [ must be quoted',
+    );
   });
 
   it('never quotes a secret on a line that is not YAML: an alias, a block scalar header, a tag', () => {
     const files: Array<[string, string, string]> = [
-      ['alias.yaml', 'sources:\n  m:\n    handshake: { type: meta, verifyToken: *TOPSECRET-LEAK }\n', 'line 3, column 43: an alias'],
-      ['folded.yaml', 'sources:\n  g:\n    verify: { scheme: github, secrets: [ >TOPSECRET-LEAK ] }\n', 'line 3, column 42: a value that YAML cannot start with'],
-      ['literal.yaml', 'sources:\n  g:\n    verify:\n      scheme: github\n      secrets:\n        - |TOPSECRET-LEAK\n', 'line 6, column 12: something YAML did not expect'],
-      ['tags.yaml', 'sources:\n  m:\n    handshake: { type: meta, verifyToken: !my!TOPSECRET-LEAK }\n', 'line 3, column 43: an unknown tag'],
+      [
+        'alias.yaml',
+        'sources:\n  m:\n    handshake: { type: meta, verifyToken: *TOPSECRET-LEAK }\n',
+        'line 3, column 43: an alias',
+      ],
+      [
+        'folded.yaml',
+        'sources:\n  g:\n    verify: { scheme: github, secrets: [ >TOPSECRET-LEAK ] }\n',
+        'line 3, column 42: a value that YAML cannot start with',
+      ],
+      [
+        'literal.yaml',
+        'sources:\n  g:\n    verify:\n      scheme: github\n      secrets:\n        - |TOPSECRET-LEAK\n',
+        'line 6, column 12: something YAML did not expect',
+      ],
+      [
+        'tags.yaml',
+        'sources:\n  m:\n    handshake: { type: meta, verifyToken: !my!TOPSECRET-LEAK }\n',
+        'line 3, column 43: an unknown tag',
+      ],
     ];
     for (const [file, text, where] of files) {
       const problems = problemsOf(file, text);
@@ -304,9 +395,15 @@ describe('a bad config file is refused, naming the key', () => {
   it('never names a key that may be a secret: unknown keys inside verify or handshake, any key inside a secret setting', () => {
     const problems = [
       ...problemsOf('flow.yaml', 'sources:\n  s:\n    verify: {scheme: github, secrets: [a], TOPSECRET-LEAK}\n'),
-      ...problemsOf('block.yaml', 'sources:\n  s:\n    handshake:\n      type: meta\n      verifyToken: t\n      TOPSECRET-LEAK:\n'),
+      ...problemsOf(
+        'block.yaml',
+        'sources:\n  s:\n    handshake:\n      type: meta\n      verifyToken: t\n      TOPSECRET-LEAK:\n',
+      ),
       ...problemsOf('map.yaml', 'sources:\n  s:\n    verify: {scheme: github, secrets: {TOPSECRET-LEAK, TOPSECRET-LEAK}}\n'),
-      ...problemsOf('near.yaml', 'sources:\n  s:\n    verify:\n      scheme: github\n      secrets:\n        secretz: 1\n        secretz: 2\n'),
+      ...problemsOf(
+        'near.yaml',
+        'sources:\n  s:\n    verify:\n      scheme: github\n      secrets:\n        secretz: 1\n        secretz: 2\n',
+      ),
     ];
     expect(problems).toEqual([
       'sources.s.verify: an unknown key of 14 characters (not shown: it may be a secret; the settings here are scheme, secrets, toleranceSeconds, publicUrl, header, algorithm, encoding, prefix)',
@@ -322,18 +419,21 @@ describe('a bad config file is refused, naming the key', () => {
       'sources.src.verify.secrets: is required',
       'sources.src.verify.secret: unknown key (did you mean "secrets"? see docs/config.md)',
     ]);
-    expect(problemsOf('x.json', oneSource({ handshake: { type: 'x', secrets: ['x'] } })))
-      .toContain('sources.src.handshake.secrets: unknown key (did you mean "secret"? see docs/config.md)');
+    expect(problemsOf('x.json', oneSource({ handshake: { type: 'x', secrets: ['x'] } }))).toContain(
+      'sources.src.handshake.secrets: unknown key (did you mean "secret"? see docs/config.md)',
+    );
     expect(problemsOf('placed.json', oneSource({ verify: { scheme: 'github', secrets: ['x'], anyJson: true } }))).toEqual([
       'sources.src.verify.anyJson: not a setting of this place; the settings here are scheme, secrets, toleranceSeconds, publicUrl, header, algorithm, encoding, prefix (see docs/config.md)',
     ]);
   });
 
   it('names a misspelt setting with the setting meant, escaped for a terminal, and no key that looks like a secret, at any level', () => {
-    expect(problemsOf('typo.json', oneSource({ verify: { scheme: 'github', secrets: ['x'], secrts: ['y'] } })))
-      .toEqual(['sources.src.verify.secrts: unknown key (did you mean "secrets"? see docs/config.md)']);
-    expect(problemsOf('escape.json', oneSource({ 'anyJso\u0007': true })))
-      .toEqual(['sources.src["anyJso\\u0007"]: unknown key (did you mean "anyJson"? see docs/config.md)']);
+    expect(problemsOf('typo.json', oneSource({ verify: { scheme: 'github', secrets: ['x'], secrts: ['y'] } }))).toEqual([
+      'sources.src.verify.secrts: unknown key (did you mean "secrets"? see docs/config.md)',
+    ]);
+    expect(problemsOf('escape.json', oneSource({ 'anyJso\u0007': true }))).toEqual([
+      'sources.src["anyJso\\u0007"]: unknown key (did you mean "anyJson"? see docs/config.md)',
+    ]);
     const secret = 'whsec_REALSECRET_XYZ';
     const problems = [
       ...problemsOf('top.json', JSON.stringify({ sources: {}, [secret]: true })),
@@ -351,13 +451,20 @@ describe('a bad config file is refused, naming the key', () => {
   });
 
   it('refuses an anchor or alias without a name, which YAML would drop silently', () => {
-    expect(problemsOf('anchor.yaml', 'sources:\n  m:\n    handshake: { type: meta, verifyToken: & tok3n }\n'))
-      .toEqual([expect.stringMatching(/^the file is not valid YAML or JSON at line 3, column 43: an anchor \("&"\) or alias \("\*"\) without a name/)]);
+    expect(problemsOf('anchor.yaml', 'sources:\n  m:\n    handshake: { type: meta, verifyToken: & tok3n }\n')).toEqual([
+      expect.stringMatching(
+        /^the file is not valid YAML or JSON at line 3, column 43: an anchor \("&"\) or alias \("\*"\) without a name/,
+      ),
+    ]);
   });
 
   it('a file that cannot be read', () => {
-    expect(() => loadConfigFile(join(dir.path, 'missing.yaml'))).toThrow(/^cannot read the config file .*missing\.yaml:\n {2}- there is no such file: check the path \(ENOENT\)$/);
-    expect(() => loadConfigFile(dir.path)).toThrow(/^cannot read the config file .*:\n {2}- it is a directory: name the file itself \(EISDIR\)$/);
+    expect(() => loadConfigFile(join(dir.path, 'missing.yaml'))).toThrow(
+      /^cannot read the config file .*missing\.yaml:\n {2}- there is no such file: check the path \(ENOENT\)$/,
+    );
+    expect(() => loadConfigFile(dir.path)).toThrow(
+      /^cannot read the config file .*:\n {2}- it is a directory: name the file itself \(EISDIR\)$/,
+    );
   });
 
   it('reports the rules and names of sources of the right shape beside the shape problems of others', () => {
@@ -387,10 +494,12 @@ describe('a bad config file is refused, naming the key', () => {
         two: { handshake: { type: 'meta' }, rateLimit: { requests: 0, perSeconds: 1 } },
       },
     });
-    expect(problems).toEqual(expect.arrayContaining([
-      expect.stringMatching(/^strict: /),
-      expect.stringMatching(/^sources\.one\.verify\.scheme: /),
-      expect.stringMatching(/^sources\.two\.rateLimit\.requests: /),
-    ]));
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^strict: /),
+        expect.stringMatching(/^sources\.one\.verify\.scheme: /),
+        expect.stringMatching(/^sources\.two\.rateLimit\.requests: /),
+      ]),
+    );
   });
 });

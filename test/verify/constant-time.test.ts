@@ -115,6 +115,8 @@ describe('matchingKey', () => {
   });
 
   it('accepts several signed forms per key', () => {
-    expect(matchingKey(['a'], [hmac('sha256', 'a', 'two')], (key) => [hmac('sha256', key, 'one'), hmac('sha256', key, 'two')])).toBe(0);
+    expect(
+      matchingKey(['a'], [hmac('sha256', 'a', 'two')], (key) => [hmac('sha256', key, 'one'), hmac('sha256', key, 'two')]),
+    ).toBe(0);
   });
 });

@@ -22,13 +22,22 @@ function configError(config: UncheckedConfig): VerifyConfigError {
 
 describe('createVerifier', () => {
   it('lists every scheme of CONTRACT 4', () => {
-    expect([...VERIFY_SCHEMES].sort()).toEqual(['github', 'hmac', 'shopify', 'slack', 'standard-webhooks', 'stripe', 'twilio', 'zoom']);
+    expect([...VERIFY_SCHEMES].sort()).toEqual([
+      'github',
+      'hmac',
+      'shopify',
+      'slack',
+      'standard-webhooks',
+      'stripe',
+      'twilio',
+      'zoom',
+    ]);
     expect(isVerifyScheme('stripe')).toBe(true);
     expect(isVerifyScheme('toString')).toBe(false);
     expect(isVerifyScheme('none')).toBe(false);
   });
 
-  it('builds each scheme from the contract\'s example config', () => {
+  it("builds each scheme from the contract's example config", () => {
     const configs: VerifyConfig[] = [
       { scheme: 'stripe', secrets: ['whsec_abc'], toleranceSeconds: 300 },
       { scheme: 'github', secrets: ['old', 'new'] },
@@ -45,9 +54,13 @@ describe('createVerifier', () => {
   it('builds a verifier that really checks: a Stripe config with its tolerance', () => {
     const verifier = createVerifier({ scheme: 'stripe', secrets: ['whsec_abc'], toleranceSeconds: 60 });
     const body = '{"id":"evt_1"}';
-    const sign = (timestamp: number): ReturnType<typeof request> => request({
-      body, headers: { 'stripe-signature': Stripe.webhooks.generateTestHeaderString({ payload: body, secret: 'whsec_abc', timestamp }) },
-    });
+    const sign = (timestamp: number): ReturnType<typeof request> =>
+      request({
+        body,
+        headers: {
+          'stripe-signature': Stripe.webhooks.generateTestHeaderString({ payload: body, secret: 'whsec_abc', timestamp }),
+        },
+      });
     expectPass(verifier.verify(sign(NOW_SECONDS - 60)), { deliveryId: 'evt_1' });
     expectFailure(verifier.verify(sign(NOW_SECONDS - 61)), 'timestamp_outside_tolerance');
   });

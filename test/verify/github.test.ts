@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { GitHubVerifier } from '../../src/verify/github.js';
 import { expectFailure, expectPass, hexMutations, request, verifyQuietly, withBody, withHeader } from './request.js';
 
-const SECRET = 'It\'s a Secret to Everybody';
+const SECRET = "It's a Secret to Everybody";
 const PAYLOAD = JSON.stringify({ action: 'opened', number: 1, repository: { full_name: 'octo/hello' } });
 const DELIVERY = '72d3162e-cc78-11e3-81ab-4c9367dc0958';
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { xCrcResponse, zoomUrlValidation } from '../../src/verify/handshakes.js';
 
 describe('handshakes', () => {
-  it('answers Zoom\'s endpoint.url_validation with the plain token and its hex HMAC-SHA256', () => {
+  it("answers Zoom's endpoint.url_validation with the plain token and its hex HMAC-SHA256", () => {
     // printf 'hello' | openssl dgst -sha256 -hmac secret
     expect(zoomUrlValidation('secret', 'hello')).toEqual({
       plainToken: 'hello',
@@ -15,7 +15,7 @@ describe('handshakes', () => {
     expect(zoomUrlValidation('other', plainToken).encryptedToken).not.toBe(answer.encryptedToken);
   });
 
-  it('answers X\'s CRC with sha256= and the base64 HMAC-SHA256 of the token', () => {
+  it("answers X's CRC with sha256= and the base64 HMAC-SHA256 of the token", () => {
     // printf 'hello' | openssl dgst -sha256 -hmac secret -binary | base64
     expect(xCrcResponse('secret', 'hello')).toEqual({ response_token: 'sha256=iKqz7ejTrflNJquQ07r9SiCDBww7zOnAFO4EpEOEfAs=' });
     expect(xCrcResponse('other', 'hello').response_token).not.toBe(xCrcResponse('secret', 'hello').response_token);

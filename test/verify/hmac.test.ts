@@ -3,7 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { GenericHmacVerifier } from '../../src/verify/hmac.js';
 import { VerifyConfigError } from '../../src/verify/verifier.js';
 import {
-  base64Mutations, expectFailure, expectPass, hexMutations, request, verifyQuietly, withBody, withHeader,
+  base64Mutations,
+  expectFailure,
+  expectPass,
+  hexMutations,
+  request,
+  verifyQuietly,
+  withBody,
+  withHeader,
 } from './request.js';
 
 const SECRET = 'orders-secret';
@@ -14,12 +21,21 @@ function digest(algorithm: string, encoding: 'hex' | 'base64', secret = SECRET, 
 }
 
 describe('hmac (generic)', () => {
-  const verifier = new GenericHmacVerifier({ secrets: [SECRET], header: 'X-Signature', algorithm: 'sha256', encoding: 'hex', prefix: 'sha256=' });
+  const verifier = new GenericHmacVerifier({
+    secrets: [SECRET],
+    header: 'X-Signature',
+    algorithm: 'sha256',
+    encoding: 'hex',
+    prefix: 'sha256=',
+  });
   const signed = request({ body: BODY, headers: { 'x-signature': `sha256=${digest('sha256', 'hex')}` } });
 
   it('matches a digest computed outside Node', () => {
     // printf 'hello' | openssl dgst -sha256 -hmac secret
-    const input = request({ body: 'hello', headers: { 'x-signature': 'sha256=88aab3ede8d3adf94d26ab90d3bafd4a2083070c3bcce9c014ee04a443847c0b' } });
+    const input = request({
+      body: 'hello',
+      headers: { 'x-signature': 'sha256=88aab3ede8d3adf94d26ab90d3bafd4a2083070c3bcce9c014ee04a443847c0b' },
+    });
     expectPass(new GenericHmacVerifier({ secrets: ['secret'], header: 'X-Signature', prefix: 'sha256=' }).verify(input));
   });
 
@@ -28,8 +44,13 @@ describe('hmac (generic)', () => {
   });
 
   it.each([
-    ['sha1', 'hex'], ['sha1', 'base64'], ['sha256', 'hex'], ['sha256', 'base64'], ['sha512', 'hex'], ['sha512', 'base64'],
-  ] as const)('supports %s in %s, and refuses the other algorithms\' digests', (algorithm, encoding) => {
+    ['sha1', 'hex'],
+    ['sha1', 'base64'],
+    ['sha256', 'hex'],
+    ['sha256', 'base64'],
+    ['sha512', 'hex'],
+    ['sha512', 'base64'],
+  ] as const)("supports %s in %s, and refuses the other algorithms' digests", (algorithm, encoding) => {
     const one = new GenericHmacVerifier({ secrets: [SECRET], header: 'x-hook-signature', algorithm, encoding });
     expectPass(one.verify(request({ body: BODY, headers: { 'x-hook-signature': digest(algorithm, encoding) } })));
     for (const other of ['sha1', 'sha256', 'sha512'].filter((each) => each !== algorithm)) {
@@ -59,7 +80,10 @@ describe('hmac (generic)', () => {
       const result = verifyQuietly(verifier, withHeader(signed, 'x-signature', `sha256=${bad}`));
       expect(result.ok, JSON.stringify(bad)).toBe(false);
     }
-    expectFailure(verifier.verify(withHeader(signed, 'x-signature', `sha256=${digest('sha256', 'hex')}zz`)), 'malformed_signature');
+    expectFailure(
+      verifier.verify(withHeader(signed, 'x-signature', `sha256=${digest('sha256', 'hex')}zz`)),
+      'malformed_signature',
+    );
   });
 
   it('answers, never throws, for every mangled base64 signature', () => {

@@ -64,7 +64,9 @@ export function expectFailure(result: VerifyResult, reason: VerifyFailure): void
  */
 export function verifyQuietly(verifier: Verifier, input: VerifyInput): VerifyResult {
   let result: VerifyResult | undefined;
-  expect(() => { result = verifier.verify(input); }).not.toThrow();
+  expect(() => {
+    result = verifier.verify(input);
+  }).not.toThrow();
   if (result === undefined) throw new Error('unreachable: verify returned nothing');
   return result;
 }
@@ -75,15 +77,36 @@ export function verifyQuietly(verifier: Verifier, input: VerifyInput): VerifyRes
  */
 export function hexMutations(hex: string): string[] {
   return [
-    `${hex}zz`, `${hex}0`, `${hex}00`, hex.slice(0, -2), hex.slice(0, -1), `${hex.slice(0, -1)}g`,
-    hex.slice(0, 32), '', 'zz', ' ', `${hex} ${hex}`, `${hex}\u00e9`, Buffer.from(hex).toString('base64'),
+    `${hex}zz`,
+    `${hex}0`,
+    `${hex}00`,
+    hex.slice(0, -2),
+    hex.slice(0, -1),
+    `${hex.slice(0, -1)}g`,
+    hex.slice(0, 32),
+    '',
+    'zz',
+    ' ',
+    `${hex} ${hex}`,
+    `${hex}\u00e9`,
+    Buffer.from(hex).toString('base64'),
   ];
 }
 
 export function base64Mutations(base64: string): string[] {
   return [
-    `${base64}zz`, `${base64}!!`, `${base64}AAAA`, `${base64}=`, base64.replace(/=+$/, ''), base64.slice(0, -4),
-    `!${base64}`, `${base64.slice(0, 4)}*${base64.slice(4)}`, base64.replaceAll('+', '-').replaceAll('/', '_') + '-_',
-    '', '====', 'A', Buffer.from(base64, 'base64').toString('hex'),
+    `${base64}zz`,
+    `${base64}!!`,
+    `${base64}AAAA`,
+    `${base64}=`,
+    base64.replace(/=+$/, ''),
+    base64.slice(0, -4),
+    `!${base64}`,
+    `${base64.slice(0, 4)}*${base64.slice(4)}`,
+    base64.replaceAll('+', '-').replaceAll('/', '_') + '-_',
+    '',
+    '====',
+    'A',
+    Buffer.from(base64, 'base64').toString('hex'),
   ];
 }

@@ -13,7 +13,9 @@ function signed(options: { payload?: string | Buffer; secret?: string } = {}): R
   return request({
     body: payload,
     headers: {
-      'x-shopify-hmac-sha256': createHmac('sha256', options.secret ?? SECRET).update(payload).digest('base64'),
+      'x-shopify-hmac-sha256': createHmac('sha256', options.secret ?? SECRET)
+        .update(payload)
+        .digest('base64'),
       'x-shopify-webhook-id': WEBHOOK_ID,
       'x-shopify-topic': 'orders/create',
     },
@@ -31,7 +33,11 @@ describe('shopify', () => {
     // HMAC-SHA256("key", "The quick brown fox jumps over the lazy dog"), RFC-style known answer.
     const input = request({
       body: 'The quick brown fox jumps over the lazy dog',
-      headers: { 'x-shopify-hmac-sha256': Buffer.from('f7bc83f430538424b13298e6aa6fb143ef4d59a14946175997479dbc2d1a3cd8', 'hex').toString('base64') },
+      headers: {
+        'x-shopify-hmac-sha256': Buffer.from('f7bc83f430538424b13298e6aa6fb143ef4d59a14946175997479dbc2d1a3cd8', 'hex').toString(
+          'base64',
+        ),
+      },
     });
     expectPass(new ShopifyVerifier({ secrets: ['key'] }).verify(input));
   });

@@ -1,24 +1,31 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { SlackVerifier } from '../../src/verify/slack.js';
-import {
-  NOW_SECONDS, expectFailure, expectPass, hexMutations, request, verifyQuietly, withBody, withHeader,
-} from './request.js';
+import { NOW_SECONDS, expectFailure, expectPass, hexMutations, request, verifyQuietly, withBody, withHeader } from './request.js';
 
 // The published vector (Slack's "Verifying requests from Slack" guide).
 const VECTOR_SECRET = '8f742231b10e8888abcd99yyyzzz85a5';
 const VECTOR_TIMESTAMP = 1531420618;
-const VECTOR_BODY = 'token=xyzz0WbapA4vBCDEFasx0q6G&team_id=T1DC2JH3J&team_domain=testteamnow&channel_id=G8PSS9T3V&channel_name=foobar&user_id=U2CERLKJA&user_name=roadrunner&command=%2Fwebhook-collect&text=&response_url=https%3A%2F%2Fhooks.slack.com%2Fcommands%2FT1DC2JH3J%2F397700885554%2F96rGlfmibIGlgcZRskXaIFfN&trigger_id=398738663015.47445629121.803a0bc887a14d10d2c447fce8b6703c';
+const VECTOR_BODY =
+  'token=xyzz0WbapA4vBCDEFasx0q6G&team_id=T1DC2JH3J&team_domain=testteamnow&channel_id=G8PSS9T3V&channel_name=foobar&user_id=U2CERLKJA&user_name=roadrunner&command=%2Fwebhook-collect&text=&response_url=https%3A%2F%2Fhooks.slack.com%2Fcommands%2FT1DC2JH3J%2F397700885554%2F96rGlfmibIGlgcZRskXaIFfN&trigger_id=398738663015.47445629121.803a0bc887a14d10d2c447fce8b6703c';
 const VECTOR_SIGNATURE = 'v0=a2114d57b48eac39b9ad189dd8316235a7b4a8d21a10bd27519666489c69b503';
 
 const SECRET = 'e6b19c573432dcc6b075501d51b51bb8';
-const EVENT = JSON.stringify({ token: 'x', team_id: 'T1', type: 'event_callback', event_id: 'Ev08MFMKH6', event: { type: 'app_mention' } });
+const EVENT = JSON.stringify({
+  token: 'x',
+  team_id: 'T1',
+  type: 'event_callback',
+  event_id: 'Ev08MFMKH6',
+  event: { type: 'app_mention' },
+});
 
 /** Slack has no signing helper: this is its documented basestring and HMAC. */
 function signed(options: { body?: string; secret?: string; timestamp?: number } = {}): ReturnType<typeof request> {
   const body = options.body ?? EVENT;
   const timestamp = options.timestamp ?? NOW_SECONDS;
-  const hex = createHmac('sha256', options.secret ?? SECRET).update(`v0:${timestamp}:${body}`).digest('hex');
+  const hex = createHmac('sha256', options.secret ?? SECRET)
+    .update(`v0:${timestamp}:${body}`)
+    .digest('hex');
   return request({ body, headers: { 'x-slack-signature': `v0=${hex}`, 'x-slack-request-timestamp': String(timestamp) } });
 }
 
@@ -89,7 +96,11 @@ describe('slack', () => {
   });
 
   it('verifies a url_verification handshake like any event (it is signed)', () => {
-    const handshake = JSON.stringify({ token: 'x', challenge: '3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P', type: 'url_verification' });
+    const handshake = JSON.stringify({
+      token: 'x',
+      challenge: '3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P',
+      type: 'url_verification',
+    });
     expectPass(verifier.verify(signed({ body: handshake })));
     expectFailure(verifier.verify(withBody(signed({ body: handshake }), handshake.replace('3eZ', '4eZ'))), 'signature_mismatch');
   });

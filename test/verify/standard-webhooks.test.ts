@@ -3,7 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { StandardWebhooksVerifier } from '../../src/verify/standard-webhooks.js';
 import { VerifyConfigError } from '../../src/verify/verifier.js';
 import {
-  NOW_MS, NOW_SECONDS, base64Mutations, expectFailure, expectPass, request, verifyQuietly, withBody, withHeader,
+  NOW_MS,
+  NOW_SECONDS,
+  base64Mutations,
+  expectFailure,
+  expectPass,
+  request,
+  verifyQuietly,
+  withBody,
+  withHeader,
 } from './request.js';
 
 // The published vector (standard-webhooks' own test suite).
@@ -21,7 +29,9 @@ const ID = 'msg_2KWPBgLlAfxdpx2AI54pPJ85f4W';
 const PAYLOAD = JSON.stringify({ type: 'invoice.paid', data: { id: 'inv_1' } });
 
 /** A request signed by the standardwebhooks library. */
-function signed(options: { secret?: string; timestamp?: number; payload?: string; prefix?: 'webhook' | 'svix' } = {}): ReturnType<typeof request> {
+function signed(
+  options: { secret?: string; timestamp?: number; payload?: string; prefix?: 'webhook' | 'svix' } = {},
+): ReturnType<typeof request> {
   const payload = options.payload ?? PAYLOAD;
   const timestamp = options.timestamp ?? NOW_SECONDS;
   const signature = new Webhook(options.secret ?? SECRET).sign(ID, new Date(timestamp * 1000), payload);
@@ -56,11 +66,13 @@ describe('standard-webhooks', () => {
     expectPass(verifier.verify(signed({ prefix: 'svix' })), { deliveryId: ID });
   });
 
-  it('agrees with the library\'s own verify on a fresh delivery and a tampered one', () => {
+  it("agrees with the library's own verify on a fresh delivery and a tampered one", () => {
     const nowSeconds = Math.floor(Date.now() / 1000);
     const input = { ...signed({ timestamp: nowSeconds }), nowMs: Date.now() };
     const headers = {
-      'webhook-id': ID, 'webhook-timestamp': String(nowSeconds), 'webhook-signature': signatureOf(input),
+      'webhook-id': ID,
+      'webhook-timestamp': String(nowSeconds),
+      'webhook-signature': signatureOf(input),
     };
     expect(new Webhook(SECRET).verify(PAYLOAD, headers)).toEqual(JSON.parse(PAYLOAD));
     expectPass(verifier.verify(input), { deliveryId: ID });

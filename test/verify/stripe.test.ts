@@ -3,7 +3,16 @@ import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
 import { StripeVerifier } from '../../src/verify/stripe.js';
 import {
-  NOW_MS, NOW_SECONDS, expectFailure, expectPass, headerOf, hexMutations, request, verifyQuietly, withBody, withHeader,
+  NOW_MS,
+  NOW_SECONDS,
+  expectFailure,
+  expectPass,
+  headerOf,
+  hexMutations,
+  request,
+  verifyQuietly,
+  withBody,
+  withHeader,
 } from './request.js';
 
 const SECRET = 'whsec_test_secret_4eC39HqLyjWDarjtT1zdp7dc';
@@ -34,10 +43,12 @@ describe('stripe', () => {
     expectPass(verifier.verify(signed()), { deliveryId: 'evt_1NG8Du2eZvKYlo2CUI79vXWy' });
   });
 
-  it('agrees with Stripe\'s own constructEvent on the same header', () => {
+  it("agrees with Stripe's own constructEvent on the same header", () => {
     const input = signed();
     const header = headerOf(input, 'stripe-signature');
-    expect(Stripe.webhooks.constructEvent(input.raw, header, SECRET, 300, undefined, NOW_MS).id).toBe('evt_1NG8Du2eZvKYlo2CUI79vXWy');
+    expect(Stripe.webhooks.constructEvent(input.raw, header, SECRET, 300, undefined, NOW_MS).id).toBe(
+      'evt_1NG8Du2eZvKYlo2CUI79vXWy',
+    );
     expect(() => Stripe.webhooks.constructEvent(Buffer.from(`${EVENT} `), header, SECRET, 300, undefined, NOW_MS)).toThrow();
     expectFailure(verifier.verify(withBody(input, `${EVENT} `)), 'signature_mismatch');
   });
@@ -87,7 +98,10 @@ describe('stripe', () => {
     const input = signed();
     const v1 = v1Of(headerOf(input, 'stripe-signature'));
     expectFailure(verifier.verify(withHeader(input, 'stripe-signature', `t=${NOW_SECONDS},v1=${v1}zz`)), 'malformed_signature');
-    expectFailure(verifier.verify(withHeader(input, 'stripe-signature', `t=${NOW_SECONDS},v1=${v1.slice(0, 40)}`)), 'signature_mismatch');
+    expectFailure(
+      verifier.verify(withHeader(input, 'stripe-signature', `t=${NOW_SECONDS},v1=${v1.slice(0, 40)}`)),
+      'signature_mismatch',
+    );
   });
 
   it('accepts a list where one v1 is bad and another good, and ignores v0', () => {
@@ -104,7 +118,10 @@ describe('stripe', () => {
       expect(verifier.verify(withHeader(input, 'stripe-signature', header)).ok, header).toBe(true);
     }
     expectFailure(verifier.verify(withHeader(input, 'stripe-signature', `t=${NOW_SECONDS},v0=${v1}`)), 'missing_signature');
-    expectFailure(verifier.verify(withHeader(input, 'stripe-signature', `t=${NOW_SECONDS},v1=${bad},v1=${bad}`)), 'signature_mismatch');
+    expectFailure(
+      verifier.verify(withHeader(input, 'stripe-signature', `t=${NOW_SECONDS},v1=${bad},v1=${bad}`)),
+      'signature_mismatch',
+    );
   });
 
   it('accepts any of several secrets (rotation) and says which matched', () => {
@@ -123,7 +140,10 @@ describe('stripe', () => {
     expectFailure(verifier.verify(withHeader(input, 'stripe-signature', `t=-5,v1=${v1}`)), 'malformed_timestamp');
     expectFailure(verifier.verify(withHeader(input, 'stripe-signature', `t=1e9,v1=${v1}`)), 'malformed_timestamp');
     expectFailure(verifier.verify(withHeader(input, 'stripe-signature', `t=${NOW_SECONDS}`)), 'missing_signature');
-    expectFailure(verifier.verify(withHeader(input, 'stripe-signature', `t=${NOW_SECONDS},t=${NOW_SECONDS - 1},v1=${v1}`)), 'malformed_signature');
+    expectFailure(
+      verifier.verify(withHeader(input, 'stripe-signature', `t=${NOW_SECONDS},t=${NOW_SECONDS - 1},v1=${v1}`)),
+      'malformed_signature',
+    );
     expectFailure(verifier.verify(withHeader(input, 'stripe-signature', 'garbage')), 'missing_timestamp');
   });
 

@@ -10,7 +10,11 @@ const PUBLIC_URL = 'https://mycompany.com/myapp.php';
 
 // The published vectors (twilio-node's own tests).
 const VECTOR_PARAMS = {
-  CallSid: 'CA1234567890ABCDE', Caller: '+14158675309', Digits: '1234', From: '+14158675309', To: '+18005551212',
+  CallSid: 'CA1234567890ABCDE',
+  Caller: '+14158675309',
+  Digits: '1234',
+  From: '+14158675309',
+  To: '+18005551212',
 };
 const VECTOR_FORM_SIGNATURE = 'RSOYDt4T1cUTdK1PDd93/VVr8B8=';
 const VECTOR_JSON_BODY = '{"property": "value", "boolean": true}';
@@ -28,12 +32,17 @@ function formBody(params: Params): string {
 }
 
 /** A form request signed by twilio's getExpectedTwilioSignature over `signedUrl`. */
-function signedForm(params: Params, options: { query?: string; signedUrl?: string; token?: string } = {}): ReturnType<typeof request> {
+function signedForm(
+  params: Params,
+  options: { query?: string; signedUrl?: string; token?: string } = {},
+): ReturnType<typeof request> {
   const query = options.query ?? '';
   const url = options.signedUrl ?? (query === '' ? PUBLIC_URL : `${PUBLIC_URL}?${query}`);
   const signature = twilio.getExpectedTwilioSignature(options.token ?? TOKEN, url, params);
   return request({
-    body: formBody(params), contentType: FORM, query,
+    body: formBody(params),
+    contentType: FORM,
+    query,
     headers: { 'x-twilio-signature': signature, 'i-twilio-idempotency-token': 'idem-0c5fa1f4' },
   });
 }
@@ -48,9 +57,11 @@ function signedJson(body: string, options: { query?: string; token?: string } = 
 describe('twilio', () => {
   const verifier = new TwilioVerifier({ secrets: [TOKEN], publicUrl: PUBLIC_URL });
 
-  it('matches the published form vector: publicUrl, the request\'s own query, sorted params', () => {
+  it("matches the published form vector: publicUrl, the request's own query, sorted params", () => {
     const input = request({
-      body: formBody(VECTOR_PARAMS), contentType: FORM, query: 'foo=1&bar=2',
+      body: formBody(VECTOR_PARAMS),
+      contentType: FORM,
+      query: 'foo=1&bar=2',
       headers: { 'x-twilio-signature': VECTOR_FORM_SIGNATURE },
     });
     expect(twilio.validateRequest(TOKEN, VECTOR_FORM_SIGNATURE, `${PUBLIC_URL}?foo=1&bar=2`, VECTOR_PARAMS)).toBe(true);
@@ -61,18 +72,39 @@ describe('twilio', () => {
 
   it('matches the published JSON vector: bodySHA256 in the URL, the URL signed', () => {
     const input = request({
-      body: VECTOR_JSON_BODY, contentType: 'application/json', query: `foo=1&bar=2&bodySHA256=${VECTOR_BODY_HASH}`,
+      body: VECTOR_JSON_BODY,
+      contentType: 'application/json',
+      query: `foo=1&bar=2&bodySHA256=${VECTOR_BODY_HASH}`,
       headers: { 'x-twilio-signature': VECTOR_JSON_SIGNATURE },
     });
-    expect(twilio.validateRequestWithBody(TOKEN, VECTOR_JSON_SIGNATURE, `${PUBLIC_URL}?${input.query}`, VECTOR_JSON_BODY)).toBe(true);
+    expect(twilio.validateRequestWithBody(TOKEN, VECTOR_JSON_SIGNATURE, `${PUBLIC_URL}?${input.query}`, VECTOR_JSON_BODY)).toBe(
+      true,
+    );
     expectPass(verifier.verify(input));
   });
 
   it('accepts form requests signed by the twilio library, in any parameter order, with the idempotency token', () => {
-    const params = { To: '+15005550006', Body: 'Hello & goodbye = 100% ✓', From: '+15005550001', MessageSid: 'SM123', a_b: ' spaced out ' };
+    const params = {
+      To: '+15005550006',
+      Body: 'Hello & goodbye = 100% ✓',
+      From: '+15005550001',
+      MessageSid: 'SM123',
+      a_b: ' spaced out ',
+    };
     expectPass(verifier.verify(signedForm(params)), { deliveryId: 'idem-0c5fa1f4' });
     expectPass(verifier.verify(signedForm(params, { query: 'tenant=7&x=%20y' })), { deliveryId: 'idem-0c5fa1f4' });
-    const reordered = { ...signedForm(params), raw: Buffer.from(formBody({ a_b: ' spaced out ', To: '+15005550006', MessageSid: 'SM123', From: '+15005550001', Body: 'Hello & goodbye = 100% ✓' })) };
+    const reordered = {
+      ...signedForm(params),
+      raw: Buffer.from(
+        formBody({
+          a_b: ' spaced out ',
+          To: '+15005550006',
+          MessageSid: 'SM123',
+          From: '+15005550001',
+          Body: 'Hello & goodbye = 100% ✓',
+        }),
+      ),
+    };
     expectPass(verifier.verify(reordered), { deliveryId: 'idem-0c5fa1f4' });
   });
 
@@ -82,7 +114,9 @@ describe('twilio', () => {
   });
 
   it('accepts a form type with a charset parameter and an empty form', () => {
-    expectPass(verifier.verify({ ...signedForm({ A: '1' }), contentType: `${FORM}; charset=utf-8` }), { deliveryId: 'idem-0c5fa1f4' });
+    expectPass(verifier.verify({ ...signedForm({ A: '1' }), contentType: `${FORM}; charset=utf-8` }), {
+      deliveryId: 'idem-0c5fa1f4',
+    });
     expectPass(verifier.verify(signedForm({})), { deliveryId: 'idem-0c5fa1f4' });
   });
 
@@ -94,16 +128,23 @@ describe('twilio', () => {
 
   it('tries the URL with and without the default port', () => {
     const params = { CallSid: 'CA1' };
-    expectPass(verifier.verify(signedForm(params, { signedUrl: 'https://mycompany.com:443/myapp.php' })), { deliveryId: 'idem-0c5fa1f4' });
+    expectPass(verifier.verify(signedForm(params, { signedUrl: 'https://mycompany.com:443/myapp.php' })), {
+      deliveryId: 'idem-0c5fa1f4',
+    });
     const withPort = new TwilioVerifier({ secrets: [TOKEN], publicUrl: 'https://mycompany.com:443/myapp.php' });
     expectPass(withPort.verify(signedForm(params)), { deliveryId: 'idem-0c5fa1f4' });
     const plain = new TwilioVerifier({ secrets: [TOKEN], publicUrl: 'http://mycompany.com/myapp.php' });
-    expectPass(plain.verify(signedForm(params, { signedUrl: 'http://mycompany.com:80/myapp.php' })), { deliveryId: 'idem-0c5fa1f4' });
-    expectFailure(verifier.verify(signedForm(params, { signedUrl: 'https://mycompany.com:8443/myapp.php' })), 'signature_mismatch');
+    expectPass(plain.verify(signedForm(params, { signedUrl: 'http://mycompany.com:80/myapp.php' })), {
+      deliveryId: 'idem-0c5fa1f4',
+    });
+    expectFailure(
+      verifier.verify(signedForm(params, { signedUrl: 'https://mycompany.com:8443/myapp.php' })),
+      'signature_mismatch',
+    );
     expectFailure(verifier.verify(signedForm(params, { signedUrl: 'https://mycompany.com:80/myapp.php' })), 'signature_mismatch');
   });
 
-  it('accepts and refuses the escaped forms of a query exactly as twilio\'s validateRequest does', () => {
+  it("accepts and refuses the escaped forms of a query exactly as twilio's validateRequest does", () => {
     const params = { CallSid: 'CA1' };
     // [query as it arrives, URL that was signed]
     const cases: Array<[string, string]> = [
@@ -130,27 +171,45 @@ describe('twilio', () => {
   it('refuses tampered params, an added param, a tampered query and a wrong token', () => {
     const input = signedForm({ Body: 'pay 10', From: '+1500' }, { query: 'tenant=7' });
     expectFailure(verifier.verify(withBody(input, formBody({ Body: 'pay 99', From: '+1500' }))), 'signature_mismatch');
-    expectFailure(verifier.verify(withBody(input, formBody({ Body: 'pay 10', From: '+1500', Extra: '1' }))), 'signature_mismatch');
+    expectFailure(
+      verifier.verify(withBody(input, formBody({ Body: 'pay 10', From: '+1500', Extra: '1' }))),
+      'signature_mismatch',
+    );
     expectFailure(verifier.verify({ ...input, query: 'tenant=8' }), 'signature_mismatch');
     expectFailure(verifier.verify(signedForm({ Body: 'x' }, { token: 'other' })), 'signature_mismatch');
-    expectFailure(new TwilioVerifier({ secrets: [TOKEN], publicUrl: 'https://mycompany.com/other.php' }).verify(input), 'signature_mismatch');
+    expectFailure(
+      new TwilioVerifier({ secrets: [TOKEN], publicUrl: 'https://mycompany.com/other.php' }).verify(input),
+      'signature_mismatch',
+    );
   });
 
   it('refuses a tampered JSON body (the URL still matches, the hash does not)', () => {
     const body = JSON.stringify({ amount: 10 });
     const input = signedJson(body);
-    expect(twilio.validateRequestWithBody(TOKEN, String(input.headers['x-twilio-signature']), `${PUBLIC_URL}?${input.query}`, '{"amount":99}')).toBe(false);
+    expect(
+      twilio.validateRequestWithBody(
+        TOKEN,
+        String(input.headers['x-twilio-signature']),
+        `${PUBLIC_URL}?${input.query}`,
+        '{"amount":99}',
+      ),
+    ).toBe(false);
     expectFailure(verifier.verify(withBody(input, '{"amount":99}')), 'body_hash_mismatch');
   });
 
   it('refuses a JSON body whose URL carries no bodySHA256, and bad or doubled hashes', () => {
     const body = '{"amount":10}';
     const unhashed = request({
-      body, contentType: 'application/json',
+      body,
+      contentType: 'application/json',
       headers: { 'x-twilio-signature': twilio.getExpectedTwilioSignature(TOKEN, PUBLIC_URL, {}) },
     });
     expectFailure(verifier.verify(unhashed), 'missing_body_hash');
-    for (const query of [`bodySHA256=${twilio.getExpectedBodyHash(body)}zz`, `bodySHA256=${twilio.getExpectedBodyHash(body)}&bodySHA256=00`, 'bodySHA256=']) {
+    for (const query of [
+      `bodySHA256=${twilio.getExpectedBodyHash(body)}zz`,
+      `bodySHA256=${twilio.getExpectedBodyHash(body)}&bodySHA256=00`,
+      'bodySHA256=',
+    ]) {
       const signature = twilio.getExpectedTwilioSignature(TOKEN, `${PUBLIC_URL}?${query}`, {});
       const input = request({ body, contentType: 'application/json', query, headers: { 'x-twilio-signature': signature } });
       expectFailure(verifyQuietly(verifier, input), 'body_hash_mismatch');
@@ -184,7 +243,15 @@ describe('twilio', () => {
   });
 
   it('needs an absolute http(s) publicUrl without query, fragment or credentials', () => {
-    for (const publicUrl of ['', '/api/webhook/sms', 'ftp://example.com/x', 'https://example.com/x?a=1', 'https://example.com/x?', 'https://example.com/x#f', 'https://u:p@example.com/x']) {
+    for (const publicUrl of [
+      '',
+      '/api/webhook/sms',
+      'ftp://example.com/x',
+      'https://example.com/x?a=1',
+      'https://example.com/x?',
+      'https://example.com/x#f',
+      'https://u:p@example.com/x',
+    ]) {
       expect(() => new TwilioVerifier({ secrets: [TOKEN], publicUrl }), publicUrl).toThrow(VerifyConfigError);
     }
   });

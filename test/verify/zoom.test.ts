@@ -1,18 +1,22 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ZoomVerifier } from '../../src/verify/zoom.js';
-import {
-  NOW_SECONDS, expectFailure, expectPass, hexMutations, request, verifyQuietly, withBody, withHeader,
-} from './request.js';
+import { NOW_SECONDS, expectFailure, expectPass, hexMutations, request, verifyQuietly, withBody, withHeader } from './request.js';
 
 const SECRET = 'lRyqtAp6TfGS1vXdJVbEYQ';
-const EVENT = JSON.stringify({ event: 'meeting.started', event_ts: 1_700_000_000_000, payload: { account_id: 'abc', object: { id: '123' } } });
+const EVENT = JSON.stringify({
+  event: 'meeting.started',
+  event_ts: 1_700_000_000_000,
+  payload: { account_id: 'abc', object: { id: '123' } },
+});
 
 /** Zoom has no signing helper: this is its documented message and HMAC. */
 function signed(options: { body?: string; secret?: string; timestamp?: number } = {}): ReturnType<typeof request> {
   const body = options.body ?? EVENT;
   const timestamp = options.timestamp ?? NOW_SECONDS;
-  const hex = createHmac('sha256', options.secret ?? SECRET).update(`v0:${timestamp}:${body}`).digest('hex');
+  const hex = createHmac('sha256', options.secret ?? SECRET)
+    .update(`v0:${timestamp}:${body}`)
+    .digest('hex');
   return request({ body, headers: { 'x-zm-signature': `v0=${hex}`, 'x-zm-request-timestamp': String(timestamp) } });
 }
 
@@ -26,7 +30,10 @@ describe('zoom', () => {
   it('matches a signature computed outside Node for a fixed message', () => {
     // printf 'v0:1700000000:{}' | openssl dgst -sha256 -hmac key
     const hex = 'fd9fa6c53274153a1b20c4777f83ea49e617d4b58da089ca0e8ae76300d03970';
-    const input = request({ body: '{}', headers: { 'x-zm-signature': `v0=${hex}`, 'x-zm-request-timestamp': String(NOW_SECONDS) } });
+    const input = request({
+      body: '{}',
+      headers: { 'x-zm-signature': `v0=${hex}`, 'x-zm-request-timestamp': String(NOW_SECONDS) },
+    });
     expectPass(new ZoomVerifier({ secrets: ['key'] }).verify(input));
     expectFailure(new ZoomVerifier({ secrets: ['kez'] }).verify(input), 'signature_mismatch');
   });

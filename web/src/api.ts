@@ -16,7 +16,11 @@ export class Unauthorized extends Error {
 
 /** Any other refusal, with the problem+json `code` and `detail` when there is one. */
 export class ApiError extends Error {
-  constructor(readonly status: number, readonly code: string, detail: string) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    detail: string,
+  ) {
     super(detail);
     this.name = 'ApiError';
   }

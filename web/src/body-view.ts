@@ -48,11 +48,24 @@ function fillChildren(list: HTMLElement, value: Json[] | { [key: string]: Json }
   }
   const rest = entries.length - from - CHUNK;
   if (rest > 0) {
-    const more = h('li', {}, h('button', {
-      class: 'link',
-      attrs: { type: 'button' },
-      on: { click: () => { more.remove(); fillChildren(list, value, depth, from + CHUNK); } },
-    }, `show ${Math.min(rest, CHUNK)} more of ${rest}`));
+    const more = h(
+      'li',
+      {},
+      h(
+        'button',
+        {
+          class: 'link',
+          attrs: { type: 'button' },
+          on: {
+            click: () => {
+              more.remove();
+              fillChildren(list, value, depth, from + CHUNK);
+            },
+          },
+        },
+        `show ${Math.min(rest, CHUNK)} more of ${rest}`,
+      ),
+    );
     list.appendChild(more);
   }
 }
@@ -60,11 +73,20 @@ function fillChildren(list: HTMLElement, value: Json[] | { [key: string]: Json }
 function node(value: Json, key: string | undefined, isIndex: boolean, depth: number): HTMLElement {
   if (!isContainer(value)) return h('div', { class: 'json-leaf' }, keyLabel(key, isIndex), scalar(value));
   const empty = Array.isArray(value) ? value.length === 0 : Object.keys(value).length === 0;
-  if (empty) return h('div', { class: 'json-leaf' }, keyLabel(key, isIndex), h('span', { class: 'json-punct' }, Array.isArray(value) ? '[]' : '{}'));
+  if (empty)
+    return h(
+      'div',
+      { class: 'json-leaf' },
+      keyLabel(key, isIndex),
+      h('span', { class: 'json-punct' }, Array.isArray(value) ? '[]' : '{}'),
+    );
   const list = h('ul', { class: 'json-children' });
-  const details = h('details', { class: 'json-node' },
+  const details = h(
+    'details',
+    { class: 'json-node' },
     h('summary', {}, keyLabel(key, isIndex), h('span', { class: 'json-punct' }, summaryOf(value))),
-    list);
+    list,
+  );
   // Children are built on first opening, so a large body costs nothing until looked at.
   let filled = false;
   const fill = (): void => {
@@ -72,7 +94,9 @@ function node(value: Json, key: string | undefined, isIndex: boolean, depth: num
     filled = true;
     fillChildren(list, value, depth);
   };
-  details.addEventListener('toggle', () => { if (details.open) fill(); });
+  details.addEventListener('toggle', () => {
+    if (details.open) fill();
+  });
   if (depth < OPEN_LEVELS) {
     details.open = true;
     fill();
@@ -95,9 +119,12 @@ export function formTable(body: Record<string, unknown>): HTMLElement {
       rows.push(h('tr', {}, h('th', { attrs: { scope: 'row' } }, key), h('td', {}, String(item))));
     }
   }
-  return h('table', { class: 'kv-table form-table' },
+  return h(
+    'table',
+    { class: 'kv-table form-table' },
     h('thead', {}, h('tr', {}, h('th', { attrs: { scope: 'col' } }, 'Field'), h('th', { attrs: { scope: 'col' } }, 'Value'))),
-    h('tbody', {}, ...rows));
+    h('tbody', {}, ...rows),
+  );
 }
 
 /** The parsed body as the page shows it first: a form table for form data, else a JSON tree. */
@@ -116,7 +143,12 @@ const RAW_SHOWN = 512 * 1024;
 /** The raw bytes as text (invalid UTF-8 shown with replacement characters). */
 export function rawText(raw: Uint8Array): HTMLElement {
   const text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(raw.subarray(0, RAW_SHOWN));
-  return h('div', {},
+  return h(
+    'div',
+    {},
     h('pre', { class: 'raw-body' }, text),
-    raw.length > RAW_SHOWN ? h('p', { class: 'muted' }, `Showing the first ${RAW_SHOWN / 1024} KiB; download the raw body for all of it.`) : null);
+    raw.length > RAW_SHOWN
+      ? h('p', { class: 'muted' }, `Showing the first ${RAW_SHOWN / 1024} KiB; download the raw body for all of it.`)
+      : null,
+  );
 }

@@ -21,9 +21,24 @@ export function firstWebhookCommand(origin: string): string {
 
 // Headers that belong to one connection or that curl sets itself.
 const NOT_RESENT = new Set([
-  'host', 'content-length', 'content-type', 'connection', 'keep-alive', 'transfer-encoding', 'te',
-  'trailer', 'upgrade', 'expect', 'accept-encoding', 'proxy-connection', 'proxy-authorization',
-  'forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-real-ip',
+  'host',
+  'content-length',
+  'content-type',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'expect',
+  'accept-encoding',
+  'proxy-connection',
+  'proxy-authorization',
+  'forwarded',
+  'x-forwarded-for',
+  'x-forwarded-host',
+  'x-forwarded-proto',
+  'x-real-ip',
 ]);
 const REDACTED = '[redacted]';
 

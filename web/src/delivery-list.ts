@@ -155,23 +155,40 @@ export class DeliveryList {
   private row(delivery: Delivery): HTMLLIElement {
     this.byId.set(delivery.id, delivery);
     const status = delivery.verification.status;
-    const link = h('a', {
-      class: 'row',
-      attrs: { href: this.options.hrefFor(delivery.id), 'data-id': delivery.id },
-    },
-    h('span', { class: 'row-top' },
-      h('span', { class: 'row-source' }, sourceName(delivery.source)),
-      h('time', {
-        class: 'row-time',
-        attrs: { datetime: delivery.receivedAt, title: formatTime(delivery.receivedAt), 'data-relative': delivery.receivedAt },
-      }, relativeTime(delivery.receivedAt))),
-    h('span', { class: 'row-meta' },
-      forwardBadge(delivery.forwards),
-      h('span', { class: `dot dot-${status}`, attrs: { title: `verification: ${status}` } }),
-      `${shortContentType(delivery.contentType)} · ${formatSize(delivery.size)} · `,
-      // Ids are UUIDv7: the first digits are the time, the last ones tell deliveries apart.
-      h('code', {}, delivery.id.slice(-8))),
-    h('span', { class: 'row-preview' }, bodyPreview(delivery.body)));
+    const link = h(
+      'a',
+      {
+        class: 'row',
+        attrs: { href: this.options.hrefFor(delivery.id), 'data-id': delivery.id },
+      },
+      h(
+        'span',
+        { class: 'row-top' },
+        h('span', { class: 'row-source' }, sourceName(delivery.source)),
+        h(
+          'time',
+          {
+            class: 'row-time',
+            attrs: {
+              datetime: delivery.receivedAt,
+              title: formatTime(delivery.receivedAt),
+              'data-relative': delivery.receivedAt,
+            },
+          },
+          relativeTime(delivery.receivedAt),
+        ),
+      ),
+      h(
+        'span',
+        { class: 'row-meta' },
+        forwardBadge(delivery.forwards),
+        h('span', { class: `dot dot-${status}`, attrs: { title: `verification: ${status}` } }),
+        `${shortContentType(delivery.contentType)} · ${formatSize(delivery.size)} · `,
+        // Ids are UUIDv7: the first digits are the time, the last ones tell deliveries apart.
+        h('code', {}, delivery.id.slice(-8)),
+      ),
+      h('span', { class: 'row-preview' }, bodyPreview(delivery.body)),
+    );
     if (delivery.id === this.selected) link.setAttribute('aria-current', 'true');
     const item = h('li', { attrs: { 'data-id': delivery.id } }, link);
     this.rows.set(delivery.id, item);
@@ -180,11 +197,20 @@ export class DeliveryList {
 
   private renderFooter(): void {
     if (this.rows.size === 0) {
-      replaceChildren(this.footer, this.filter === undefined ? firstWebhookState() : h('p', { class: 'empty' }, 'No deliveries from ', h('strong', {}, sourceName(this.filter)), ' yet.'));
+      replaceChildren(
+        this.footer,
+        this.filter === undefined
+          ? firstWebhookState()
+          : h('p', { class: 'empty' }, 'No deliveries from ', h('strong', {}, sourceName(this.filter)), ' yet.'),
+      );
       return;
     }
     if (this.loading) replaceChildren(this.footer, h('p', { class: 'muted' }, 'Loading…'));
-    else if (this.moreAvailable) replaceChildren(this.footer, button('Load older', () => this.options.onLoadOlder(), 'button', { 'data-action': 'load-older' }));
+    else if (this.moreAvailable)
+      replaceChildren(
+        this.footer,
+        button('Load older', () => this.options.onLoadOlder(), 'button', { 'data-action': 'load-older' }),
+      );
     else replaceChildren(this.footer, h('p', { class: 'muted end' }, 'That is all of them.'));
   }
 }
@@ -192,10 +218,19 @@ export class DeliveryList {
 /** The empty inbox: how to send the first webhook to this very server. */
 function firstWebhookState(): HTMLElement {
   const command = firstWebhookCommand(location.origin);
-  return h('div', { class: 'empty-state' },
+  return h(
+    'div',
+    { class: 'empty-state' },
     h('h2', {}, 'No webhooks yet'),
-    h('p', {}, 'Point a sender at ', h('code', {}, `${location.origin}/api/webhook/`, h('em', {}, 'source')), ', or send one from a terminal:'),
+    h(
+      'p',
+      {},
+      'Point a sender at ',
+      h('code', {}, `${location.origin}/api/webhook/`, h('em', {}, 'source')),
+      ', or send one from a terminal:',
+    ),
     h('pre', { class: 'code first-curl' }, command),
     button('Copy', () => void copyText(command).then((ok) => toast(ok ? 'Copied.' : 'Select the line and copy it.')), 'button'),
-    h('p', { class: 'muted' }, 'It shows up here the moment it arrives.'));
+    h('p', { class: 'muted' }, 'It shows up here the moment it arrives.'),
+  );
 }

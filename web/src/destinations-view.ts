@@ -23,16 +23,24 @@ export class DestinationsView {
 
   constructor() {
     this.toggle = button('Destinations', () => (this.isOpen ? this.close() : this.open()), 'button quiet', {
-      'data-action': 'destinations', 'aria-expanded': 'false', 'aria-controls': 'destinations-panel',
+      'data-action': 'destinations',
+      'aria-expanded': 'false',
+      'aria-controls': 'destinations-panel',
     });
     this.body = h('div', { class: 'destinations-body' }, h('p', { class: 'muted' }, 'Loading…'));
     this.problem = h('p', { class: 'error', attrs: { hidden: '' } });
-    this.element = h('aside', { class: 'destinations-panel', attrs: { id: 'destinations-panel', 'aria-label': 'Destinations', hidden: '' } },
-      h('div', { class: 'section-head' },
+    this.element = h(
+      'aside',
+      { class: 'destinations-panel', attrs: { id: 'destinations-panel', 'aria-label': 'Destinations', hidden: '' } },
+      h(
+        'div',
+        { class: 'section-head' },
         h('h2', {}, 'Destinations'),
-        button('Close', () => this.close(), 'button quiet', { 'data-action': 'close-destinations' })),
+        button('Close', () => this.close(), 'button quiet', { 'data-action': 'close-destinations' }),
+      ),
       this.problem,
-      this.body);
+      this.body,
+    );
     this.element.addEventListener('keydown', (event) => {
       if (event.key === 'Escape') {
         event.stopPropagation();
@@ -50,7 +58,11 @@ export class DestinationsView {
     this.element.hidden = false;
     this.toggle.setAttribute('aria-expanded', 'true');
     this.poller?.stop();
-    this.poller = new Poller(() => this.refresh(), REFRESH_MS, () => this.isOpen && this.element.isConnected).start();
+    this.poller = new Poller(
+      () => this.refresh(),
+      REFRESH_MS,
+      () => this.isOpen && this.element.isConnected,
+    ).start();
   }
 
   close(): void {
@@ -75,48 +87,97 @@ export class DestinationsView {
     // The ages move on with the clock: redrawn each round, but the rows only when something changed.
     if (text !== this.shown) {
       this.shown = text;
-      replaceChildren(this.body, destinations.length === 0
-        ? h('p', { class: 'muted' }, 'No destinations. Name them under "destinations" in the config file, and route sources to them with "forward".')
-        : this.table(destinations));
+      replaceChildren(
+        this.body,
+        destinations.length === 0
+          ? h(
+              'p',
+              { class: 'muted' },
+              'No destinations. Name them under "destinations" in the config file, and route sources to them with "forward".',
+            )
+          : this.table(destinations),
+      );
     }
     for (const age of this.body.querySelectorAll<HTMLElement>('[data-since]')) age.textContent = ageText(age.dataset.since ?? '');
   }
 
   private table(destinations: DestinationInfo[]): HTMLElement {
     const head = ['Name', 'Kind', 'URL', 'Paused', 'Pending', 'Failed', 'Oldest pending', 'Last error', ''];
-    return h('div', { class: 'table-scroll' }, h('table', { class: 'kv-table destinations-table' },
-      h('thead', {}, h('tr', {}, ...head.map((label) => h('th', { attrs: { scope: 'col' } }, label)))),
-      h('tbody', {}, ...destinations.map((d) => this.row(d)))));
+    return h(
+      'div',
+      { class: 'table-scroll' },
+      h(
+        'table',
+        { class: 'kv-table destinations-table' },
+        h('thead', {}, h('tr', {}, ...head.map((label) => h('th', { attrs: { scope: 'col' } }, label)))),
+        h('tbody', {}, ...destinations.map((d) => this.row(d))),
+      ),
+    );
   }
 
   private row(d: DestinationInfo): HTMLElement {
     const actions = h('div', { class: 'destination-actions' });
     if (d.kind !== 'removed') {
-      actions.append(d.paused
-        ? button('Resume', () => void this.act(() => setPaused(d.name, false), `Resumed ${d.name}.`), 'button', { 'data-action': 'resume' })
-        : button('Pause', () => void this.act(() => setPaused(d.name, true), `Paused ${d.name}: its forwards wait.`), 'button', { 'data-action': 'pause' }));
+      actions.append(
+        d.paused
+          ? button('Resume', () => void this.act(() => setPaused(d.name, false), `Resumed ${d.name}.`), 'button', {
+              'data-action': 'resume',
+            })
+          : button(
+              'Pause',
+              () => void this.act(() => setPaused(d.name, true), `Paused ${d.name}: its forwards wait.`),
+              'button',
+              { 'data-action': 'pause' },
+            ),
+      );
     }
     if (d.failed > 0) {
-      actions.append(button('Retry all failed', () => void this.act(async () => {
-        const retried = await retryFailed(d.name);
-        toast(`Retrying ${retried} failed ${retried === 1 ? 'forward' : 'forwards'} to ${d.name}.`);
-      }), 'button', { 'data-action': 'retry-failed' }));
+      actions.append(
+        button(
+          'Retry all failed',
+          () =>
+            void this.act(async () => {
+              const retried = await retryFailed(d.name);
+              toast(`Retrying ${retried} failed ${retried === 1 ? 'forward' : 'forwards'} to ${d.name}.`);
+            }),
+          'button',
+          { 'data-action': 'retry-failed' },
+        ),
+      );
     }
     // data-label names each cell where a phone shows the rows as cards (forwarding.css).
     const cell = (label: string, className: string, ...content: Array<Node | string>): HTMLElement =>
       h('td', { class: className, attrs: { 'data-label': label } }, ...content);
-    return h('tr', { attrs: { 'data-destination': d.name, 'data-paused': String(d.paused) } },
+    return h(
+      'tr',
+      { attrs: { 'data-destination': d.name, 'data-paused': String(d.paused) } },
       h('th', { attrs: { scope: 'row' } }, d.name),
       cell('Kind', 'kind', d.kind),
       cell('URL', 'url', d.url ?? '—'),
       cell('Paused', 'paused', d.paused ? 'paused' : 'no'),
       cell('Pending', 'pending', d.pending.toLocaleString()),
       cell('Failed', d.failed > 0 ? 'failed bad' : 'failed', d.failed.toLocaleString()),
-      cell('Oldest pending', 'oldest', d.oldestPendingAt === null
-        ? '—'
-        : h('time', { attrs: { datetime: d.oldestPendingAt, title: formatTime(d.oldestPendingAt), 'data-since': d.oldestPendingAt } }, ageText(d.oldestPendingAt))),
-      cell('Last error', 'last-error', d.lastError ?? '—', d.lastError === null || d.lastFailureAt === null ? '' : h('span', { class: 'muted' }, ` (${formatTime(d.lastFailureAt)})`)),
-      cell('', 'actions-cell', actions));
+      cell(
+        'Oldest pending',
+        'oldest',
+        d.oldestPendingAt === null
+          ? '—'
+          : h(
+              'time',
+              { attrs: { datetime: d.oldestPendingAt, title: formatTime(d.oldestPendingAt), 'data-since': d.oldestPendingAt } },
+              ageText(d.oldestPendingAt),
+            ),
+      ),
+      cell(
+        'Last error',
+        'last-error',
+        d.lastError ?? '—',
+        d.lastError === null || d.lastFailureAt === null
+          ? ''
+          : h('span', { class: 'muted' }, ` (${formatTime(d.lastFailureAt)})`),
+      ),
+      cell('', 'actions-cell', actions),
+    );
   }
 
   private async act(action: () => Promise<void>, done?: string): Promise<void> {

@@ -31,11 +31,16 @@ function metaRow(term: string, ...value: Array<Node | string>): HTMLElement[] {
 
 function headersTable(headers: Delivery['headers']): HTMLElement {
   if (headers.length === 0) return h('p', { class: 'muted' }, 'No headers.');
-  return h('table', { class: 'kv-table headers-table' },
+  return h(
+    'table',
+    { class: 'kv-table headers-table' },
     h('thead', {}, h('tr', {}, h('th', { attrs: { scope: 'col' } }, 'Name'), h('th', { attrs: { scope: 'col' } }, 'Value'))),
-    h('tbody', {}, ...headers.map(([name, value]) => h('tr', {},
-      h('th', { attrs: { scope: 'row' } }, name),
-      h('td', {}, value)))));
+    h(
+      'tbody',
+      {},
+      ...headers.map(([name, value]) => h('tr', {}, h('th', { attrs: { scope: 'row' } }, name), h('td', {}, value))),
+    ),
+  );
 }
 
 /** Renders `delivery` into `container`, replacing what was there. */
@@ -47,24 +52,36 @@ export function renderDetail(container: HTMLElement, delivery: Delivery, handler
   };
 
   const curlBox = h('div', { class: 'curl-box', attrs: { hidden: '' } });
-  const confirmBox = h('div', { class: 'confirm-box', attrs: { hidden: '', role: 'alertdialog', 'aria-label': 'Confirm delete' } });
+  const confirmBox = h('div', {
+    class: 'confirm-box',
+    attrs: { hidden: '', role: 'alertdialog', 'aria-label': 'Confirm delete' },
+  });
 
   const copyCurl = async (): Promise<void> => {
     try {
       const command = resendCommand(location.origin, delivery, await loadRaw());
       replaceChildren(curlBox, h('pre', { class: 'code curl-command' }, command));
       curlBox.hidden = false;
-      toast(await copyText(command) ? 'Copied the curl command.' : 'Select the command below and copy it.');
+      toast((await copyText(command)) ? 'Copied the curl command.' : 'Select the command below and copy it.');
     } catch (error) {
       toast(`Could not build the command: ${(error as Error).message}`, 'error');
     }
   };
 
   const askDelete = (): void => {
-    replaceChildren(confirmBox,
+    replaceChildren(
+      confirmBox,
       h('p', {}, 'Delete this delivery? This cannot be undone.'),
       button('Delete', () => void confirmDelete(), 'button danger', { 'data-action': 'confirm-delete' }),
-      button('Cancel', () => { confirmBox.hidden = true; }, 'button', { 'data-action': 'cancel-delete' }));
+      button(
+        'Cancel',
+        () => {
+          confirmBox.hidden = true;
+        },
+        'button',
+        { 'data-action': 'cancel-delete' },
+      ),
+    );
     confirmBox.hidden = false;
     confirmBox.querySelector<HTMLButtonElement>('[data-action="cancel-delete"]')?.focus();
   };
@@ -80,7 +97,11 @@ export function renderDetail(container: HTMLElement, delivery: Delivery, handler
   };
 
   const bodyArea = h('div', { class: 'body-area' });
-  const parsedTab = h('button', { class: 'tab', attrs: { type: 'button', role: 'tab', 'aria-selected': 'true' } }, delivery.contentType.toLowerCase().includes('form') ? 'Form' : 'Tree');
+  const parsedTab = h(
+    'button',
+    { class: 'tab', attrs: { type: 'button', role: 'tab', 'aria-selected': 'true' } },
+    delivery.contentType.toLowerCase().includes('form') ? 'Form' : 'Tree',
+  );
   const rawTab = h('button', { class: 'tab', attrs: { type: 'button', role: 'tab', 'aria-selected': 'false' } }, 'Raw');
   const showParsed = (): void => {
     parsedTab.setAttribute('aria-selected', 'true');
@@ -103,38 +124,78 @@ export function renderDetail(container: HTMLElement, delivery: Delivery, handler
   showParsed();
 
   const verification = delivery.verification;
-  const received = h('time', { attrs: { datetime: delivery.receivedAt, 'data-relative': delivery.receivedAt } }, relativeTime(delivery.receivedAt));
+  const received = h(
+    'time',
+    { attrs: { datetime: delivery.receivedAt, 'data-relative': delivery.receivedAt } },
+    relativeTime(delivery.receivedAt),
+  );
 
-  replaceChildren(container,
-    h('article', { class: 'detail', attrs: { 'aria-label': 'Delivery detail', 'data-id': delivery.id } },
-      h('header', { class: 'detail-head' },
+  replaceChildren(
+    container,
+    h(
+      'article',
+      { class: 'detail', attrs: { 'aria-label': 'Delivery detail', 'data-id': delivery.id } },
+      h(
+        'header',
+        { class: 'detail-head' },
         button('← List', handlers.onBack, 'button back-button'),
         h('h2', { class: 'detail-source' }, sourceName(delivery.source)),
-        verificationBadge(verification)),
+        verificationBadge(verification),
+      ),
       h('p', { class: 'detail-time' }, formatTime(delivery.receivedAt), ' · ', received),
-      h('div', { class: 'actions' },
+      h(
+        'div',
+        { class: 'actions' },
         button('Copy as curl', () => void copyCurl(), 'button', { 'data-action': 'copy-curl' }),
-        h('a', { class: 'button', attrs: { href: rawBodyUrl(delivery.id), download: `${delivery.id}.body`, 'data-action': 'download' } }, 'Download raw'),
-        button('Delete…', askDelete, 'button danger-outline', { 'data-action': 'delete' })),
+        h(
+          'a',
+          {
+            class: 'button',
+            attrs: { href: rawBodyUrl(delivery.id), download: `${delivery.id}.body`, 'data-action': 'download' },
+          },
+          'Download raw',
+        ),
+        button('Delete…', askDelete, 'button danger-outline', { 'data-action': 'delete' }),
+      ),
       confirmBox,
       curlBox,
-      h('dl', { class: 'meta' },
+      h(
+        'dl',
+        { class: 'meta' },
         ...metaRow('Source', sourceName(delivery.source)),
         ...metaRow('Received', formatTime(delivery.receivedAt)),
         ...metaRow('Size', `${formatSize(delivery.size)} (${delivery.size.toLocaleString()} bytes)`),
         ...metaRow('Content type', delivery.contentType || '(none)'),
         ...metaRow('Remote address', delivery.remoteAddress),
         ...metaRow('Request', `${delivery.method} ${delivery.query === '' ? '(no query string)' : `?${delivery.query}`}`),
-        ...metaRow('Verification', verificationBadge(verification), verification.reason === undefined ? '' : ` ${verification.reason}`),
+        ...metaRow(
+          'Verification',
+          verificationBadge(verification),
+          verification.reason === undefined ? '' : ` ${verification.reason}`,
+        ),
         ...metaRow('ID', h('code', { class: 'delivery-id' }, delivery.id)),
-        ...metaRow('Seq', String(delivery.seq))),
+        ...metaRow('Seq', String(delivery.seq)),
+      ),
       forwardsSection(delivery),
-      h('section', { class: 'detail-section', attrs: { 'aria-label': 'Body' } },
-        h('div', { class: 'section-head' }, h('h3', {}, 'Body'), h('div', { class: 'tabs', attrs: { role: 'tablist' } }, parsedTab, rawTab)),
-        bodyArea),
-      h('section', { class: 'detail-section', attrs: { 'aria-label': 'Headers' } },
+      h(
+        'section',
+        { class: 'detail-section', attrs: { 'aria-label': 'Body' } },
+        h(
+          'div',
+          { class: 'section-head' },
+          h('h3', {}, 'Body'),
+          h('div', { class: 'tabs', attrs: { role: 'tablist' } }, parsedTab, rawTab),
+        ),
+        bodyArea,
+      ),
+      h(
+        'section',
+        { class: 'detail-section', attrs: { 'aria-label': 'Headers' } },
         h('div', { class: 'section-head' }, h('h3', {}, `Headers (${delivery.headers.length})`)),
-        headersTable(delivery.headers))));
+        headersTable(delivery.headers),
+      ),
+    ),
+  );
 }
 
 /** What the detail pane shows when nothing is open. */

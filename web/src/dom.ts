@@ -56,7 +56,9 @@ export function textNodes(text: string): Node {
     const bidi = BIDI_CONTROL.test(piece);
     const marker = document.createElement('span');
     marker.className = bidi ? 'bidi-control' : 'invisible-char';
-    marker.title = bidi ? 'a bidirectional control character, shown as an escape' : 'an invisible or control character, shown as an escape';
+    marker.title = bidi
+      ? 'a bidirectional control character, shown as an escape'
+      : 'an invisible or control character, shown as an escape';
     marker.appendChild(document.createTextNode(codePointEscape(piece)));
     fragment.appendChild(marker);
   });
@@ -78,6 +80,11 @@ export function replaceChildren(node: Node, ...children: Child[]): void {
 }
 
 /** A button that runs `action` on click. */
-export function button(label: string, action: () => void, className = 'button', attrs: Record<string, string> = {}): HTMLButtonElement {
+export function button(
+  label: string,
+  action: () => void,
+  className = 'button',
+  attrs: Record<string, string> = {},
+): HTMLButtonElement {
   return h('button', { class: className, attrs: { type: 'button', ...attrs }, on: { click: () => action() } }, label);
 }

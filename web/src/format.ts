@@ -1,8 +1,13 @@
 // How times and sizes read on the page.
 
 const absolute = new Intl.DateTimeFormat(undefined, {
-  year: 'numeric', month: 'short', day: 'numeric',
-  hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23',
+  year: 'numeric',
+  month: 'short',
+  day: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  hourCycle: 'h23',
 });
 
 /** "Nov 22, 2026, 01:02:03.456" in the viewer's time zone, plus the milliseconds. */

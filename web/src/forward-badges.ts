@@ -13,7 +13,10 @@ import { Poller } from './poller.ts';
 export type BadgeState = 'failed' | 'forwarding' | 'forwarded' | 'cancelled';
 
 const LABELS: Record<BadgeState, string> = {
-  failed: 'forward failed', forwarding: 'forwarding', forwarded: 'forwarded', cancelled: 'not forwarded',
+  failed: 'forward failed',
+  forwarding: 'forwarding',
+  forwarded: 'forwarded',
+  cancelled: 'not forwarded',
 };
 
 export function badgeState(forwards: readonly ForwardSummary[]): BadgeState {
@@ -32,7 +35,11 @@ export function forwardBadge(forwards: readonly ForwardSummary[] | undefined): H
   if (forwards === undefined || forwards.length === 0) return null;
   const state = badgeState(forwards);
   const title = forwards.map((f) => `${f.destination}: ${f.status}`).join(', ');
-  const badge = h('span', { class: `forward-badge forward-${state}`, attrs: { 'data-state': state, title: `Forwards: ${title}` } }, LABELS[state]);
+  const badge = h(
+    'span',
+    { class: `forward-badge forward-${state}`, attrs: { 'data-state': state, title: `Forwards: ${title}` } },
+    LABELS[state],
+  );
   summaries.set(badge, [...forwards]);
   return badge;
 }
@@ -69,7 +76,9 @@ const RECENT = 200;
 export function followRowBadges(list: HTMLElement, everyMs = 3000): () => void {
   const refresh = async (): Promise<void> => {
     // Failed ones too: a retry (here, or from the command line) sets them going again.
-    const unsettled = [...list.querySelectorAll<HTMLElement>('.forward-badge[data-state="forwarding"], .forward-badge[data-state="failed"]')];
+    const unsettled = [
+      ...list.querySelectorAll<HTMLElement>('.forward-badge[data-state="forwarding"], .forward-badge[data-state="failed"]'),
+    ];
     if (unsettled.length === 0) return;
     const byDelivery = new Map<string, ForwardListItem[]>();
     for (const forward of await recentForwards(RECENT)) {

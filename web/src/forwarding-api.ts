@@ -3,7 +3,12 @@
 // and retrying the failed ones. Same session cookie as the inbox API.
 
 import type { Static } from 'typebox';
-import type { AttemptSchema, DeliveryForwardsSchema, DestinationListSchema, ForwardSchema } from '../../src/http/forward-schemas.js';
+import type {
+  AttemptSchema,
+  DeliveryForwardsSchema,
+  DestinationListSchema,
+  ForwardSchema,
+} from '../../src/http/forward-schemas.js';
 import { call } from './api.ts';
 
 // The shapes come from the API's schemas (type-only imports, erased from the bundle).
@@ -40,7 +45,10 @@ export async function recentForwards(limit: number): Promise<ForwardListItem[]> 
 
 /** A new forward of the delivery to the destination, whatever happened before. */
 export async function sendAgain(deliveryId: string, destination: string): Promise<void> {
-  await call(`/api/deliveries/${encodeURIComponent(deliveryId)}/forward`, { ...JSON_POST, body: JSON.stringify({ destination }) });
+  await call(`/api/deliveries/${encodeURIComponent(deliveryId)}/forward`, {
+    ...JSON_POST,
+    body: JSON.stringify({ destination }),
+  });
 }
 
 export async function setPaused(destination: string, paused: boolean): Promise<void> {

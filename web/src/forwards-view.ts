@@ -19,9 +19,14 @@ export function forwardsSection(delivery: Delivery): HTMLElement {
   const sendBar = h('div', { class: 'send-again', attrs: { role: 'group', 'aria-label': 'Send again' } });
   const list = h('div', { class: 'forward-list' }, h('p', { class: 'muted' }, 'Loading…'));
   const problem = h('p', { class: 'error forward-problem', attrs: { hidden: '' } });
-  const section = h('section', { class: 'detail-section forwards-section', attrs: { 'aria-label': 'Forwards' } },
+  const section = h(
+    'section',
+    { class: 'detail-section forwards-section', attrs: { 'aria-label': 'Forwards' } },
     h('div', { class: 'section-head' }, h('h3', {}, 'Forwards', count)),
-    list, problem, sendBar);
+    list,
+    problem,
+    sendBar,
+  );
 
   let shown = '';
   const refresh = async (): Promise<void> => {
@@ -40,10 +45,14 @@ export function forwardsSection(delivery: Delivery): HTMLElement {
     if (text === shown || !section.isConnected) return;
     shown = text;
     replaceChildren(count, forwards.length === 0 ? '' : ` (${forwards.length})`);
-    replaceChildren(list, ...(forwards.length === 0
-      ? [h('p', { class: 'muted' }, 'Not forwarded anywhere.')]
-      : forwards.map(forwardItem)));
-    updateRowBadge(delivery.id, forwards.map((f) => ({ destination: f.destination, status: f.status })));
+    replaceChildren(
+      list,
+      ...(forwards.length === 0 ? [h('p', { class: 'muted' }, 'Not forwarded anywhere.')] : forwards.map(forwardItem)),
+    );
+    updateRowBadge(
+      delivery.id,
+      forwards.map((f) => ({ destination: f.destination, status: f.status })),
+    );
   };
   const poller = new Poller(refresh, REFRESH_MS, () => section.isConnected);
 
@@ -57,40 +66,95 @@ export function forwardsSection(delivery: Delivery): HTMLElement {
     poller.now();
   };
 
-  void listDestinations().then((destinations) => {
-    const names = destinations.filter((d) => d.kind !== 'removed').map((d) => d.name);
-    if (names.length === 0) return;
-    replaceChildren(sendBar, h('span', { class: 'muted' }, 'Send again to'),
-      ...names.map((name) => button(name, () => void send(name), 'button send-again-button', { 'data-action': 'send-again', 'data-destination': name, title: `Send this delivery to ${name} again` })));
-  }, () => undefined);
+  void listDestinations().then(
+    (destinations) => {
+      const names = destinations.filter((d) => d.kind !== 'removed').map((d) => d.name);
+      if (names.length === 0) return;
+      replaceChildren(
+        sendBar,
+        h('span', { class: 'muted' }, 'Send again to'),
+        ...names.map((name) =>
+          button(name, () => void send(name), 'button send-again-button', {
+            'data-action': 'send-again',
+            'data-destination': name,
+            title: `Send this delivery to ${name} again`,
+          }),
+        ),
+      );
+    },
+    () => undefined,
+  );
   // Started on the next turn: the section is in the page by then.
   setTimeout(() => poller.start(), 0);
   return section;
 }
 
 function forwardItem(forward: DeliveryForward): HTMLElement {
-  const next = forward.status === 'pending' && forward.nextAttemptAt !== null
-    ? h('span', { class: 'muted' }, ' · next attempt ', h('time', { attrs: { datetime: forward.nextAttemptAt, title: formatTime(forward.nextAttemptAt) } }, untilText(forward.nextAttemptAt)))
-    : null;
-  return h('article', { class: 'forward', attrs: { 'data-forward-id': forward.id, 'data-destination': forward.destination, 'data-status': forward.status } },
-    h('div', { class: 'forward-head' },
+  const next =
+    forward.status === 'pending' && forward.nextAttemptAt !== null
+      ? h(
+          'span',
+          { class: 'muted' },
+          ' · next attempt ',
+          h(
+            'time',
+            { attrs: { datetime: forward.nextAttemptAt, title: formatTime(forward.nextAttemptAt) } },
+            untilText(forward.nextAttemptAt),
+          ),
+        )
+      : null;
+  return h(
+    'article',
+    {
+      class: 'forward',
+      attrs: { 'data-forward-id': forward.id, 'data-destination': forward.destination, 'data-status': forward.status },
+    },
+    h(
+      'div',
+      { class: 'forward-head' },
       h('strong', { class: 'forward-destination' }, forward.destination),
       h('span', { class: `badge forward-status status-${forward.status}` }, forward.status),
       h('span', { class: 'muted' }, `${forward.attempts.length} ${forward.attempts.length === 1 ? 'attempt' : 'attempts'}`),
-      next),
-    forward.attempts.length === 0 ? null : attemptsTable(forward.attempts));
+      next,
+    ),
+    forward.attempts.length === 0 ? null : attemptsTable(forward.attempts),
+  );
 }
 
 function attemptsTable(attempts: AttemptInfo[]): HTMLElement {
   const head = ['#', 'Started', 'HTTP status', 'Duration', 'Error'];
-  return h('table', { class: 'kv-table attempts-table' },
+  return h(
+    'table',
+    { class: 'kv-table attempts-table' },
     h('thead', {}, h('tr', {}, ...head.map((label) => h('th', { attrs: { scope: 'col' } }, label)))),
-    h('tbody', {}, ...attempts.map((a) => h('tr', { attrs: { 'data-n': String(a.n) } },
-      h('td', {}, String(a.n)),
-      h('td', {}, h('time', { attrs: { datetime: a.startedAt, title: formatTime(a.startedAt), 'data-relative': a.startedAt } }, relativeTime(a.startedAt))),
-      h('td', { class: a.status !== null && a.status >= 200 && a.status < 300 ? 'ok' : 'bad' }, a.status === null ? '—' : String(a.status)),
-      h('td', {}, `${a.durationMs.toLocaleString()} ms`),
-      h('td', {}, a.error ?? '')))));
+    h(
+      'tbody',
+      {},
+      ...attempts.map((a) =>
+        h(
+          'tr',
+          { attrs: { 'data-n': String(a.n) } },
+          h('td', {}, String(a.n)),
+          h(
+            'td',
+            {},
+            h(
+              'time',
+              { attrs: { datetime: a.startedAt, title: formatTime(a.startedAt), 'data-relative': a.startedAt } },
+              relativeTime(a.startedAt),
+            ),
+          ),
+          h(
+            'td',
+            { class: a.status !== null && a.status >= 200 && a.status < 300 ? 'ok' : 'bad' },
+            a.status === null ? '—' : String(a.status),
+          ),
+          h('td', {}, `${a.durationMs.toLocaleString()} ms`),
+          h('td', {}, a.error ?? ''),
+        ),
+      ),
+    ),
+  );
 }
 
 /** "now", "in 4 s", "in 3 min": when a pending forward is next attempted. */

@@ -17,7 +17,10 @@ import { SourcesPanel } from './sources-panel.ts';
 import { toast } from './toast.ts';
 
 const LIVE_LABELS: Record<LiveState, string> = {
-  connecting: 'Connecting…', live: 'Live', reconnecting: 'Reconnecting…', offline: 'Offline',
+  connecting: 'Connecting…',
+  live: 'Live',
+  reconnecting: 'Reconnecting…',
+  offline: 'Offline',
 };
 
 function report(error: unknown): void {
@@ -41,7 +44,10 @@ export class InboxView {
   private cursor: string | null = null;
   private generation = 0;
 
-  constructor(private readonly root: HTMLElement, private readonly onLoggedOut: () => void) {
+  constructor(
+    private readonly root: HTMLElement,
+    private readonly onLoggedOut: () => void,
+  ) {
     this.list = new DeliveryList({
       hrefFor: (id) => routeHref({ source: this.filter, id }),
       onLoadOlder: () => void this.loadOlder().catch(report),
@@ -54,28 +60,52 @@ export class InboxView {
     this.listTitle = h('h2', { class: 'pane-title' });
     this.liveBadge = h('span', { class: 'live', attrs: { 'data-state': 'connecting', role: 'status' } }, LIVE_LABELS.connecting);
     this.findInput = h('input', {
-      attrs: { type: 'search', name: 'id', placeholder: 'Find by id', 'aria-label': 'Find a delivery by id', autocomplete: 'off', spellcheck: 'false' },
+      attrs: {
+        type: 'search',
+        name: 'id',
+        placeholder: 'Find by id',
+        'aria-label': 'Find a delivery by id',
+        autocomplete: 'off',
+        spellcheck: 'false',
+      },
     });
-    const find = h('form', { class: 'find', attrs: { role: 'search' } }, this.findInput, h('button', { class: 'button', attrs: { type: 'submit' } }, 'Find'));
+    const find = h(
+      'form',
+      { class: 'find', attrs: { role: 'search' } },
+      this.findInput,
+      h('button', { class: 'button', attrs: { type: 'submit' } }, 'Find'),
+    );
     find.addEventListener('submit', (event) => {
       event.preventDefault();
       const id = this.findInput.value.trim();
       if (id !== '') go({ source: this.filter, id });
     });
-    this.shell = h('div', { class: 'shell' },
-      h('header', { class: 'topbar' },
+    this.shell = h(
+      'div',
+      { class: 'shell' },
+      h(
+        'header',
+        { class: 'topbar' },
         h('h1', { class: 'brand' }, h('a', { attrs: { href: '#' } }, 'Reception')),
         this.liveBadge,
         find,
         this.destinations.toggle,
-        button('Log out', () => void this.logOut(), 'button quiet', { 'data-action': 'logout' })),
-      h('div', { class: 'panes' },
+        button('Log out', () => void this.logOut(), 'button quiet', { 'data-action': 'logout' }),
+      ),
+      h(
+        'div',
+        { class: 'panes' },
         this.sources.element,
-        h('section', { class: 'list-pane', attrs: { 'aria-label': 'Deliveries' } },
+        h(
+          'section',
+          { class: 'list-pane', attrs: { 'aria-label': 'Deliveries' } },
           h('div', { class: 'pane-head' }, this.listTitle),
-          this.list.element),
-        this.detailPane),
-      this.destinations.element);
+          this.list.element,
+        ),
+        this.detailPane,
+      ),
+      this.destinations.element,
+    );
     this.stream = new LiveStream({
       onDelivery: (delivery) => this.arrived(delivery),
       onState: (state) => {
@@ -91,12 +121,16 @@ export class InboxView {
     const onHash = (): void => void this.applyRoute().catch(report);
     window.addEventListener('hashchange', onHash);
     this.cleanups.push(() => window.removeEventListener('hashchange', onHash));
-    this.cleanups.push(bindListKeys({
-      move: (delta) => this.list.move(delta),
-      openCurrent: () => this.list.openCurrent(),
-      close: () => { if (this.openId !== undefined) go({ source: this.filter }); },
-      focusFind: () => this.findInput.focus(),
-    }));
+    this.cleanups.push(
+      bindListKeys({
+        move: (delta) => this.list.move(delta),
+        openCurrent: () => this.list.openCurrent(),
+        close: () => {
+          if (this.openId !== undefined) go({ source: this.filter });
+        },
+        focusFind: () => this.findInput.focus(),
+      }),
+    );
     const tick = setInterval(() => {
       for (const time of this.root.querySelectorAll<HTMLElement>('[data-relative]')) {
         time.textContent = relativeTime(time.dataset.relative ?? '');
@@ -180,7 +214,7 @@ export class InboxView {
       return;
     }
     this.shell.classList.add('showing-detail');
-    const delivery = this.list.get(id) ?? await getDelivery(id);
+    const delivery = this.list.get(id) ?? (await getDelivery(id));
     if (this.openId !== id) return;
     if (delivery === undefined) {
       renderNoDetail(this.detailPane, 'No delivery has that id. It may have been deleted.');

@@ -27,14 +27,22 @@ async function showInbox(): Promise<void> {
     await view.start();
   } catch (error) {
     if (error instanceof Unauthorized) return;
-    replaceChildren(root, h('main', { class: 'login' },
-      h('p', { class: 'error' }, `Reception did not answer: ${(error as Error).message}`),
-      h('p', {}, h('a', { attrs: { href: location.pathname } }, 'Try again'))));
+    replaceChildren(
+      root,
+      h(
+        'main',
+        { class: 'login' },
+        h('p', { class: 'error' }, `Reception did not answer: ${(error as Error).message}`),
+        h('p', {}, h('a', { attrs: { href: location.pathname } }, 'Try again')),
+      ),
+    );
   }
 }
 
 // Any 401 (logged out in another tab, token changed) brings the login form back.
-setUnauthorizedHandler(() => { if (inbox !== undefined) showLogin(); });
+setUnauthorizedHandler(() => {
+  if (inbox !== undefined) showLogin();
+});
 
 async function boot(): Promise<void> {
   try {

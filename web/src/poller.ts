@@ -18,7 +18,11 @@ export class Poller {
    * `refresh` runs every `everyMs` while `alive()` is true and the page is
    * visible; once `alive()` is false the poller stops for good.
    */
-  constructor(private readonly refresh: () => Promise<void>, private readonly everyMs: number, private readonly alive: () => boolean) {}
+  constructor(
+    private readonly refresh: () => Promise<void>,
+    private readonly everyMs: number,
+    private readonly alive: () => boolean,
+  ) {}
 
   start(): this {
     document.addEventListener('visibilitychange', this.onVisibility);

@@ -16,10 +16,14 @@ export function sourceName(name: string): Node {
   if (scripts === undefined) return textNodes(name);
   const fragment = document.createDocumentFragment();
   fragment.append(
-    h('span', {
-      class: 'mixed-script',
-      attrs: { title: `This name mixes ${listed(scripts)} letters: it may imitate the name of another source.` },
-    }, 'mixed scripts'),
+    h(
+      'span',
+      {
+        class: 'mixed-script',
+        attrs: { title: `This name mixes ${listed(scripts)} letters: it may imitate the name of another source.` },
+      },
+      'mixed scripts',
+    ),
     textNodes(name),
   );
   return fragment;

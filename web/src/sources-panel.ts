@@ -52,12 +52,23 @@ export class SourcesPanel {
 
   constructor(private readonly options: SourcesPanelOptions) {
     this.allCount = h('span', { class: 'source-count' });
-    this.allLink = h('a', { class: 'source all', attrs: { href: options.hrefFor(undefined) } },
-      h('span', { class: 'source-name' }, 'All sources'), this.allCount);
+    this.allLink = h(
+      'a',
+      { class: 'source all', attrs: { href: options.hrefFor(undefined) } },
+      h('span', { class: 'source-name' }, 'All sources'),
+      this.allCount,
+    );
     this.list = h('ul', { class: 'source-list' }, h('li', {}, this.allLink));
     this.footer = h('div', { class: 'sources-footer' });
     this.searchInput = h('input', {
-      attrs: { type: 'search', name: 'q', placeholder: 'Search sources', 'aria-label': 'Search sources', autocomplete: 'off', spellcheck: 'false' },
+      attrs: {
+        type: 'search',
+        name: 'q',
+        placeholder: 'Search sources',
+        'aria-label': 'Search sources',
+        autocomplete: 'off',
+        spellcheck: 'false',
+      },
     });
     const search = h('form', { class: 'source-search', attrs: { role: 'search' } }, this.searchInput);
     search.addEventListener('submit', (event) => {
@@ -68,8 +79,14 @@ export class SourcesPanel {
       if (this.searchTimer !== undefined) clearTimeout(this.searchTimer);
       this.searchTimer = setTimeout(() => this.searchNow(), SEARCH_DELAY_MS);
     });
-    this.element = h('nav', { class: 'sources', attrs: { 'aria-label': 'Sources' } },
-      h('h2', { class: 'pane-title' }, 'Sources'), search, this.list, this.footer);
+    this.element = h(
+      'nav',
+      { class: 'sources', attrs: { 'aria-label': 'Sources' } },
+      h('h2', { class: 'pane-title' }, 'Sources'),
+      search,
+      this.list,
+      this.footer,
+    );
   }
 
   /** Shows the first page of the search in the box (of every source when it is empty). */
@@ -223,10 +240,20 @@ export class SourcesPanel {
     const current = summary.source === this.active;
     const count = h('span', { class: 'source-count' });
     const seen = h('time', { class: 'source-seen' });
-    const link = h('a', {
-      class: 'source',
-      attrs: { href: this.options.hrefFor(summary.source), 'data-source': summary.source, ...(current ? { 'aria-current': 'true' } : {}) },
-    }, h('span', { class: 'source-name' }, sourceName(summary.source)), count, seen);
+    const link = h(
+      'a',
+      {
+        class: 'source',
+        attrs: {
+          href: this.options.hrefFor(summary.source),
+          'data-source': summary.source,
+          ...(current ? { 'aria-current': 'true' } : {}),
+        },
+      },
+      h('span', { class: 'source-name' }, sourceName(summary.source)),
+      count,
+      seen,
+    );
     const row: Row = { summary: { ...summary }, item: h('li', {}, link), count, seen };
     this.renderRow(row);
     return row;
@@ -253,18 +280,35 @@ export class SourcesPanel {
     this.pinned = undefined;
     const active = this.active;
     if (active === undefined || this.rows.has(active)) return;
-    this.pinned = h('li', { class: 'pinned' }, h('a', {
-      class: 'source', attrs: { href: this.options.hrefFor(active), 'aria-current': 'true', 'data-source': active },
-    }, h('span', { class: 'source-name' }, sourceName(active))));
+    this.pinned = h(
+      'li',
+      { class: 'pinned' },
+      h(
+        'a',
+        {
+          class: 'source',
+          attrs: { href: this.options.hrefFor(active), 'aria-current': 'true', 'data-source': active },
+        },
+        h('span', { class: 'source-name' }, sourceName(active)),
+      ),
+    );
     this.list.insertBefore(this.pinned, this.allLink.parentElement?.nextSibling ?? null);
   }
 
   private renderFooter(): void {
     if (this.loading) replaceChildren(this.footer, h('p', { class: 'muted' }, 'Loading…'));
     else if (this.nextCursor !== null && this.names.length >= MAX_SHOWN) {
-      replaceChildren(this.footer, h('p', { class: 'muted' }, `The first ${MAX_SHOWN.toLocaleString()} are shown; search to find the others.`));
+      replaceChildren(
+        this.footer,
+        h('p', { class: 'muted' }, `The first ${MAX_SHOWN.toLocaleString()} are shown; search to find the others.`),
+      );
     } else if (this.nextCursor !== null) {
-      replaceChildren(this.footer, button('Show more', () => void this.more().catch((error: unknown) => this.options.onError(error)), 'button quiet', { 'data-action': 'more-sources' }));
+      replaceChildren(
+        this.footer,
+        button('Show more', () => void this.more().catch((error: unknown) => this.options.onError(error)), 'button quiet', {
+          'data-action': 'more-sources',
+        }),
+      );
     } else if (this.names.length === 0 && this.query !== '') {
       replaceChildren(this.footer, h('p', { class: 'muted' }, 'No source name contains that.'));
     } else replaceChildren(this.footer);

@@ -15,5 +15,10 @@ export function toast(message: string, kind: 'info' | 'error' = 'info'): void {
   region.hidden = false;
   if (timer !== undefined) clearTimeout(timer);
   const shown = region;
-  timer = setTimeout(() => { shown.hidden = true; }, kind === 'error' ? 6000 : 3000);
+  timer = setTimeout(
+    () => {
+      shown.hidden = true;
+    },
+    kind === 'error' ? 6000 : 3000,
+  );
 }

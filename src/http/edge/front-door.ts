@@ -69,7 +69,13 @@ export function createEdge(options: EdgeOptions): Edge {
         return;
       }
       if (hasUnknownTransferCoding(req)) {
-        refuseBeforeRouting(logger, req, res, 'not_implemented', 'Only the chunked transfer coding is understood here: send the body uncompressed.');
+        refuseBeforeRouting(
+          logger,
+          req,
+          res,
+          'not_implemented',
+          'Only the chunked transfer coding is understood here: send the body uncompressed.',
+        );
         return;
       }
       req.url = originForm(req.url ?? '');
@@ -80,17 +86,20 @@ export function createEdge(options: EdgeOptions): Edge {
       if (expectsContinue) res.writeContinue();
       fastifyHandler(req, res);
     };
-    server = createServer({
-      requestTimeout: options.requestTimeoutMs,
-      headersTimeout: options.requestTimeoutMs,
-      connectionsCheckingInterval: Math.min(1000, Math.max(100, Math.floor(options.requestTimeoutMs / 10))),
-      keepAliveTimeout: options.keepAliveTimeoutMs ?? 5000,
-      // Checked in `dispatch`, so that the answer is a problem with its log line, not Node's bare 400.
-      requireHostHeader: false,
-      // `timeout` (socket inactivity) stays 0, Node's default: the two
-      // above bound a request and an idle connection, and a live stream
-      // (/api/stream) may be quiet between its heartbeats.
-    }, (req: IncomingMessage, res: ServerResponse) => dispatch(req, res, false));
+    server = createServer(
+      {
+        requestTimeout: options.requestTimeoutMs,
+        headersTimeout: options.requestTimeoutMs,
+        connectionsCheckingInterval: Math.min(1000, Math.max(100, Math.floor(options.requestTimeoutMs / 10))),
+        keepAliveTimeout: options.keepAliveTimeoutMs ?? 5000,
+        // Checked in `dispatch`, so that the answer is a problem with its log line, not Node's bare 400.
+        requireHostHeader: false,
+        // `timeout` (socket inactivity) stays 0, Node's default: the two
+        // above bound a request and an idle connection, and a live stream
+        // (/api/stream) may be quiet between its heartbeats.
+      },
+      (req: IncomingMessage, res: ServerResponse) => dispatch(req, res, false),
+    );
     // Every header is kept (CONTRACT 2: as received). Node keeps only the
     // first 2,000 by default and drops the rest silently, a Content-Type or
     // a signature after them included; Node's 16 KiB limit on the header
@@ -115,7 +124,11 @@ export function createEdge(options: EdgeOptions): Edge {
     },
     serverFactory,
     clientErrorHandler: createParserRefusalHandler(logger, connections),
-    get closing() { return closing; },
-    beginClosing: () => { closing = true; },
+    get closing() {
+      return closing;
+    },
+    beginClosing: () => {
+      closing = true;
+    },
   };
 }

@@ -35,7 +35,8 @@ function badByteDetail(packet: Buffer): string {
 
 /** What Node's parser refused, as the problem the sender gets. */
 function refusal(error: ParserError): { code: ProblemCode; detail: string } {
-  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return { code: 'request_timeout', detail: 'The request did not arrive in time.' };
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return { code: 'request_timeout', detail: 'The request did not arrive in time.' };
   // Node refuses a path with raw non-ASCII bytes (curl sends `ü` as is): on
   // the webhook route that is a source name that was not percent-encoded.
   if (error.code === 'HPE_INVALID_URL' && error.rawPacket instanceof Buffer && badByteInWebhookPath(error.rawPacket)) {
@@ -60,7 +61,10 @@ function refusal(error: ParserError): { code: ProblemCode; detail: string } {
  * logged by that route, which reads what it was answered from the
  * connection's `refusal`.
  */
-export function createParserRefusalHandler(logger: Logger, connections: Connections): (error: ParserError, socket: Socket) => void {
+export function createParserRefusalHandler(
+  logger: Logger,
+  connections: Connections,
+): (error: ParserError, socket: Socket) => void {
   return (error, socket) => {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
     const connection = connections.of(socket);
@@ -84,7 +88,10 @@ export function createParserRefusalHandler(logger: Logger, connections: Connecti
         // Only Node's error code goes to the log: the bytes it refused are the
         // sender's. Info, as every refused request: a browser's preconnect that
         // never sends a request ends here too, after the request timeout.
-        logger.info({ req: { remoteAddress: socket.remoteAddress }, status, outcome: code, parserError: error.code }, 'request refused before routing');
+        logger.info(
+          { req: { remoteAddress: socket.remoteAddress }, status, outcome: code, parserError: error.code },
+          'request refused before routing',
+        );
       }
       socket.destroy(error);
     };
@@ -96,7 +103,9 @@ export function createParserRefusalHandler(logger: Logger, connections: Connecti
       connection.refusalWaits = true;
       socket.pause();
       response.once('finish', () => refuse(true));
-      response.once('close', () => { if (!response.writableFinished) socket.destroy(); });
+      response.once('close', () => {
+        if (!response.writableFinished) socket.destroy();
+      });
       return;
     }
     if (error.code === 'HPE_INVALID_EOF_STATE' && response !== undefined) {

@@ -22,19 +22,38 @@ export function createConnectHandler(logger: Logger): (req: IncomingMessage, soc
   return (req, socket) => {
     const webhook = (req.url ?? '').startsWith(WEBHOOK_PREFIX);
     socket.on('error', () => undefined);
-    writeProblem(socket, 'method_not_allowed',
+    writeProblem(
+      socket,
+      'method_not_allowed',
       webhook ? 'Use POST to send a webhook, not CONNECT.' : 'CONNECT is not served here: Reception is no proxy.',
-      { Allow: webhook ? 'POST' : 'GET, HEAD, POST, DELETE' });
+      { Allow: webhook ? 'POST' : 'GET, HEAD, POST, DELETE' },
+    );
     socket.end();
-    logger.info({ req: { method: 'CONNECT', remoteAddress: req.socket.remoteAddress }, status: 405, outcome: 'method_not_allowed' }, 'request refused before routing');
+    logger.info(
+      { req: { method: 'CONNECT', remoteAddress: req.socket.remoteAddress }, status: 405, outcome: 'method_not_allowed' },
+      'request refused before routing',
+    );
   };
 }
 
 /** Answers a request that HTTP rules out before any route looks at it, and logs it. */
-export function refuseBeforeRouting(logger: Logger, req: IncomingMessage, res: ServerResponse, code: ProblemCode, detail: string): void {
+export function refuseBeforeRouting(
+  logger: Logger,
+  req: IncomingMessage,
+  res: ServerResponse,
+  code: ProblemCode,
+  detail: string,
+): void {
   writeProblem(res, code, detail);
   req.resume();
-  logger.info({ req: { method: req.method, remoteAddress: req.socket.remoteAddress }, status: problemCatalogue[code].status, outcome: code }, 'request refused before routing');
+  logger.info(
+    {
+      req: { method: req.method, remoteAddress: req.socket.remoteAddress },
+      status: problemCatalogue[code].status,
+      outcome: code,
+    },
+    'request refused before routing',
+  );
 }
 
 /**

@@ -29,7 +29,12 @@ export interface WebhookHandlerDeps {
 }
 
 /** Handles one webhook request; `connection` is the state of the connection it came on. */
-export type WebhookHandler = (req: IncomingMessage, res: ServerResponse, connection: ConnectionState, expectsContinue: boolean) => void;
+export type WebhookHandler = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  connection: ConnectionState,
+  expectsContinue: boolean,
+) => void;
 
 /**
  * The receive route as a plain `node:http` handler, in front of Fastify:
@@ -76,7 +81,10 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
         const outcome = answer.aborted ? (refusedAs ?? 'aborted') : answer.outcome;
         metrics.countDelivery(answer.source ?? '_invalid', outcome);
         if (answer.verification?.status === 'failed') {
-          metrics.verificationFailures.inc({ source: metrics.sourceLabel(answer.source ?? '_invalid'), reason: answer.verification.reason ?? 'unknown' });
+          metrics.verificationFailures.inc({
+            source: metrics.sourceLabel(answer.source ?? '_invalid'),
+            reason: answer.verification.reason ?? 'unknown',
+          });
         }
         metrics.observeRequest('/api/webhook/:source', req.method ?? '', status, seconds);
         const line = {
@@ -108,8 +116,13 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
         return;
       }
       // Its answer could never be written: nothing is read or kept, and the sender, seeing the connection close, sends it again.
-      logger.info({ req: { method: req.method, path: (req.url ?? '').split('?')[0], remoteAddress: req.socket.remoteAddress }, outcome: 'not_read' },
-        'webhook not read: the answer before it on its connection closed the connection');
+      logger.info(
+        {
+          req: { method: req.method, path: (req.url ?? '').split('?')[0], remoteAddress: req.socket.remoteAddress },
+          outcome: 'not_read',
+        },
+        'webhook not read: the answer before it on its connection closed the connection',
+      );
     });
   };
 }

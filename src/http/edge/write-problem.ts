@@ -22,11 +22,20 @@ export function writeProblem(
   const length = Buffer.byteLength(body);
   if (to instanceof ServerResponse) {
     to.shouldKeepAlive = false;
-    to.writeHead(problem.status, { ...headers, 'content-type': PROBLEM_CONTENT_TYPE, 'content-length': length, connection: 'close' });
+    to.writeHead(problem.status, {
+      ...headers,
+      'content-type': PROBLEM_CONTENT_TYPE,
+      'content-length': length,
+      connection: 'close',
+    });
     to.end(body);
     return;
   }
-  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
-  to.write(`HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status] ?? ''}\r\n${extra}Content-Type: ${PROBLEM_CONTENT_TYPE}\r\n`
-    + `Content-Length: ${length}\r\nConnection: close\r\n\r\n${body}`);
+  const extra = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  to.write(
+    `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status] ?? ''}\r\n${extra}Content-Type: ${PROBLEM_CONTENT_TYPE}\r\n` +
+      `Content-Length: ${length}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }

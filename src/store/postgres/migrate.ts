@@ -17,14 +17,19 @@ export async function migrate(client: PoolClient, schema: string): Promise<numbe
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
     await client.query(`CREATE TABLE IF NOT EXISTS reception_migrations (
       version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
-    const applied = new Set((await client.query<{ version: number }>('SELECT version FROM reception_migrations')).rows.map((r) => r.version));
+    const applied = new Set(
+      (await client.query<{ version: number }>('SELECT version FROM reception_migrations')).rows.map((r) => r.version),
+    );
     let count = 0;
     for (const migration of loadMigrations(POSTGRES_MIGRATIONS)) {
       if (applied.has(migration.version)) continue;
       await client.query('BEGIN');
       try {
         await client.query(migration.sql);
-        await client.query('INSERT INTO reception_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
+        await client.query('INSERT INTO reception_migrations (version, name) VALUES ($1, $2)', [
+          migration.version,
+          migration.name,
+        ]);
         await client.query('COMMIT');
         count++;
       } catch (error) {

@@ -2,11 +2,28 @@ import type pg from 'pg';
 import { DELIVERY_COLUMNS, type DeliveryRow } from '../delivery-row.js';
 import { deliveryFromPgRow, holdable } from './text-values.js';
 import {
-  attemptFromRow, budgetSpent, FORWARD_COLUMNS, stateOf, forwardFromRow, LEASE_EXPIRED, type AttemptRow, type ForwardRow,
+  attemptFromRow,
+  budgetSpent,
+  FORWARD_COLUMNS,
+  stateOf,
+  forwardFromRow,
+  LEASE_EXPIRED,
+  type AttemptRow,
+  type ForwardRow,
 } from '../forward-row.js';
 import type {
-  Attempt, AttemptOutcome, ClaimedForward, ClaimRequest, DestinationState, Forward, ForwardQuery, ForwardSummary,
-  NewForward, Outbox, RetryBudget, RetrySelection,
+  Attempt,
+  AttemptOutcome,
+  ClaimedForward,
+  ClaimRequest,
+  DestinationState,
+  Forward,
+  ForwardQuery,
+  ForwardSummary,
+  NewForward,
+  Outbox,
+  RetryBudget,
+  RetrySelection,
 } from '../outbox.js';
 
 /** How the store runs statements: one on a pooled connection, or several in one transaction. */
@@ -70,17 +87,36 @@ export class PostgresOutbox implements Outbox {
     const { destination, now } = request;
     return this.db.transaction(async (client) => {
       if (request.ordered) {
-        await client.query(`SELECT pg_advisory_xact_lock(${ORDERED_CLAIM_LOCK}, hashtext(current_schema() || '/' || $1))`, [destination]);
+        await client.query(`SELECT pg_advisory_xact_lock(${ORDERED_CLAIM_LOCK}, hashtext(current_schema() || '/' || $1))`, [
+          destination,
+        ]);
       }
       const expired = await client.query<LeasedRow>(
         `SELECT ${FORWARD_COLUMNS}, attempt_started_at FROM forwards
-         WHERE status = 'delivering' AND destination = $1 AND next_attempt_at <= $2 FOR UPDATE SKIP LOCKED`, [destination, now]);
+         WHERE status = 'delivering' AND destination = $1 AND next_attempt_at <= $2 FOR UPDATE SKIP LOCKED`,
+        [destination, now],
+      );
       for (const row of expired.rows) {
         const forward = forwardFromRow(row);
         const startedAt = row.attempt_started_at === null ? now : Number(row.attempt_started_at);
-        await client.query(INSERT_ATTEMPT, [forward.id, forward.attemptCount, startedAt, Math.max(0, now - startedAt), null, LEASE_EXPIRED]);
+        await client.query(INSERT_ATTEMPT, [
+          forward.id,
+          forward.attemptCount,
+          startedAt,
+          Math.max(0, now - startedAt),
+          null,
+          LEASE_EXPIRED,
+        ]);
         const failed = budgetSpent(forward, request.budget, now);
-        await client.query(SETTLE, [failed ? 'failed' : 'pending', failed ? null : now, null, LEASE_EXPIRED, now, forward.id, forward.attemptCount]);
+        await client.query(SETTLE, [
+          failed ? 'failed' : 'pending',
+          failed ? null : now,
+          null,
+          LEASE_EXPIRED,
+          now,
+          forward.id,
+          forward.attemptCount,
+        ]);
       }
       if (expired.rows.length > 0) await client.query(FAILED_AT, [destination, now, LEASE_EXPIRED]);
       if (request.max <= 0) return [];
@@ -88,31 +124,41 @@ export class PostgresOutbox implements Outbox {
       if (paused.rows[0]?.paused === true) return [];
       const due = request.ordered
         ? await client.query<{ position: string }>(
-          `SELECT position FROM forwards WHERE position IN (SELECT position FROM (${HEADS}) heads)
+            `SELECT position FROM forwards WHERE position IN (SELECT position FROM (${HEADS}) heads)
            AND status = 'pending' AND next_attempt_at <= $2
-           ORDER BY next_attempt_at, position LIMIT $3 FOR UPDATE SKIP LOCKED`, [destination, now, request.max])
+           ORDER BY next_attempt_at, position LIMIT $3 FOR UPDATE SKIP LOCKED`,
+            [destination, now, request.max],
+          )
         : await client.query<{ position: string }>(
-          `SELECT position FROM forwards WHERE status = 'pending' AND destination = $1 AND next_attempt_at <= $2
-           ORDER BY next_attempt_at, position LIMIT $3 FOR UPDATE SKIP LOCKED`, [destination, now, request.max]);
+            `SELECT position FROM forwards WHERE status = 'pending' AND destination = $1 AND next_attempt_at <= $2
+           ORDER BY next_attempt_at, position LIMIT $3 FOR UPDATE SKIP LOCKED`,
+            [destination, now, request.max],
+          );
       if (due.rows.length === 0) return [];
       const leaseUntil = now + request.leaseMs;
       const taken = await client.query<ForwardRow>(
         `UPDATE forwards SET status = 'delivering', attempt_count = attempt_count + 1, budget_used = budget_used + 1,
            attempt_started_at = $1, lease_until = $2, next_attempt_at = $2, updated_at = $1
          WHERE position = ANY($3::bigint[]) AND status = 'pending' RETURNING ${FORWARD_COLUMNS}`,
-        [now, leaseUntil, due.rows.map((row) => row.position)]);
+        [now, leaseUntil, due.rows.map((row) => row.position)],
+      );
       const forwards = taken.rows.map(forwardFromRow).sort((a, b) => a.position - b.position);
-      const rows = await client.query<DeliveryRow>(
-        `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE seq = ANY($1::bigint[])`, [forwards.map((f) => f.deliverySeq)]);
+      const rows = await client.query<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE seq = ANY($1::bigint[])`, [
+        forwards.map((f) => f.deliverySeq),
+      ]);
       const summaries = await client.query<{ delivery_seq: string; destination: string; status: ForwardSummary['status'] }>(
         'SELECT delivery_seq, destination, status FROM forwards WHERE delivery_seq = ANY($1::bigint[]) ORDER BY position',
-        [forwards.map((f) => f.deliverySeq)]);
-      const deliveries = new Map(rows.rows.map((row) => {
-        const delivery = deliveryFromPgRow(row);
-        delivery.forwards = summaries.rows.filter((s) => Number(s.delivery_seq) === delivery.seq)
-          .map((s) => ({ destination: s.destination, status: s.status }));
-        return [delivery.seq, delivery];
-      }));
+        [forwards.map((f) => f.deliverySeq)],
+      );
+      const deliveries = new Map(
+        rows.rows.map((row) => {
+          const delivery = deliveryFromPgRow(row);
+          delivery.forwards = summaries.rows
+            .filter((s) => Number(s.delivery_seq) === delivery.seq)
+            .map((s) => ({ destination: s.destination, status: s.status }));
+          return [delivery.seq, delivery];
+        }),
+      );
       const claimed: ClaimedForward[] = [];
       for (const forward of forwards) {
         const delivery = deliveries.get(forward.deliverySeq);
@@ -132,7 +178,8 @@ export class PostgresOutbox implements Outbox {
         await client.query(INSERT_ATTEMPT, [o.forwardId, o.n, o.startedAt, o.durationMs, o.status, o.error]);
         const at = o.startedAt + o.durationMs;
         const nextAt = o.next.state === 'pending' ? o.next.at : null;
-        const changed = (await client.query(SETTLE, [o.next.state, nextAt, o.status, o.error, at, o.forwardId, o.n])).rowCount ?? 0;
+        const changed =
+          (await client.query(SETTLE, [o.next.state, nextAt, o.status, o.error, at, o.forwardId, o.n])).rowCount ?? 0;
         current += changed;
         if (changed === 0) continue;
         if (o.next.state === 'succeeded') succeeded.set(o.destination, Math.max(at, succeeded.get(o.destination) ?? 0));
@@ -151,28 +198,54 @@ export class PostgresOutbox implements Outbox {
          next_attempt_at = $1, lease_until = NULL, attempt_started_at = NULL, updated_at = $1
        FROM unnest($2::text[], $3::int[]) AS r (id, n)
        WHERE f.id = r.id AND f.status = 'delivering' AND f.attempt_count = r.n`,
-      [now, forwards.map((f) => f.id), forwards.map((f) => f.n)]);
+      [now, forwards.map((f) => f.id), forwards.map((f) => f.n)],
+    );
   }
 
   private async finish(id: string, now: number, nack?: { at: number; budget: RetryBudget }): Promise<boolean> {
     if (!holdable(id)) return false;
     return this.db.transaction(async (client) => {
-      const found = await client.query<LeasedRow>(`SELECT ${FORWARD_COLUMNS}, attempt_started_at FROM forwards WHERE id = $1 FOR UPDATE`, [id]);
+      const found = await client.query<LeasedRow>(
+        `SELECT ${FORWARD_COLUMNS}, attempt_started_at FROM forwards WHERE id = $1 FOR UPDATE`,
+        [id],
+      );
       const row = found.rows[0];
       if (row === undefined) return false;
       const forward = forwardFromRow(row);
-      if (forward.status !== 'delivering' && (nack !== undefined || forward.status === 'succeeded' || forward.status === 'cancelled')) return true;
+      if (
+        forward.status !== 'delivering' &&
+        (nack !== undefined || forward.status === 'succeeded' || forward.status === 'cancelled')
+      )
+        return true;
       if (forward.status === 'delivering') {
         const startedAt = row.attempt_started_at === null ? now : Number(row.attempt_started_at);
-        await client.query(INSERT_ATTEMPT, [id, forward.attemptCount, startedAt, Math.max(0, now - startedAt), null, nack === undefined ? null : 'nack']);
+        await client.query(INSERT_ATTEMPT, [
+          id,
+          forward.attemptCount,
+          startedAt,
+          Math.max(0, now - startedAt),
+          null,
+          nack === undefined ? null : 'nack',
+        ]);
       }
       if (nack === undefined) {
-        await client.query(`UPDATE forwards SET status = 'succeeded', next_attempt_at = NULL, lease_until = NULL,
-          attempt_started_at = NULL, last_status = NULL, last_error = NULL, updated_at = $1 WHERE id = $2`, [now, id]);
+        await client.query(
+          `UPDATE forwards SET status = 'succeeded', next_attempt_at = NULL, lease_until = NULL,
+          attempt_started_at = NULL, last_status = NULL, last_error = NULL, updated_at = $1 WHERE id = $2`,
+          [now, id],
+        );
         await client.query(SUCCEEDED_AT, [forward.destination, now]);
       } else {
         const failed = budgetSpent(forward, nack.budget, now);
-        await client.query(SETTLE, [failed ? 'failed' : 'pending', failed ? null : nack.at, null, 'nack', now, id, forward.attemptCount]);
+        await client.query(SETTLE, [
+          failed ? 'failed' : 'pending',
+          failed ? null : nack.at,
+          null,
+          'nack',
+          now,
+          id,
+          forward.attemptCount,
+        ]);
         await client.query(FAILED_AT, [forward.destination, now, 'nack']);
       }
       return true;
@@ -195,14 +268,19 @@ export class PostgresOutbox implements Outbox {
 
   async forwardsOf(deliveryId: string): Promise<Array<Forward & { attempts: Attempt[] }>> {
     if (!holdable(deliveryId)) return [];
-    const forwards = (await this.db.execute<ForwardRow>(
-      `SELECT ${FORWARD_COLUMNS} FROM forwards WHERE delivery_seq = (SELECT seq FROM deliveries WHERE id = $1) ORDER BY position`,
-      [deliveryId])).rows.map(forwardFromRow);
+    const forwards = (
+      await this.db.execute<ForwardRow>(
+        `SELECT ${FORWARD_COLUMNS} FROM forwards WHERE delivery_seq = (SELECT seq FROM deliveries WHERE id = $1) ORDER BY position`,
+        [deliveryId],
+      )
+    ).rows.map(forwardFromRow);
     if (forwards.length === 0) return [];
     const attempts = new Map<string, Attempt[]>();
     const rows = await this.db.execute<AttemptRow>(
       `SELECT forward_id, n, started_at, duration_ms, status, error FROM forward_attempts
-       WHERE forward_id = ANY($1::text[]) ORDER BY forward_id, n`, [forwards.map((f) => f.id)]);
+       WHERE forward_id = ANY($1::text[]) ORDER BY forward_id, n`,
+      [forwards.map((f) => f.id)],
+    );
     for (const row of rows.rows) {
       const list = attempts.get(row.forward_id) ?? [];
       list.push(attemptFromRow(row));
@@ -216,7 +294,9 @@ export class PostgresOutbox implements Outbox {
     const bySeq = new Map<number, ForwardSummary[]>();
     if (seqs.length === 0) return bySeq;
     const rows = await this.db.execute<{ delivery_seq: string; destination: string; status: ForwardSummary['status'] }>(
-      'SELECT delivery_seq, destination, status FROM forwards WHERE delivery_seq = ANY($1::bigint[]) ORDER BY position', [seqs]);
+      'SELECT delivery_seq, destination, status FROM forwards WHERE delivery_seq = ANY($1::bigint[]) ORDER BY position',
+      [seqs],
+    );
     for (const row of rows.rows) {
       const seq = Number(row.delivery_seq);
       const list = bySeq.get(seq) ?? [];
@@ -232,20 +312,34 @@ export class PostgresOutbox implements Outbox {
       `SELECT ${FORWARD_COLUMNS} FROM forwards WHERE position < $1
          AND ($2::text IS NULL OR destination = $2) AND ($3::text IS NULL OR status = $3) AND ($4::text IS NULL OR source = $4)
        ORDER BY position DESC LIMIT $5`,
-      [query.beforePosition ?? Number.MAX_SAFE_INTEGER, query.destination ?? null, query.status ?? null, query.source ?? null, query.limit]);
+      [
+        query.beforePosition ?? Number.MAX_SAFE_INTEGER,
+        query.destination ?? null,
+        query.status ?? null,
+        query.source ?? null,
+        query.limit,
+      ],
+    );
     return rows.rows.map(forwardFromRow);
   }
 
   async retry(selection: RetrySelection, now: number): Promise<number> {
-    if ('ids' in selection ? !selection.ids.every(holdable)
-      : ![selection.destination, selection.source].every((value) => value === undefined || holdable(value))) return 0;
+    if (
+      'ids' in selection
+        ? !selection.ids.every(holdable)
+        : ![selection.destination, selection.source].every((value) => value === undefined || holdable(value))
+    )
+      return 0;
     const set = `UPDATE forwards SET status = 'pending', budget_used = 0, budget_started_at = $1, next_attempt_at = $1, updated_at = $1
       WHERE status = 'failed'`;
-    const result = 'ids' in selection
-      ? await this.db.execute(`${set} AND id = ANY($2::text[])`, [now, selection.ids])
-      : await this.db.execute(`${set} AND ($2::text IS NULL OR destination = $2) AND ($3::text IS NULL OR source = $3)
+    const result =
+      'ids' in selection
+        ? await this.db.execute(`${set} AND id = ANY($2::text[])`, [now, selection.ids])
+        : await this.db.execute(
+            `${set} AND ($2::text IS NULL OR destination = $2) AND ($3::text IS NULL OR source = $3)
           AND ($4::bigint IS NULL OR created_at >= $4) AND ($5::bigint IS NULL OR created_at < $5)`,
-      [now, selection.destination ?? null, selection.source ?? null, selection.since ?? null, selection.until ?? null]);
+            [now, selection.destination ?? null, selection.source ?? null, selection.since ?? null, selection.until ?? null],
+          );
     return result.rowCount ?? 0;
   }
 
@@ -253,18 +347,24 @@ export class PostgresOutbox implements Outbox {
     if (!holdable(id)) return false;
     const result = await this.db.execute(
       `UPDATE forwards SET status = 'cancelled', next_attempt_at = NULL, lease_until = NULL, attempt_started_at = NULL, updated_at = $1
-       WHERE id = $2 AND status IN ('pending', 'delivering', 'failed')`, [now, id]);
+       WHERE id = $2 AND status IN ('pending', 'delivering', 'failed')`,
+      [now, id],
+    );
     if ((result.rowCount ?? 0) > 0) return true;
     return (await this.get(id)) !== undefined;
   }
 
   async create(deliveryId: string, forward: NewForward, now: number): Promise<Forward | undefined> {
     if (!holdable(deliveryId)) return undefined;
-    const row = (await this.db.execute<ForwardRow>(
-      `INSERT INTO forwards (id, delivery_seq, delivery_id, source, destination, status, budget_started_at,
+    const row = (
+      await this.db.execute<ForwardRow>(
+        `INSERT INTO forwards (id, delivery_seq, delivery_id, source, destination, status, budget_started_at,
          next_attempt_at, created_at, updated_at)
        SELECT $1, seq, id, source, $2, 'pending', $3, $3, $3, $3 FROM deliveries WHERE id = $4
-       RETURNING ${FORWARD_COLUMNS}`, [forward.id, forward.destination, now, deliveryId])).rows[0];
+       RETURNING ${FORWARD_COLUMNS}`,
+        [forward.id, forward.destination, now, deliveryId],
+      )
+    ).rows[0];
     return row === undefined ? undefined : forwardFromRow(row);
   }
 
@@ -273,7 +373,8 @@ export class PostgresOutbox implements Outbox {
     const state = (name: string): DestinationState => stateOf(states, name);
     const counts = await this.db.execute<{ destination: string; status: string; count: string; oldest: string | null }>(
       `SELECT destination, status, count(*) AS count, min(created_at) AS oldest FROM forwards
-       WHERE status IN ('pending', 'delivering', 'failed') GROUP BY destination, status`);
+       WHERE status IN ('pending', 'delivering', 'failed') GROUP BY destination, status`,
+    );
     for (const row of counts.rows) {
       const s = state(row.destination);
       if (row.status === 'failed') {
@@ -284,8 +385,13 @@ export class PostgresOutbox implements Outbox {
       const oldest = row.oldest === null ? null : Number(row.oldest);
       if (oldest !== null && (s.oldestPendingAt === null || oldest < s.oldestPendingAt)) s.oldestPendingAt = oldest;
     }
-    const rows = await this.db.execute<{ name: string; paused: boolean; last_success_at: string | null; last_failure_at: string | null; last_error: string | null }>(
-      'SELECT name, paused, last_success_at, last_failure_at, last_error FROM destinations');
+    const rows = await this.db.execute<{
+      name: string;
+      paused: boolean;
+      last_success_at: string | null;
+      last_failure_at: string | null;
+      last_error: string | null;
+    }>('SELECT name, paused, last_success_at, last_failure_at, last_error FROM destinations');
     for (const row of rows.rows) {
       const s = state(row.name);
       s.paused = row.paused;
@@ -298,15 +404,18 @@ export class PostgresOutbox implements Outbox {
 
   async setPaused(destination: string, paused: boolean): Promise<void> {
     await this.db.execute(
-      'INSERT INTO destinations (name, paused) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET paused = excluded.paused', [destination, paused]);
+      'INSERT INTO destinations (name, paused) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET paused = excluded.paused',
+      [destination, paused],
+    );
   }
 
   async nextDueAt(destination: string, ordered = false): Promise<number | undefined> {
     const result = ordered
-      ? await this.db.execute<{ at: string | null }>(
-        `SELECT min(next_attempt_at) AS at FROM (${HEADS}) heads`, [destination])
+      ? await this.db.execute<{ at: string | null }>(`SELECT min(next_attempt_at) AS at FROM (${HEADS}) heads`, [destination])
       : await this.db.execute<{ at: string | null }>(
-        `SELECT min(next_attempt_at) AS at FROM forwards WHERE status IN ${UNSETTLED} AND destination = $1`, [destination]);
+          `SELECT min(next_attempt_at) AS at FROM forwards WHERE status IN ${UNSETTLED} AND destination = $1`,
+          [destination],
+        );
     const at = result.rows[0]?.at;
     return at === null || at === undefined ? undefined : Number(at);
   }

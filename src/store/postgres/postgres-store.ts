@@ -100,8 +100,11 @@ export class PostgresStore implements InboxStore {
       client = await store.pool.connect();
     } catch (error) {
       await store.pool.end().catch(() => undefined);
-      throw new Error(`PostgreSQL at ${describeServer(options.connectionString)} cannot be reached (${describeStoreError(error)}). `
-        + 'Check that it is running and that RECEPTION_DATABASE_URL names it; Reception does not wait for it at start.', { cause: error });
+      throw new Error(
+        `PostgreSQL at ${describeServer(options.connectionString)} cannot be reached (${describeStoreError(error)}). ` +
+          'Check that it is running and that RECEPTION_DATABASE_URL names it; Reception does not wait for it at start.',
+        { cause: error },
+      );
     }
     client.on('error', ignoreConnectionError);
     try {
@@ -109,8 +112,11 @@ export class PostgresStore implements InboxStore {
     } catch (error) {
       client.release(true);
       await store.pool.end().catch(() => undefined);
-      throw new Error(`PostgreSQL at ${describeServer(options.connectionString)}: the tables in schema "${store.schema}" could not be created or updated (${describeStoreError(error)}). `
-        + 'The user in RECEPTION_DATABASE_URL needs the right to create the schema and its tables (or use a schema it owns: RECEPTION_DATABASE_SCHEMA).', { cause: error });
+      throw new Error(
+        `PostgreSQL at ${describeServer(options.connectionString)}: the tables in schema "${store.schema}" could not be created or updated (${describeStoreError(error)}). ` +
+          'The user in RECEPTION_DATABASE_URL needs the right to create the schema and its tables (or use a schema it owns: RECEPTION_DATABASE_SCHEMA).',
+        { cause: error },
+      );
     } finally {
       client.off('error', ignoreConnectionError);
     }
@@ -125,11 +131,19 @@ export class PostgresStore implements InboxStore {
       client.on('error', ignoreConnectionError);
       await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${APPEND_LOCK})`);
       const inserted = await client.query<{ id: string; seq: string }>(INSERT, [
-        batch.map((d) => d.id), batch.map((d) => d.source), batch.map((d) => d.receivedAt),
-        batch.map((d) => d.method), batch.map((d) => d.query), batch.map((d) => d.contentType),
-        batch.map((d) => d.remoteAddress), batch.map((d) => JSON.stringify(d.headers)), batch.map((d) => d.raw),
-        batch.map((d) => d.verification.status), batch.map((d) => d.verification.scheme ?? null),
-        batch.map((d) => d.verification.reason ?? null), batch.map((d) => (d.dedupKey === null ? null : escapeKey(d.dedupKey))),
+        batch.map((d) => d.id),
+        batch.map((d) => d.source),
+        batch.map((d) => d.receivedAt),
+        batch.map((d) => d.method),
+        batch.map((d) => d.query),
+        batch.map((d) => d.contentType),
+        batch.map((d) => d.remoteAddress),
+        batch.map((d) => JSON.stringify(d.headers)),
+        batch.map((d) => d.raw),
+        batch.map((d) => d.verification.status),
+        batch.map((d) => d.verification.scheme ?? null),
+        batch.map((d) => d.verification.reason ?? null),
+        batch.map((d) => (d.dedupKey === null ? null : escapeKey(d.dedupKey))),
       ]);
       const seqById = new Map(inserted.rows.map((row) => [row.id, Number(row.seq)]));
       const counts = new Map<string, { count: number; last: number }>();
@@ -143,7 +157,8 @@ export class PostgresStore implements InboxStore {
           continue;
         }
         const first = await client.query<{ id: string; seq: string; received_at: string }>(
-          'SELECT id, seq, received_at FROM deliveries WHERE source = $1 AND dedup_key = $2', [d.source, escapeKey(d.dedupKey ?? '')],
+          'SELECT id, seq, received_at FROM deliveries WHERE source = $1 AND dedup_key = $2',
+          [d.source, escapeKey(d.dedupKey ?? '')],
         );
         const row = first.rows[0];
         if (row === undefined) throw new Error('insert skipped without a matching dedup key');
@@ -154,12 +169,22 @@ export class PostgresStore implements InboxStore {
         return seq === undefined ? [] : (d.forwards ?? []).map((f) => ({ ...f, seq, d }));
       });
       if (forwards.length > 0) {
-        await client.query(INSERT_FORWARDS, [forwards.map((f) => f.id), forwards.map((f) => f.seq), forwards.map((f) => f.d.id),
-          forwards.map((f) => f.d.source), forwards.map((f) => f.destination), forwards.map((f) => f.d.receivedAt)]);
+        await client.query(INSERT_FORWARDS, [
+          forwards.map((f) => f.id),
+          forwards.map((f) => f.seq),
+          forwards.map((f) => f.d.id),
+          forwards.map((f) => f.d.source),
+          forwards.map((f) => f.destination),
+          forwards.map((f) => f.d.receivedAt),
+        ]);
       }
       if (counts.size > 0) {
         const entries = [...counts];
-        await client.query(COUNT_SOURCES, [entries.map(([s]) => s), entries.map(([, c]) => c.count), entries.map(([, c]) => c.last)]);
+        await client.query(COUNT_SOURCES, [
+          entries.map(([s]) => s),
+          entries.map(([, c]) => c.count),
+          entries.map(([, c]) => c.last),
+        ]);
       }
       const maxSeq = Math.max(0, ...seqById.values());
       await client.query(`UPDATE inbox_position SET last_seq = greatest(last_seq, ${maxSeq}); NOTIFY ${this.channel}; COMMIT`);
@@ -171,7 +196,12 @@ export class PostgresStore implements InboxStore {
       if (client !== undefined) {
         // On a connection that stopped answering, ROLLBACK would wait as long
         // again; closing the connection rolls the transaction back as well.
-        const rolledBack = !isReadTimeout(error) && await client.query('ROLLBACK').then(() => true, () => false);
+        const rolledBack =
+          !isReadTimeout(error) &&
+          (await client.query('ROLLBACK').then(
+            () => true,
+            () => false,
+          ));
         client.off('error', ignoreConnectionError);
         // A connection that refused a value is sound: keep it for the retries of the batch's halves.
         client.release(!(refused && rolledBack));
@@ -183,14 +213,20 @@ export class PostgresStore implements InboxStore {
 
   async list(query: ListQuery): Promise<StoredDelivery[]> {
     if (query.source !== undefined && !holdable(query.source)) return [];
-    const { before, limit } = query.maxBytes === undefined
-      ? { before: query.beforeSeq ?? Number.MAX_SAFE_INTEGER, limit: query.limit }
-      : await this.pageWithin(query, query.maxBytes);
-    const result = query.source === undefined
-      ? await this.execute<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE seq < $1 ORDER BY seq DESC LIMIT $2`, [before, limit])
-      : await this.execute<DeliveryRow>(
-        `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE source = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3`, [query.source, before, limit],
-      );
+    const { before, limit } =
+      query.maxBytes === undefined
+        ? { before: query.beforeSeq ?? Number.MAX_SAFE_INTEGER, limit: query.limit }
+        : await this.pageWithin(query, query.maxBytes);
+    const result =
+      query.source === undefined
+        ? await this.execute<DeliveryRow>(
+            `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE seq < $1 ORDER BY seq DESC LIMIT $2`,
+            [before, limit],
+          )
+        : await this.execute<DeliveryRow>(
+            `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE source = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3`,
+            [query.source, before, limit],
+          );
     return this.withForwards(result.rows.map(fromRow));
   }
 
@@ -212,13 +248,16 @@ export class PostgresStore implements InboxStore {
    */
   private async pageWithin(query: ListQuery, maxBytes: number): Promise<{ before: number; limit: number }> {
     const before = query.beforeSeq ?? Number.MAX_SAFE_INTEGER;
-    const sizes = query.source === undefined
-      ? await this.execute<{ seq: string; size: number }>(
-        'SELECT seq, octet_length(raw) AS size FROM deliveries WHERE seq < $1 ORDER BY seq DESC LIMIT $2', [before, query.limit],
-      )
-      : await this.execute<{ seq: string; size: number }>(
-        'SELECT seq, octet_length(raw) AS size FROM deliveries WHERE source = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3', [query.source, before, query.limit],
-      );
+    const sizes =
+      query.source === undefined
+        ? await this.execute<{ seq: string; size: number }>(
+            'SELECT seq, octet_length(raw) AS size FROM deliveries WHERE seq < $1 ORDER BY seq DESC LIMIT $2',
+            [before, query.limit],
+          )
+        : await this.execute<{ seq: string; size: number }>(
+            'SELECT seq, octet_length(raw) AS size FROM deliveries WHERE source = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3',
+            [query.source, before, query.limit],
+          );
     const newest = sizes.rows[0];
     if (newest === undefined) return { before, limit: 0 };
     let bytes = 0;
@@ -235,11 +274,16 @@ export class PostgresStore implements InboxStore {
 
   async readAfter(afterSeq: number, limit: number, source?: string): Promise<StoredDelivery[]> {
     if (source !== undefined && !holdable(source)) return [];
-    const result = source === undefined
-      ? await this.execute<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE seq > $1 ORDER BY seq ASC LIMIT $2`, [afterSeq, limit])
-      : await this.execute<DeliveryRow>(
-        `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE source = $1 AND seq > $2 ORDER BY seq ASC LIMIT $3`, [source, afterSeq, limit],
-      );
+    const result =
+      source === undefined
+        ? await this.execute<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE seq > $1 ORDER BY seq ASC LIMIT $2`, [
+            afterSeq,
+            limit,
+          ])
+        : await this.execute<DeliveryRow>(
+            `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE source = $1 AND seq > $2 ORDER BY seq ASC LIMIT $3`,
+            [source, afterSeq, limit],
+          );
     return this.withForwards(result.rows.map(fromRow));
   }
 
@@ -272,9 +316,14 @@ export class PostgresStore implements InboxStore {
     }
     const result = await this.execute<{ source: string; count: string; last_received_at: string }>(
       `SELECT source, count, last_received_at FROM sources
-        WHERE source COLLATE "C" > $1${search} ORDER BY source COLLATE "C" LIMIT $2`, values,
+        WHERE source COLLATE "C" > $1${search} ORDER BY source COLLATE "C" LIMIT $2`,
+      values,
     );
-    return result.rows.map((row) => ({ source: row.source, count: Number(row.count), lastReceivedAt: Number(row.last_received_at) }));
+    return result.rows.map((row) => ({
+      source: row.source,
+      count: Number(row.count),
+      lastReceivedAt: Number(row.last_received_at),
+    }));
   }
 
   async pruneOlderThan(before: number, limit: number): Promise<number> {
@@ -282,7 +331,8 @@ export class PostgresStore implements InboxStore {
       `DELETE FROM deliveries WHERE seq IN (
         SELECT seq FROM deliveries d WHERE received_at < $1 AND NOT EXISTS (
           SELECT 1 FROM forwards f WHERE f.delivery_seq = d.seq AND f.status IN ('pending', 'delivering', 'failed'))
-        ORDER BY received_at LIMIT $2)`, [before, limit],
+        ORDER BY received_at LIMIT $2)`,
+      [before, limit],
     );
     return result.rowCount ?? 0;
   }
@@ -292,7 +342,8 @@ export class PostgresStore implements InboxStore {
     try {
       return await this.pool.query<R>(text, values);
     } catch (error) {
-      if (isUnavailable(error)) throw new StoreUnavailableError(`PostgreSQL could not answer: ${describeStoreError(error)}`, { cause: error });
+      if (isUnavailable(error))
+        throw new StoreUnavailableError(`PostgreSQL could not answer: ${describeStoreError(error)}`, { cause: error });
       throw error;
     }
   }
@@ -317,7 +368,8 @@ export class PostgresStore implements InboxStore {
       if (!isReadTimeout(error)) await client.query('ROLLBACK').catch(() => undefined);
       client.off('error', ignoreConnectionError);
       client.release(true);
-      if (isUnavailable(error)) throw new StoreUnavailableError(`PostgreSQL could not answer: ${describeStoreError(error)}`, { cause: error });
+      if (isUnavailable(error))
+        throw new StoreUnavailableError(`PostgreSQL could not answer: ${describeStoreError(error)}`, { cause: error });
       throw error;
     }
   }

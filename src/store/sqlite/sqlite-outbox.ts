@@ -1,11 +1,28 @@
 import type { Database } from './driver.js';
 import { DELIVERY_COLUMNS, deliveryFromRow, type DeliveryRow } from '../delivery-row.js';
 import {
-  attemptFromRow, budgetSpent, FORWARD_COLUMNS, stateOf, forwardFromRow, LEASE_EXPIRED, type AttemptRow, type ForwardRow,
+  attemptFromRow,
+  budgetSpent,
+  FORWARD_COLUMNS,
+  stateOf,
+  forwardFromRow,
+  LEASE_EXPIRED,
+  type AttemptRow,
+  type ForwardRow,
 } from '../forward-row.js';
 import type {
-  Attempt, AttemptOutcome, ClaimedForward, ClaimRequest, DestinationState, Forward, ForwardQuery, ForwardSummary,
-  NewForward, Outbox, RetryBudget, RetrySelection,
+  Attempt,
+  AttemptOutcome,
+  ClaimedForward,
+  ClaimRequest,
+  DestinationState,
+  Forward,
+  ForwardQuery,
+  ForwardSummary,
+  NewForward,
+  Outbox,
+  RetryBudget,
+  RetrySelection,
 } from '../outbox.js';
 
 const UNSETTLED = "('pending', 'delivering')";
@@ -34,17 +51,21 @@ export class SqliteOutbox implements Outbox {
       insert: prepare<[string, number | bigint, string, string, string, number, number, number, number]>(
         `INSERT INTO forwards (id, delivery_seq, delivery_id, source, destination, status, budget_started_at,
            next_attempt_at, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?)`),
+         VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?)`,
+      ),
       expired: prepare<[string, number], ForwardRow & { attempt_started_at: number | null }>(
         `SELECT ${FORWARD_COLUMNS}, attempt_started_at FROM forwards
-         WHERE status = 'delivering' AND destination = ? AND next_attempt_at <= ?`),
+         WHERE status = 'delivering' AND destination = ? AND next_attempt_at <= ?`,
+      ),
       due: prepare<[string, number, number], { position: number }>(
         `SELECT position FROM forwards WHERE status = 'pending' AND destination = ? AND next_attempt_at <= ?
-         ORDER BY next_attempt_at, position LIMIT ?`),
+         ORDER BY next_attempt_at, position LIMIT ?`,
+      ),
       // The heads (see HEADS), claimable when pending and due.
       dueHeads: prepare<[string, number, number], { position: number }>(
         `SELECT position FROM (${HEADS})
-         WHERE rank = 1 AND status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, position LIMIT ?`),
+         WHERE rank = 1 AND status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, position LIMIT ?`,
+      ),
       // `+status`: by the primary key. On `status` alone SQLite chose the due
       // index and read every pending forward for each claim (167 a second
       // drained, 1.1 ms of CPU each, with 20,000 waiting).
@@ -52,77 +73,114 @@ export class SqliteOutbox implements Outbox {
         `UPDATE forwards SET status = 'delivering', attempt_count = attempt_count + 1, budget_used = budget_used + 1,
            attempt_started_at = ?, lease_until = ?, next_attempt_at = ?, updated_at = ?
          WHERE position IN (SELECT value FROM json_each(?)) AND +status = 'pending'
-         RETURNING ${FORWARD_COLUMNS}`),
+         RETURNING ${FORWARD_COLUMNS}`,
+      ),
       deliveriesBySeq: prepare<[string], DeliveryRow>(
-        `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE seq IN (SELECT value FROM json_each(?))`),
+        `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE seq IN (SELECT value FROM json_each(?))`,
+      ),
       succeed: prepare<[number, string]>(
         `UPDATE forwards SET status = 'succeeded', next_attempt_at = NULL, lease_until = NULL, attempt_started_at = NULL,
-           last_status = NULL, last_error = NULL, updated_at = ? WHERE id = ?`),
+           last_status = NULL, last_error = NULL, updated_at = ? WHERE id = ?`,
+      ),
       release: prepare<[{ now: number; id: string; n: number }]>(
         `UPDATE forwards SET status = 'pending', attempt_count = attempt_count - 1, budget_used = max(0, budget_used - 1),
            next_attempt_at = @now, lease_until = NULL, attempt_started_at = NULL, updated_at = @now
-         WHERE id = @id AND status = 'delivering' AND attempt_count = @n`),
+         WHERE id = @id AND status = 'delivering' AND attempt_count = @n`,
+      ),
       settle: prepare<[string, number | null, number | null, string | null, number, string, number]>(
         `UPDATE forwards SET status = ?, next_attempt_at = ?, lease_until = NULL, attempt_started_at = NULL,
            last_status = ?, last_error = ?, updated_at = ?
-         WHERE id = ? AND status = 'delivering' AND attempt_count = ?`),
+         WHERE id = ? AND status = 'delivering' AND attempt_count = ?`,
+      ),
       // Only for a forward that still exists and has taken attempt n (an outcome
       // may come back after its delivery was deleted); an attempt already recorded stays.
-      attempt: prepare<[{ id: string; n: number; startedAt: number; durationMs: number; status: number | null; error: string | null }]>(
+      attempt: prepare<
+        [{ id: string; n: number; startedAt: number; durationMs: number; status: number | null; error: string | null }]
+      >(
         `INSERT OR IGNORE INTO forward_attempts (forward_id, n, started_at, duration_ms, status, error)
-         SELECT id, @n, @startedAt, @durationMs, @status, @error FROM forwards WHERE id = @id AND attempt_count >= @n`),
+         SELECT id, @n, @startedAt, @durationMs, @status, @error FROM forwards WHERE id = @id AND attempt_count >= @n`,
+      ),
       succeededAt: prepare<[string, number]>(
         `INSERT INTO destinations (name, last_success_at) VALUES (?, ?)
-         ON CONFLICT (name) DO UPDATE SET last_success_at = max(coalesce(last_success_at, 0), excluded.last_success_at)`),
+         ON CONFLICT (name) DO UPDATE SET last_success_at = max(coalesce(last_success_at, 0), excluded.last_success_at)`,
+      ),
       failedAt: prepare<[string, number, string | null]>(
         `INSERT INTO destinations (name, last_failure_at, last_error) VALUES (?, ?, ?)
          ON CONFLICT (name) DO UPDATE SET last_failure_at = excluded.last_failure_at, last_error = excluded.last_error
-         WHERE coalesce(last_failure_at, 0) <= excluded.last_failure_at`),
+         WHERE coalesce(last_failure_at, 0) <= excluded.last_failure_at`,
+      ),
       get: prepare<[string], ForwardRow & { attempt_started_at: number | null }>(
-        `SELECT ${FORWARD_COLUMNS}, attempt_started_at FROM forwards WHERE id = ?`),
+        `SELECT ${FORWARD_COLUMNS}, attempt_started_at FROM forwards WHERE id = ?`,
+      ),
       ofDelivery: prepare<[string], ForwardRow>(
-        `SELECT ${FORWARD_COLUMNS} FROM forwards WHERE delivery_seq = (SELECT seq FROM deliveries WHERE id = ?) ORDER BY position`),
+        `SELECT ${FORWARD_COLUMNS} FROM forwards WHERE delivery_seq = (SELECT seq FROM deliveries WHERE id = ?) ORDER BY position`,
+      ),
       attemptsOf: prepare<[string], AttemptRow>(
         `SELECT forward_id, n, started_at, duration_ms, status, error FROM forward_attempts
-         WHERE forward_id IN (SELECT value FROM json_each(?)) ORDER BY forward_id, n`),
+         WHERE forward_id IN (SELECT value FROM json_each(?)) ORDER BY forward_id, n`,
+      ),
       summaries: prepare<[string], { delivery_seq: number; destination: string; status: ForwardSummary['status'] }>(
         `SELECT delivery_seq, destination, status FROM forwards
-         WHERE delivery_seq IN (SELECT value FROM json_each(?)) ORDER BY position`),
-      list: prepare<[{ before: number; destination: string | null; status: string | null; source: string | null; limit: number }], ForwardRow>(
+         WHERE delivery_seq IN (SELECT value FROM json_each(?)) ORDER BY position`,
+      ),
+      list: prepare<
+        [{ before: number; destination: string | null; status: string | null; source: string | null; limit: number }],
+        ForwardRow
+      >(
         `SELECT ${FORWARD_COLUMNS} FROM forwards WHERE position < @before
            AND (@destination IS NULL OR destination = @destination) AND (@status IS NULL OR status = @status)
            AND (@source IS NULL OR source = @source)
-         ORDER BY position DESC LIMIT @limit`),
+         ORDER BY position DESC LIMIT @limit`,
+      ),
       retryIds: prepare<[{ now: number; ids: string }]>(
         `UPDATE forwards SET status = 'pending', budget_used = 0, budget_started_at = @now, next_attempt_at = @now, updated_at = @now
-         WHERE +status = 'failed' AND id IN (SELECT value FROM json_each(@ids))`),
-      retryWhere: prepare<[{ now: number; destination: string | null; source: string | null; since: number | null; until: number | null }]>(
+         WHERE +status = 'failed' AND id IN (SELECT value FROM json_each(@ids))`,
+      ),
+      retryWhere: prepare<
+        [{ now: number; destination: string | null; source: string | null; since: number | null; until: number | null }]
+      >(
         `UPDATE forwards SET status = 'pending', budget_used = 0, budget_started_at = @now, next_attempt_at = @now, updated_at = @now
          WHERE status = 'failed' AND (@destination IS NULL OR destination = @destination) AND (@source IS NULL OR source = @source)
-           AND (@since IS NULL OR created_at >= @since) AND (@until IS NULL OR created_at < @until)`),
+           AND (@since IS NULL OR created_at >= @since) AND (@until IS NULL OR created_at < @until)`,
+      ),
       cancel: prepare<[number, string]>(
         `UPDATE forwards SET status = 'cancelled', next_attempt_at = NULL, lease_until = NULL, attempt_started_at = NULL, updated_at = ?
-         WHERE id = ? AND status IN ('pending', 'delivering', 'failed')`),
+         WHERE id = ? AND status IN ('pending', 'delivering', 'failed')`,
+      ),
       create: prepare<[string, string, number, number, number, number, string], ForwardRow>(
         `INSERT INTO forwards (id, delivery_seq, delivery_id, source, destination, status, budget_started_at,
            next_attempt_at, created_at, updated_at)
          SELECT ?, seq, id, source, ?, 'pending', ?, ?, ?, ? FROM deliveries WHERE id = ?
-         RETURNING ${FORWARD_COLUMNS}`),
+         RETURNING ${FORWARD_COLUMNS}`,
+      ),
       counts: prepare<[], { destination: string; status: string; count: number; oldest: number }>(
         `SELECT destination, status, count(*) AS count, min(created_at) AS oldest FROM forwards
-         WHERE status IN ('pending', 'delivering', 'failed') GROUP BY destination, status`),
-      destinationRows: prepare<[], { name: string; paused: number; last_success_at: number | null; last_failure_at: number | null; last_error: string | null }>(
-        'SELECT name, paused, last_success_at, last_failure_at, last_error FROM destinations'),
+         WHERE status IN ('pending', 'delivering', 'failed') GROUP BY destination, status`,
+      ),
+      destinationRows: prepare<
+        [],
+        {
+          name: string;
+          paused: number;
+          last_success_at: number | null;
+          last_failure_at: number | null;
+          last_error: string | null;
+        }
+      >('SELECT name, paused, last_success_at, last_failure_at, last_error FROM destinations'),
       paused: prepare<[string], { paused: number }>('SELECT paused FROM destinations WHERE name = ?'),
       pause: prepare<[string, number]>(
-        'INSERT INTO destinations (name, paused) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET paused = excluded.paused'),
+        'INSERT INTO destinations (name, paused) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET paused = excluded.paused',
+      ),
       nextDue: prepare<[string], { at: number | null }>(
-        `SELECT min(next_attempt_at) AS at FROM forwards WHERE status IN ${UNSETTLED} AND destination = ?`),
+        `SELECT min(next_attempt_at) AS at FROM forwards WHERE status IN ${UNSETTLED} AND destination = ?`,
+      ),
       nextDueHead: prepare<[string], { at: number | null }>(`SELECT min(next_attempt_at) AS at FROM (${HEADS}) WHERE rank = 1`),
     };
     this.claimTransaction = db.transaction((request: ClaimRequest) => this.claimAll(request));
     this.settleTransaction = db.transaction((outcomes: readonly AttemptOutcome[]) => this.settleAll(outcomes));
-    this.ackTransaction = db.transaction((id: string, now: number, nack?: { at: number; budget: RetryBudget }) => this.finish(id, now, nack));
+    this.ackTransaction = db.transaction((id: string, now: number, nack?: { at: number; budget: RetryBudget }) =>
+      this.finish(id, now, nack),
+    );
     this.releaseTransaction = db.transaction((forwards: ReadonlyArray<{ id: string; n: number }>, now: number) => {
       for (const { id, n } of forwards) this.q.release.run({ now, id, n });
     });
@@ -153,7 +211,13 @@ export class SqliteOutbox implements Outbox {
   }
 
   /** Inside the append transaction: the forwards of a delivery just inserted. */
-  insertForwards(deliverySeq: number | bigint, deliveryId: string, source: string, forwards: readonly NewForward[], now: number): void {
+  insertForwards(
+    deliverySeq: number | bigint,
+    deliveryId: string,
+    source: string,
+    forwards: readonly NewForward[],
+    now: number,
+  ): void {
     for (const forward of forwards) {
       this.q.insert.run(forward.id, deliverySeq, deliveryId, source, forward.destination, now, now, now, now);
     }
@@ -164,23 +228,42 @@ export class SqliteOutbox implements Outbox {
     for (const row of this.q.expired.all(destination, now)) {
       const forward = forwardFromRow(row);
       const startedAt = row.attempt_started_at ?? now;
-      this.q.attempt.run({ id: forward.id, n: forward.attemptCount, startedAt, durationMs: Math.max(0, now - startedAt), status: null, error: LEASE_EXPIRED });
+      this.q.attempt.run({
+        id: forward.id,
+        n: forward.attemptCount,
+        startedAt,
+        durationMs: Math.max(0, now - startedAt),
+        status: null,
+        error: LEASE_EXPIRED,
+      });
       const failed = budgetSpent(forward, request.budget, now);
-      this.q.settle.run(failed ? 'failed' : 'pending', failed ? null : now, null, LEASE_EXPIRED, now, forward.id, forward.attemptCount);
+      this.q.settle.run(
+        failed ? 'failed' : 'pending',
+        failed ? null : now,
+        null,
+        LEASE_EXPIRED,
+        now,
+        forward.id,
+        forward.attemptCount,
+      );
       this.q.failedAt.run(destination, now, LEASE_EXPIRED);
     }
     if (request.max <= 0 || this.q.paused.get(destination)?.paused === 1) return [];
     const due = (request.ordered ? this.q.dueHeads : this.q.due).all(destination, now, request.max);
     if (due.length === 0) return [];
     const leaseUntil = now + request.leaseMs;
-    const taken = this.q.take.all(now, leaseUntil, leaseUntil, now, JSON.stringify(due.map((row) => row.position))).map(forwardFromRow);
+    const taken = this.q.take
+      .all(now, leaseUntil, leaseUntil, now, JSON.stringify(due.map((row) => row.position)))
+      .map(forwardFromRow);
     const seqs = taken.map((f) => f.deliverySeq);
     const summaries = this.summariesOf(seqs);
-    const deliveries = new Map(this.q.deliveriesBySeq.all(JSON.stringify(seqs)).map((row) => {
-      const delivery = deliveryFromRow(row);
-      delivery.forwards = summaries.get(delivery.seq) ?? [];
-      return [delivery.seq, delivery];
-    }));
+    const deliveries = new Map(
+      this.q.deliveriesBySeq.all(JSON.stringify(seqs)).map((row) => {
+        const delivery = deliveryFromRow(row);
+        delivery.forwards = summaries.get(delivery.seq) ?? [];
+        return [delivery.seq, delivery];
+      }),
+    );
     const claimed: ClaimedForward[] = [];
     for (const forward of taken.sort((a, b) => a.position - b.position)) {
       const delivery = deliveries.get(forward.deliverySeq);
@@ -202,7 +285,14 @@ export class SqliteOutbox implements Outbox {
     const succeeded = new Map<string, number>();
     const failed = new Map<string, { at: number; error: string | null }>();
     for (const o of outcomes) {
-      this.q.attempt.run({ id: o.forwardId, n: o.n, startedAt: o.startedAt, durationMs: o.durationMs, status: o.status, error: o.error });
+      this.q.attempt.run({
+        id: o.forwardId,
+        n: o.n,
+        startedAt: o.startedAt,
+        durationMs: o.durationMs,
+        status: o.status,
+        error: o.error,
+      });
       const { next } = o;
       const status = next.state;
       const nextAt = next.state === 'pending' ? next.at : null;
@@ -229,10 +319,21 @@ export class SqliteOutbox implements Outbox {
     const row = this.q.get.get(id);
     if (row === undefined) return false;
     const forward = forwardFromRow(row);
-    if (forward.status !== 'delivering' && (nack !== undefined || forward.status === 'succeeded' || forward.status === 'cancelled')) return true;
+    if (
+      forward.status !== 'delivering' &&
+      (nack !== undefined || forward.status === 'succeeded' || forward.status === 'cancelled')
+    )
+      return true;
     if (forward.status === 'delivering') {
       const startedAt = row.attempt_started_at ?? now;
-      this.q.attempt.run({ id, n: forward.attemptCount, startedAt, durationMs: Math.max(0, now - startedAt), status: null, error: nack === undefined ? null : 'nack' });
+      this.q.attempt.run({
+        id,
+        n: forward.attemptCount,
+        startedAt,
+        durationMs: Math.max(0, now - startedAt),
+        status: null,
+        error: nack === undefined ? null : 'nack',
+      });
     }
     if (nack === undefined) {
       this.q.succeed.run(now, id);
@@ -286,17 +387,25 @@ export class SqliteOutbox implements Outbox {
   }
 
   async list(query: ForwardQuery): Promise<Forward[]> {
-    return this.q.list.all({
-      before: query.beforePosition ?? Number.MAX_SAFE_INTEGER, destination: query.destination ?? null,
-      status: query.status ?? null, source: query.source ?? null, limit: query.limit,
-    }).map(forwardFromRow);
+    return this.q.list
+      .all({
+        before: query.beforePosition ?? Number.MAX_SAFE_INTEGER,
+        destination: query.destination ?? null,
+        status: query.status ?? null,
+        source: query.source ?? null,
+        limit: query.limit,
+      })
+      .map(forwardFromRow);
   }
 
   async retry(selection: RetrySelection, now: number): Promise<number> {
     if ('ids' in selection) return this.q.retryIds.run({ now, ids: JSON.stringify(selection.ids) }).changes;
     return this.q.retryWhere.run({
-      now, destination: selection.destination ?? null, source: selection.source ?? null,
-      since: selection.since ?? null, until: selection.until ?? null,
+      now,
+      destination: selection.destination ?? null,
+      source: selection.source ?? null,
+      since: selection.since ?? null,
+      until: selection.until ?? null,
     }).changes;
   }
 

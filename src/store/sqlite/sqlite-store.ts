@@ -68,8 +68,10 @@ export function openDatabase(options: SqliteStoreOptions): Database {
 export function permissionWarning(file: string): string | undefined {
   const mode = statSync(file).mode & 0o777;
   if ((mode & 0o077) === 0) return undefined;
-  return `${file} can be read by other users of this machine (mode ${mode.toString(8).padStart(4, '0')}), and it holds every payload: `
-    + `chmod 600 ${file}* and chmod 700 on its directory, unless that is meant`;
+  return (
+    `${file} can be read by other users of this machine (mode ${mode.toString(8).padStart(4, '0')}), and it holds every payload: ` +
+    `chmod 600 ${file}* and chmod 700 on its directory, unless that is meant`
+  );
 }
 
 /** How long opening waits for another connection that is switching a new file to WAL at the same moment. */
@@ -113,7 +115,9 @@ export class SqliteStore implements InboxStore {
     migrate(this.db);
     const db = this.db;
     // SQLite's own lower() folds ASCII only; the search ignores case in every script.
-    db.function('reception_lower', { deterministic: true }, (text: unknown) => (typeof text === 'string' ? text.toLowerCase() : null));
+    db.function('reception_lower', { deterministic: true }, (text: unknown) =>
+      typeof text === 'string' ? text.toLowerCase() : null,
+    );
     this.outbox = new SqliteOutbox(db);
     const outbox = this.outbox;
     this.statements = {
@@ -165,9 +169,19 @@ export class SqliteStore implements InboxStore {
       const counts = new Map<string, { count: number; last: number }>();
       const outcomes = batch.map((d): AppendOutcome => {
         const result = insert.run(
-          d.id, d.source, d.receivedAt, d.method, d.query, d.contentType, d.remoteAddress,
-          JSON.stringify(d.headers), d.raw, d.verification.status, d.verification.scheme ?? null,
-          d.verification.reason ?? null, d.dedupKey,
+          d.id,
+          d.source,
+          d.receivedAt,
+          d.method,
+          d.query,
+          d.contentType,
+          d.remoteAddress,
+          JSON.stringify(d.headers),
+          d.raw,
+          d.verification.status,
+          d.verification.scheme ?? null,
+          d.verification.reason ?? null,
+          d.dedupKey,
         );
         if (result.changes === 1) {
           if (d.forwards !== undefined && d.forwards.length > 0) {
@@ -195,16 +209,18 @@ export class SqliteStore implements InboxStore {
     try {
       return this.appendAll(batch);
     } catch (error) {
-      if (refusesTheBatch(error)) throw new BatchRefusedError(`SQLite refused the batch: ${describeStoreError(error)}`, { cause: error });
+      if (refusesTheBatch(error))
+        throw new BatchRefusedError(`SQLite refused the batch: ${describeStoreError(error)}`, { cause: error });
       throw new StoreUnavailableError(`SQLite could not commit: ${describeStoreError(error)}`, { cause: error });
     }
   }
 
   async list(query: ListQuery): Promise<StoredDelivery[]> {
     const before = query.beforeSeq ?? Number.MAX_SAFE_INTEGER;
-    const rows = query.source === undefined
-      ? this.statements.listAll.iterate(before, query.limit)
-      : this.statements.listSource.iterate(query.source, before, query.limit);
+    const rows =
+      query.source === undefined
+        ? this.statements.listAll.iterate(before, query.limit)
+        : this.statements.listSource.iterate(query.source, before, query.limit);
     // Row by row, so that a page of large bodies stops at maxBytes without reading the rest.
     const listed: StoredDelivery[] = [];
     let bytes = 0;
@@ -217,9 +233,10 @@ export class SqliteStore implements InboxStore {
   }
 
   async readAfter(afterSeq: number, limit: number, source?: string): Promise<StoredDelivery[]> {
-    const rows = source === undefined
-      ? this.statements.afterAll.all(afterSeq, limit)
-      : this.statements.afterSource.all(source, afterSeq, limit);
+    const rows =
+      source === undefined
+        ? this.statements.afterAll.all(afterSeq, limit)
+        : this.statements.afterSource.all(source, afterSeq, limit);
     return this.withForwards(rows.map(deliveryFromRow));
   }
 
@@ -254,9 +271,10 @@ export class SqliteStore implements InboxStore {
   async sources(query: SourceQuery = {}): Promise<SourceSummary[]> {
     const after = query.after ?? '';
     const limit = query.limit ?? -1;
-    const rows = query.search === undefined
-      ? this.statements.sources.all(after, limit)
-      : this.statements.searchSources.all(after, query.search.toLowerCase(), limit);
+    const rows =
+      query.search === undefined
+        ? this.statements.sources.all(after, limit)
+        : this.statements.searchSources.all(after, query.search.toLowerCase(), limit);
     return rows.map((row) => ({
       source: row.source,
       count: row.count,

@@ -64,7 +64,11 @@ export function startCli(args: string[], env: Record<string, string> = {}): CliP
           if (child.exitCode !== null || child.signalCode !== null) {
             clearTimeout(timer);
             waiters.delete(check);
-            reject(new Error(`${what()}: the process exited (${child.exitCode ?? child.signalCode ?? ''})\n--- stdout:\n${stdout}\n--- stderr:\n${stderr}`));
+            reject(
+              new Error(
+                `${what()}: the process exited (${child.exitCode ?? child.signalCode ?? ''})\n--- stdout:\n${stdout}\n--- stderr:\n${stderr}`,
+              ),
+            );
           }
           return;
         }
@@ -93,13 +97,25 @@ export function startCli(args: string[], env: Record<string, string> = {}): CliP
     stderr: () => stderr,
     exited,
     waitForLines: async (count, timeoutMs = 15_000) => {
-      await waitFor(() => lines.length >= count, () => `only ${lines.length} of ${count} stdout lines`, timeoutMs);
+      await waitFor(
+        () => lines.length >= count,
+        () => `only ${lines.length} of ${count} stdout lines`,
+        timeoutMs,
+      );
       return lines;
     },
     waitForStderr: (pattern, timeoutMs = 15_000) =>
-      waitFor(() => pattern.test(stderr), () => `stderr did not match ${String(pattern)}`, timeoutMs),
+      waitFor(
+        () => pattern.test(stderr),
+        () => `stderr did not match ${String(pattern)}`,
+        timeoutMs,
+      ),
     waitForStdout: (pattern, timeoutMs = 15_000) =>
-      waitFor(() => pattern.test(stdout), () => `stdout did not match ${String(pattern)}`, timeoutMs),
+      waitFor(
+        () => pattern.test(stdout),
+        () => `stdout did not match ${String(pattern)}`,
+        timeoutMs,
+      ),
     stop: () => stop('SIGTERM'),
     kill: () => stop('SIGKILL'),
   };

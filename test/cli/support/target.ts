@@ -27,7 +27,12 @@ export class Target {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
-        const received: Received = { method: req.method ?? '', url: req.url ?? '', rawHeaders: req.rawHeaders, body: Buffer.concat(chunks) };
+        const received: Received = {
+          method: req.method ?? '',
+          url: req.url ?? '',
+          rawHeaders: req.rawHeaders,
+          body: Buffer.concat(chunks),
+        };
         this.received.push(received);
         res.writeHead(this.status(received), { 'content-type': 'text/plain' }).end('ok');
       });

@@ -19,9 +19,9 @@ export const skipBrowserTests = !present && !inCi;
 
 if (skipBrowserTests) {
   process.stderr.write(
-    `\n${'!'.repeat(78)}\n!! SKIPPING the browser tests: no Chromium at ${CHROMIUM_PATH}.\n`
-    + '!! Install it with: apt-get update && apt-get install -y chromium\n'
-    + `!! (Under CI=true these tests fail instead of skipping.)\n${'!'.repeat(78)}\n\n`,
+    `\n${'!'.repeat(78)}\n!! SKIPPING the browser tests: no Chromium at ${CHROMIUM_PATH}.\n` +
+      '!! Install it with: apt-get update && apt-get install -y chromium\n' +
+      `!! (Under CI=true these tests fail instead of skipping.)\n${'!'.repeat(78)}\n\n`,
   );
 }
 
@@ -33,8 +33,14 @@ export async function launchChromium(): Promise<Browser> {
     executablePath: CHROMIUM_PATH,
     headless: true,
     args: [
-      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
     ],
   });
 }

@@ -11,7 +11,8 @@ const LOCK = join(tmpdir(), `reception-web-build-${Buffer.from(ROOT).toString('b
 /** The page's own files, and src/text, whose pure modules the page bundles too. */
 function newestSourceMs(): number {
   const files = [
-    join(WEB, 'index.html'), join(WEB, 'vite.config.ts'),
+    join(WEB, 'index.html'),
+    join(WEB, 'vite.config.ts'),
     ...readdirSync(join(WEB, 'src')).map((f) => join(WEB, 'src', f)),
     ...readdirSync(join(ROOT, 'src', 'text')).map((f) => join(ROOT, 'src', 'text', f)),
   ];

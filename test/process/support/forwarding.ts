@@ -32,7 +32,12 @@ export function writeConfig(dir: string, config: unknown, name = 'reception.json
 }
 
 /** A call to the API with the token; the JSON answer (null for an empty body). */
-export async function apiCall<T>(server: ServerProcess, path: string, method = 'GET', body?: unknown): Promise<{ status: number; json: T }> {
+export async function apiCall<T>(
+  server: ServerProcess,
+  path: string,
+  method = 'GET',
+  body?: unknown,
+): Promise<{ status: number; json: T }> {
   const res = await fetch(`${server.url}${path}`, {
     method,
     headers: { ...auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -111,7 +116,9 @@ export async function untilReceived(destination: DestinationServer, ids: Iterabl
     const missing = wanted.filter((id) => !received.has(id));
     if (missing.length === 0) return performance.now() - started;
     if (performance.now() - started > ms) {
-      throw new Error(`${missing.length} of ${wanted.length} deliveries did not reach the destination within ${ms} ms, e.g. ${missing.slice(0, 5).join(', ')}`);
+      throw new Error(
+        `${missing.length} of ${wanted.length} deliveries did not reach the destination within ${ms} ms, e.g. ${missing.slice(0, 5).join(', ')}`,
+      );
     }
     await sleep(50);
   }

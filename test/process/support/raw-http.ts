@@ -22,7 +22,9 @@ export class RawConnection {
       this.received = Buffer.concat([this.received, chunk]);
       this.wake();
     });
-    socket.on('error', () => { /* a reset counts as closed */ });
+    socket.on('error', () => {
+      /* a reset counts as closed */
+    });
     this.closed = new Promise((resolve) => {
       socket.once('close', () => {
         this.closedAt = performance.now();
@@ -123,6 +125,7 @@ function parseNext(data: Buffer): { response: RawResponse; rest: Buffer } | unde
 
 /** The head of a POST with a JSON body of `length` bytes. */
 export function postHead(path: string, length: number, extra = ''): string {
-  return `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n`
-    + `Content-Length: ${length}\r\n${extra}\r\n`;
+  return (
+    `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n` + `Content-Length: ${length}\r\n${extra}\r\n`
+  );
 }

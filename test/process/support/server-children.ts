@@ -28,8 +28,10 @@ export class ServerChildren {
       // A server that dies without being told to makes every later request
       // fail with ECONNREFUSED: say why, for whoever reads the failure.
       if (!this.signalled.has(server)) {
-        console.warn(`[server ${server.child.pid ?? '?'} exited unexpectedly: ${code}] `
-          + `stderr: ${server.stderr().slice(-2000)} last logs: ${server.logs.slice(-3).join('\n')}`);
+        console.warn(
+          `[server ${server.child.pid ?? '?'} exited unexpectedly: ${code}] ` +
+            `stderr: ${server.stderr().slice(-2000)} last logs: ${server.logs.slice(-3).join('\n')}`,
+        );
       }
     });
     return server;

@@ -64,8 +64,12 @@ describe('bearerToken', () => {
 
 describe('resolveToken', () => {
   let dir: ReturnType<typeof tempDir>;
-  beforeEach(() => { dir = tempDir(); });
-  afterEach(() => { dir.remove(); });
+  beforeEach(() => {
+    dir = tempDir();
+  });
+  afterEach(() => {
+    dir.remove();
+  });
 
   it('uses RECEPTION_TOKEN when set and writes nothing', () => {
     expect(resolveToken(TOKEN, dir.path)).toEqual({ token: TOKEN, generated: false });
@@ -98,8 +102,12 @@ describe('resolveToken', () => {
 
 describe('tokenFileWarning', () => {
   let dir: ReturnType<typeof tempDir>;
-  beforeEach(() => { dir = tempDir(); });
-  afterEach(() => { dir.remove(); });
+  beforeEach(() => {
+    dir = tempDir();
+  });
+  afterEach(() => {
+    dir.remove();
+  });
 
   it.each([
     [0o600, undefined],

@@ -65,7 +65,7 @@ describe('combineRounds', () => {
     expect(combineRounds([skipped, { ...skipped }])).toBe(skipped);
   });
 
-  it('sums the disk probes\' fsyncs and slow ones over the rounds and keeps the slowest', () => {
+  it("sums the disk probes' fsyncs and slow ones over the rounds and keeps the slowest", () => {
     const row = combineRounds([
       round(100, 5, { disk: { syncs: 500, slow: 0, maxMs: 3.5 } }),
       round(100, 90, { disk: { syncs: 420, slow: 7, maxMs: 612 } }),

@@ -33,27 +33,131 @@ function random(seed: number): (below: number) => number {
 
 describe('scanJson agrees with JSON.parse', () => {
   it.each([
-    '{}', '[]', '{"a":1}', ' \t\r\n{ "a" : [ 1 , 2 ] } \n', '"text"', '0', '-0', '12', '-12.5e-3', '1E+2', '0.0e0',
-    'true', 'false', 'null', '[[],{},[{}]]', '{"a":{"b":{"c":[]}}}', '"\\" \\\\ \\/ \\b \\f \\n \\r \\t \\u00e9 \\uD83D\\uDE00"',
-    '{"__proto__":1,"a":1,"a":2}', '"é 漢字 😀"', '[1,"x",true,null,{"k":[false]}]',
+    '{}',
+    '[]',
+    '{"a":1}',
+    ' \t\r\n{ "a" : [ 1 , 2 ] } \n',
+    '"text"',
+    '0',
+    '-0',
+    '12',
+    '-12.5e-3',
+    '1E+2',
+    '0.0e0',
+    'true',
+    'false',
+    'null',
+    '[[],{},[{}]]',
+    '{"a":{"b":{"c":[]}}}',
+    '"\\" \\\\ \\/ \\b \\f \\n \\r \\t \\u00e9 \\uD83D\\uDE00"',
+    '{"__proto__":1,"a":1,"a":2}',
+    '"é 漢字 😀"',
+    '[1,"x",true,null,{"k":[false]}]',
   ])('accepts %j as JSON.parse does, with the same kind', (text) => {
     expect(scannedKind(text)).toBe(parsedKind(text));
     expect(scannedKind(text)).not.toBeUndefined();
   });
 
   it.each([
-    '', ' ', '{', '}', '[', '{"a"}', '{"a":}', '{"a":1,}', '[1,]', '[,1]', '{,}', '{"a" 1}', '{a:1}', "{'a':1}",
-    '-', '--1', '+1', '01', '-01', '1.', '.5', '1e', '1e+', '1.e5', '0x10', 'NaN', 'Infinity', '-Infinity',
-    'tru', 'nul', 'falsey', 'True', '"abc', '"\\x"', '"\\u12G4"', '"\\u123"', '"a\u0001b"', '"a\nb"', '"\t"',
-    '{"a":1}x', '[1] [2]', '1 2', '\u000b{}', '\f{}', '{}\u00a0', '{"a":1}}', '[1]]', '{"a":[1}', '[{"a":1]}',
+    '',
+    ' ',
+    '{',
+    '}',
+    '[',
+    '{"a"}',
+    '{"a":}',
+    '{"a":1,}',
+    '[1,]',
+    '[,1]',
+    '{,}',
+    '{"a" 1}',
+    '{a:1}',
+    "{'a':1}",
+    '-',
+    '--1',
+    '+1',
+    '01',
+    '-01',
+    '1.',
+    '.5',
+    '1e',
+    '1e+',
+    '1.e5',
+    '0x10',
+    'NaN',
+    'Infinity',
+    '-Infinity',
+    'tru',
+    'nul',
+    'falsey',
+    'True',
+    '"abc',
+    '"\\x"',
+    '"\\u12G4"',
+    '"\\u123"',
+    '"a\u0001b"',
+    '"a\nb"',
+    '"\t"',
+    '{"a":1}x',
+    '[1] [2]',
+    '1 2',
+    '\u000b{}',
+    '\f{}',
+    '{}\u00a0',
+    '{"a":1}}',
+    '[1]]',
+    '{"a":[1}',
+    '[{"a":1]}',
   ])('refuses %j as JSON.parse does', (text) => {
     expect(parsedKind(text)).toBeUndefined();
     expect(scannedKind(text)).toBeUndefined();
   });
 
   it('agrees on 100,000 mutated texts', () => {
-    const seeds = ['{"a":1}', '[1,2,{"b":[true,false,null]}]', '"x\\u00e9\\n"', '-0.5e+10', '{"k":{"l":[[],{}]}, "m":"\\"\\\\"}', ' {\n"a" : [ 1 , 2 ] } ', '0', '1E5', 'true'];
-    const alphabet = ['{', '}', '[', ']', ',', ':', '"', '\\', 'u', '0', '1', '9', '-', '+', '.', 'e', 'E', ' ', '\n', '\t', 't', 'r', 'n', 'f', 'a', 'l', 's', 'x', '\u0001', 'é', 'A'];
+    const seeds = [
+      '{"a":1}',
+      '[1,2,{"b":[true,false,null]}]',
+      '"x\\u00e9\\n"',
+      '-0.5e+10',
+      '{"k":{"l":[[],{}]}, "m":"\\"\\\\"}',
+      ' {\n"a" : [ 1 , 2 ] } ',
+      '0',
+      '1E5',
+      'true',
+    ];
+    const alphabet = [
+      '{',
+      '}',
+      '[',
+      ']',
+      ',',
+      ':',
+      '"',
+      '\\',
+      'u',
+      '0',
+      '1',
+      '9',
+      '-',
+      '+',
+      '.',
+      'e',
+      'E',
+      ' ',
+      '\n',
+      '\t',
+      't',
+      'r',
+      'n',
+      'f',
+      'a',
+      'l',
+      's',
+      'x',
+      '\u0001',
+      'é',
+      'A',
+    ];
     const next = random(20261123);
     const pick = <T>(list: readonly T[]): T => list[next(list.length)] as T;
     let accepted = 0;
@@ -87,7 +191,12 @@ describe('scanJson', () => {
 
   it('counts nesting, objects and arrays alike, and says when it is too deep', () => {
     expect(scanJson(Buffer.from('[{"a":[1]}]'), 3).ok).toBe(true);
-    expect(scanJson(Buffer.from('[{"a":[1]}]'), 2)).toEqual({ ok: false, at: 6, problem: 'nested deeper than 2 levels', tooDeep: true });
+    expect(scanJson(Buffer.from('[{"a":[1]}]'), 2)).toEqual({
+      ok: false,
+      at: 6,
+      problem: 'nested deeper than 2 levels',
+      tooDeep: true,
+    });
   });
 
   it('refuses a million open brackets without overflowing the stack', () => {

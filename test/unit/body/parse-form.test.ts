@@ -30,8 +30,13 @@ describe('parseFormBody (CONTRACT 1)', () => {
   });
 
   it('decodes + as a space and percent escapes as UTF-8', () => {
-    expect(form('greeting=hello+world&plus=%2B&name=caf%C3%A9&emoji=%F0%9F%93%A6&my+key=v'))
-      .toEqual({ greeting: 'hello world', plus: '+', name: 'café', emoji: '📦', 'my key': 'v' });
+    expect(form('greeting=hello+world&plus=%2B&name=caf%C3%A9&emoji=%F0%9F%93%A6&my+key=v')).toEqual({
+      greeting: 'hello world',
+      plus: '+',
+      name: 'café',
+      emoji: '📦',
+      'my key': 'v',
+    });
   });
 
   it('keeps = inside a value and takes a key without = as empty', () => {

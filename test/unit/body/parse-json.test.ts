@@ -22,8 +22,12 @@ const utf8 = (text: string): Buffer => Buffer.from(text, 'utf8');
 
 describe('parseJsonBody (CONTRACT 1)', () => {
   it('returns the parsed object', () => {
-    expect(parseJsonBody(utf8('{"event":"push","n":1,"list":[1,"two",null],"deep":{"x":true}}')))
-      .toEqual({ event: 'push', n: 1, list: [1, 'two', null], deep: { x: true } });
+    expect(parseJsonBody(utf8('{"event":"push","n":1,"list":[1,"two",null],"deep":{"x":true}}'))).toEqual({
+      event: 'push',
+      n: 1,
+      list: [1, 'two', null],
+      deep: { x: true },
+    });
   });
 
   describe('depth', () => {
@@ -144,13 +148,15 @@ describe('parseJsonBody (CONTRACT 1)', () => {
 
   it('says where the JSON went wrong, with the byte shown safely', () => {
     expect(refusal(utf8('{"a":1,}')).message).toBe("The body is not valid JSON: unexpected '}' where a key belongs at byte 7.");
-    expect(refusal(utf8('{"a":\u001b[31m}')).message).toBe('The body is not valid JSON: unexpected byte 0x1b where a value belongs at byte 5.');
+    expect(refusal(utf8('{"a":\u001b[31m}')).message).toBe(
+      'The body is not valid JSON: unexpected byte 0x1b where a value belongs at byte 5.',
+    );
     expect(refusal(utf8('{"a":"x')).message).toBe('The body is not valid JSON: the text ends early at byte 7.');
   });
 });
 
 describe('jsonBodyText', () => {
-  it('gives the sender\'s text, without a byte order mark, line breaks as spaces', () => {
+  it("gives the sender's text, without a byte order mark, line breaks as spaces", () => {
     const raw = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), utf8('{\r\n  "a" : 1.50,\n"a":"x\\ny"\t}')]);
     const text = jsonBodyText(raw);
     expect(text).toBe('{    "a" : 1.50, "a":"x\\ny"\t}');

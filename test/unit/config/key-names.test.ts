@@ -3,7 +3,19 @@ import { childPath, mayName, settingNamed } from '../../../src/config/key-names.
 
 describe('settingNamed', () => {
   it('knows the settings of every level of the schema, and their misspellings by one letter', () => {
-    for (const name of ['strict', 'sources', 'verify', 'secrets', 'publicUrl', 'handshake', 'verifyToken', 'dedup', 'rateLimit', 'perSeconds', 'onFailure']) {
+    for (const name of [
+      'strict',
+      'sources',
+      'verify',
+      'secrets',
+      'publicUrl',
+      'handshake',
+      'verifyToken',
+      'dedup',
+      'rateLimit',
+      'perSeconds',
+      'onFailure',
+    ]) {
       expect(settingNamed(name), name).toBe(name);
     }
     expect(settingNamed('perSecond')).toBe('perSeconds');

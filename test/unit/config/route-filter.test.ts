@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { compileFilter, filterProblems, type FilterSubject } from '../../../src/config/route-filter.js';
 
-const subject = (body: unknown, extra: Partial<FilterSubject> = {}): FilterSubject => ({ body, headers: {}, query: {}, eventType: null, ...extra });
+const subject = (body: unknown, extra: Partial<FilterSubject> = {}): FilterSubject => ({
+  body,
+  headers: {},
+  query: {},
+  eventType: null,
+  ...extra,
+});
 
 describe('route filters', () => {
   it.each([
@@ -44,7 +50,9 @@ describe('route filters', () => {
   });
 
   it('refuses operators outside the contract, fields it does not match, and malformed operands, naming each', () => {
-    expect(filterProblems({ body: { type: { $regex: 'x' } } }, 'f')).toEqual([expect.stringMatching(/^f\.body\.type\.\$regex: unknown operator/)]);
+    expect(filterProblems({ body: { type: { $regex: 'x' } } }, 'f')).toEqual([
+      expect.stringMatching(/^f\.body\.type\.\$regex: unknown operator/),
+    ]);
     expect(filterProblems({ body: { $where: 'x' } }, 'f')[0]).toMatch(/unknown operator/);
     expect(filterProblems({ 'body.a': { $startWith: 'x' } }, 'f')[0]).toMatch(/did you mean "\$startsWith"/);
     expect(filterProblems({ bdy: { a: 1 } }, 'f')[0]).toMatch(/did you mean "body"/);

@@ -9,13 +9,15 @@ import { loadSettings } from '../../../src/config/settings.js';
 const specs = Object.values(SETTINGS);
 
 describe('the settings table', () => {
-  it('is the README\'s table of settings, as `npm run docs:settings` writes it', () => {
+  it("is the README's table of settings, as `npm run docs:settings` writes it", () => {
     const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
     const start = readme.indexOf(SETTINGS_TABLE_START);
     const end = readme.indexOf(SETTINGS_TABLE_END);
     expect(start, 'the README marks its settings table').toBeGreaterThan(-1);
     expect(end).toBeGreaterThan(start);
-    expect(readme.slice(start + SETTINGS_TABLE_START.length, end).trim(), 'run `npm run docs:settings`').toBe(settingsMarkdownTable());
+    expect(readme.slice(start + SETTINGS_TABLE_START.length, end).trim(), 'run `npm run docs:settings`').toBe(
+      settingsMarkdownTable(),
+    );
   });
 
   it('has a row for every setting that loadSettings reads', () => {

@@ -68,7 +68,11 @@ describe('loadSettings', () => {
       RECEPTION_FORWARD_LEASE_MARGIN_MS: '2000',
     };
     // Every setting of the table is set here.
-    expect(Object.keys(env).sort()).toEqual(Object.values(SETTINGS).map((spec) => spec.env).sort());
+    expect(Object.keys(env).sort()).toEqual(
+      Object.values(SETTINGS)
+        .map((spec) => spec.env)
+        .sort(),
+    );
     const settings = loadSettings(env);
     expect(settings).toMatchObject({
       port: 9090,
@@ -126,7 +130,12 @@ describe('loadSettings', () => {
   });
 
   it('takes blank values as unset and trims the others', () => {
-    const settings = loadSettings({ RECEPTION_PORT: '  ', RECEPTION_HOST: ' ::1 ', RECEPTION_TOKEN: '', RECEPTION_DURABILITY: ' relaxed ' });
+    const settings = loadSettings({
+      RECEPTION_PORT: '  ',
+      RECEPTION_HOST: ' ::1 ',
+      RECEPTION_TOKEN: '',
+      RECEPTION_DURABILITY: ' relaxed ',
+    });
     expect(settings.port).toBe(8080);
     expect(settings.host).toBe('::1');
     expect(settings.token).toBeUndefined();

@@ -4,23 +4,60 @@ import { guardedConnector, guardedLookup, isPublicAddress, PrivateNetworkError }
 
 describe('the private-network guard', () => {
   it.each([
-    '127.0.0.1', '127.255.0.9', '10.0.0.1', '10.255.255.255', '172.16.0.1', '172.31.9.9', '192.168.1.1', '169.254.169.254',
-    '100.64.0.1', '0.0.0.0', '224.0.0.1', '255.255.255.255', '::1', '::', 'fe80::1', 'fc00::1', 'fd12:3456::1', 'ff02::1',
-    '::ffff:127.0.0.1', '::ffff:10.1.2.3', '::ffff:169.254.169.254', '[::1]', '64:ff9b::a00:1', '2002:a00:1::1', '192.0.2.1', 'not an address',
+    '127.0.0.1',
+    '127.255.0.9',
+    '10.0.0.1',
+    '10.255.255.255',
+    '172.16.0.1',
+    '172.31.9.9',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '224.0.0.1',
+    '255.255.255.255',
+    '::1',
+    '::',
+    'fe80::1',
+    'fc00::1',
+    'fd12:3456::1',
+    'ff02::1',
+    '::ffff:127.0.0.1',
+    '::ffff:10.1.2.3',
+    '::ffff:169.254.169.254',
+    '[::1]',
+    '64:ff9b::a00:1',
+    '2002:a00:1::1',
+    '192.0.2.1',
+    'not an address',
   ])('refuses %s', (address) => {
     expect(isPublicAddress(address)).toBe(false);
   });
 
-  it.each(['93.184.216.34', '8.8.8.8', '2606:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808', '1.1.1.1'])('allows the public %s', (address) => {
-    expect(isPublicAddress(address)).toBe(true);
-  });
+  it.each(['93.184.216.34', '8.8.8.8', '2606:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808', '1.1.1.1'])(
+    'allows the public %s',
+    (address) => {
+      expect(isPublicAddress(address)).toBe(true);
+    },
+  );
 
   it('answers only public addresses of a name, and fails a name that has none, naming the setting', async () => {
-    const resolver = (answers: LookupAddress[]) => ((_host: string, _options: unknown, callback: (e: null, a: LookupAddress[]) => void) => callback(null, answers)) as never;
-    const lookup = guardedLookup(resolver([{ address: '10.0.0.5', family: 4 }, { address: '93.184.216.34', family: 4 }]));
+    const resolver = (answers: LookupAddress[]) =>
+      ((_host: string, _options: unknown, callback: (e: null, a: LookupAddress[]) => void) => callback(null, answers)) as never;
+    const lookup = guardedLookup(
+      resolver([
+        { address: '10.0.0.5', family: 4 },
+        { address: '93.184.216.34', family: 4 },
+      ]),
+    );
     const all = await new Promise<unknown>((resolve) => lookup('mixed.example', { all: true }, (_e, a) => resolve(a)));
     expect(all).toEqual([{ address: '93.184.216.34', family: 4 }]);
-    const rebinding = guardedLookup(resolver([{ address: '169.254.169.254', family: 4 }, { address: '::ffff:127.0.0.1', family: 6 }]));
+    const rebinding = guardedLookup(
+      resolver([
+        { address: '169.254.169.254', family: 4 },
+        { address: '::ffff:127.0.0.1', family: 6 },
+      ]),
+    );
     const error = await new Promise<Error | null>((resolve) => rebinding('metadata.example', { all: true }, (e) => resolve(e)));
     expect(error).toBeInstanceOf(PrivateNetworkError);
     expect(error?.message).toMatch(/^destination_not_allowed: .*allowPrivateNetwork: true/);
@@ -31,7 +68,12 @@ describe('the private-network guard', () => {
     const connect = guardedConnector({ allowPrivateNetwork: false, timeoutMs: 1000 });
     for (const hostname of ['10.0.0.1', '169.254.169.254', '[::ffff:10.0.0.1]', '127.0.0.1']) {
       let answered: Error | null | undefined;
-      connect({ hostname, host: hostname, protocol: 'http:', port: '80' } as never, ((error: Error | null) => { answered = error; }) as never);
+      connect(
+        { hostname, host: hostname, protocol: 'http:', port: '80' } as never,
+        ((error: Error | null) => {
+          answered = error;
+        }) as never,
+      );
       expect(answered, hostname).toBeInstanceOf(PrivateNetworkError);
     }
   });

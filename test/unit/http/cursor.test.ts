@@ -55,9 +55,12 @@ describe('list cursors', () => {
 });
 
 describe('sources cursors', () => {
-  it.each(['a', 'it\'s odd', 'ѕtripe\u200b', '\u{1f600}', 'x'.repeat(128)])('the web page makes the same cursor as the server after %j', (name) => {
-    expect(cursorAfterName(name)).toBe(encodeNameCursor(name));
-  });
+  it.each(['a', "it's odd", 'ѕtripe\u200b', '\u{1f600}', 'x'.repeat(128)])(
+    'the web page makes the same cursor as the server after %j',
+    (name) => {
+      expect(cursorAfterName(name)).toBe(encodeNameCursor(name));
+    },
+  );
 
   it('the web page orders names as the stores do: by code point, not by UTF-16 unit', () => {
     const names = ['\u{1f600}', '\uff5a', 'é', 'b', 'a-b', 'ab', 'a', 'B', 'A', 'a b', ''];
@@ -67,11 +70,14 @@ describe('sources cursors', () => {
     expect([...names].sort(compareNames)).toEqual(byBytes);
   });
 
-  it.each(['a', 'stripe', 'it\'s odd', 'ѕtripe\u200b', '\u{1f600}', 'x'.repeat(128)])('round-trips the name %j, URL-safe', (name) => {
-    const cursor = encodeNameCursor(name);
-    expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
-    expect(decodeNameCursor(cursor)).toBe(name);
-  });
+  it.each(['a', 'stripe', "it's odd", 'ѕtripe\u200b', '\u{1f600}', 'x'.repeat(128)])(
+    'round-trips the name %j, URL-safe',
+    (name) => {
+      const cursor = encodeNameCursor(name);
+      expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
+      expect(decodeNameCursor(cursor)).toBe(name);
+    },
+  );
 
   it.each([
     ['a deliveries cursor', encodeCursor(42)],

@@ -53,7 +53,9 @@ describe('internal errors', () => {
         queue: new WriteQueue(store, { maxPending: 10, maxPendingBytes: 1 << 20, maxBatch: 10, maxBatchBytes: 1 << 20 }),
         trustedProxies: new TrustedProxies([]),
         redactHeaders: new Set(),
-        rules: () => { throw new TypeError(`rules failed ${INSIDE}`); },
+        rules: () => {
+          throw new TypeError(`rules failed ${INSIDE}`);
+        },
       });
       const answer = await receiver.handle({
         method: 'POST',

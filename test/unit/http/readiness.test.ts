@@ -2,20 +2,35 @@ import { describe, expect, it } from 'vitest';
 import { ReadinessCheck } from '../../../src/http/readiness.js';
 
 describe('ReadinessCheck', () => {
-  const clocked = (results: Array<() => Promise<void>>): { check: ReadinessCheck; calls: () => number; at: (ms: number) => void } => {
+  const clocked = (
+    results: Array<() => Promise<void>>,
+  ): { check: ReadinessCheck; calls: () => number; at: (ms: number) => void } => {
     let now = 0;
     let calls = 0;
-    const check = new ReadinessCheck(() => {
-      const next = results[Math.min(calls, results.length - 1)] ?? (() => Promise.resolve());
-      calls++;
-      return next();
-    }, 1000, () => now);
-    return { check, calls: () => calls, at: (ms) => { now = ms; } };
+    const check = new ReadinessCheck(
+      () => {
+        const next = results[Math.min(calls, results.length - 1)] ?? (() => Promise.resolve());
+        calls++;
+        return next();
+      },
+      1000,
+      () => now,
+    );
+    return {
+      check,
+      calls: () => calls,
+      at: (ms) => {
+        now = ms;
+      },
+    };
   };
 
   it('runs the probe once for every caller within maxAgeMs, a running probe included', async () => {
     let finish = (): void => undefined;
-    const slow = (): Promise<void> => new Promise((resolve) => { finish = resolve; });
+    const slow = (): Promise<void> =>
+      new Promise((resolve) => {
+        finish = resolve;
+      });
     const { check, calls, at } = clocked([slow]);
     const waiting = [check.check(), check.check()];
     at(999);

@@ -83,7 +83,10 @@ describe('LogDestination', () => {
     logger.info({ n: 2 }, 'last');
     await destination.end();
     expect(closed).toBe(true);
-    const messages = readFileSync(file, 'utf8').trimEnd().split('\n').map((line) => (JSON.parse(line) as { msg: string }).msg);
+    const messages = readFileSync(file, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { msg: string }).msg);
     expect(messages).toEqual(['first', 'last']);
   });
 

@@ -3,7 +3,9 @@ import { codePointEscape, hasInvisible, splitInvisible } from '../../../src/text
 
 /** The text with each character cut out shown as its escape, as the page and the terminal show it. */
 function shown(text: string, extraClass = ''): string {
-  return splitInvisible(text, extraClass).map((piece, index) => (index % 2 === 0 ? piece : codePointEscape(piece))).join('');
+  return splitInvisible(text, extraClass)
+    .map((piece, index) => (index % 2 === 0 ? piece : codePointEscape(piece)))
+    .join('');
 }
 
 describe('invisible characters', () => {
@@ -41,7 +43,18 @@ describe('invisible characters', () => {
   });
 
   it('leaves visible text alone, however foreign: letters, marks, spaces, emoji', () => {
-    for (const text of ['stripe', 'ѕtripe', 'café', 'cafe\u0301', 'a b\u00a0c', '日本語', 'עברית', 'tab\there', 'line\nbreak', '\u{1f600}']) {
+    for (const text of [
+      'stripe',
+      'ѕtripe',
+      'café',
+      'cafe\u0301',
+      'a b\u00a0c',
+      '日本語',
+      'עברית',
+      'tab\there',
+      'line\nbreak',
+      '\u{1f600}',
+    ]) {
       expect(splitInvisible(text)).toEqual([text]);
       expect(hasInvisible(text)).toBe(false);
     }

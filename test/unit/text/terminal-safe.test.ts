@@ -10,12 +10,14 @@ describe('escapeForTerminal', () => {
     expect(escapeForTerminal('stripe\u200b')).toBe('stripe\\u200b');
     expect(escapeForTerminal('\u202eevil')).toBe('\\u202eevil');
     expect(escapeForTerminal('a\u3164b\u115fc\u00add\u034fe\ufe0ff\u180eg\u2060h\u{e0041}')).toBe(
-      'a\\u3164b\\u115fc\\xadd\\u034fe\\ufe0ff\\u180eg\\u2060h\\u{e0041}');
+      'a\\u3164b\\u115fc\\xadd\\u034fe\\ufe0ff\\u180eg\\u2060h\\u{e0041}',
+    );
   });
 
   it('leaves letters of any script and whole emoji alone', () => {
     expect(escapeForTerminal('ѕtripe café 日本 \u2764\ufe0f \u{1f468}\u200d\u{1f469}\u200d\u{1f467}')).toBe(
-      'ѕtripe café 日本 \u2764\ufe0f \u{1f468}\u200d\u{1f469}\u200d\u{1f467}');
+      'ѕtripe café 日本 \u2764\ufe0f \u{1f468}\u200d\u{1f469}\u200d\u{1f467}',
+    );
   });
 });
 

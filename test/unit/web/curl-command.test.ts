@@ -6,8 +6,20 @@ const ORIGIN = 'http://127.0.0.1:8080';
 
 function delivery(overrides: Partial<Delivery> = {}): Delivery {
   return {
-    id: 'x', seq: 1, source: 'src', receivedAt: '', method: 'POST', query: '', contentType: 'application/json',
-    size: 0, remoteAddress: '', body: null, verification: { status: 'none' }, headers: [], forwards: [], ...overrides,
+    id: 'x',
+    seq: 1,
+    source: 'src',
+    receivedAt: '',
+    method: 'POST',
+    query: '',
+    contentType: 'application/json',
+    size: 0,
+    remoteAddress: '',
+    body: null,
+    verification: { status: 'none' },
+    headers: [],
+    forwards: [],
+    ...overrides,
   };
 }
 
@@ -57,9 +69,15 @@ describe('resendCommand puts no control or invisible character into the terminal
   });
 
   it('in the Content-Type, the method and the query string', () => {
-    const command = resendCommand(ORIGIN, delivery({
-      contentType: 'application/json\x1b[201~', method: 'PUT\u009b', query: `a=1\x1b[201~\x15\r${C1}\u202e`,
-    }), encode('{}'));
+    const command = resendCommand(
+      ORIGIN,
+      delivery({
+        contentType: 'application/json\x1b[201~',
+        method: 'PUT\u009b',
+        query: `a=1\x1b[201~\x15\r${C1}\u202e`,
+      }),
+      encode('{}'),
+    );
     expectPasteSafe(command);
   });
 

@@ -4,7 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROBLEM_CONTENT_TYPE } from '../../../../src/errors/problem-catalogue.js';
 import { writeProblem } from '../../../../src/http/edge/write-problem.js';
 
-interface Received { status: number; headers: IncomingHttpHeaders; body: string }
+interface Received {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
 
 /** The one problem writer, read back by Node's own HTTP client over loopback. */
 describe('writeProblem', () => {
@@ -34,7 +38,9 @@ describe('writeProblem', () => {
       const read = (status: number, headers: IncomingHttpHeaders, stream: NodeJS.ReadableStream): void => {
         let body = '';
         stream.setEncoding('utf8');
-        stream.on('data', (chunk: string) => { body += chunk; });
+        stream.on('data', (chunk: string) => {
+          body += chunk;
+        });
         stream.on('end', () => resolve({ status, headers, body }));
       };
       req.on('response', (res) => read(res.statusCode ?? 0, res.headers, res));
@@ -42,7 +48,9 @@ describe('writeProblem', () => {
       req.on('connect', (res, socket, head) => {
         let body = head.toString('utf8');
         socket.setEncoding('utf8');
-        socket.on('data', (chunk: string) => { body += chunk; });
+        socket.on('data', (chunk: string) => {
+          body += chunk;
+        });
         socket.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
       });
       req.on('error', reject);
@@ -53,13 +61,22 @@ describe('writeProblem', () => {
   it.each([
     ['GET', 501, 'not_implemented', 'On a request.', 'retry-after', '5'],
     ['CONNECT', 405, 'method_not_allowed', 'On a bare connection.', 'allow', 'POST'],
-  ])('writes the same problem answer on a request and on a bare connection (%s)', async (method, status, code, detail, header, value) => {
-    const answer = await send(method);
-    expect(answer.status).toBe(status);
-    expect(answer.headers['content-type']).toBe(PROBLEM_CONTENT_TYPE);
-    expect(answer.headers.connection).toBe('close');
-    expect(answer.headers[header]).toBe(value);
-    expect(Number(answer.headers['content-length'])).toBe(Buffer.byteLength(answer.body));
-    expect(JSON.parse(answer.body)).toEqual({ type: `urn:reception:problem:${code}`, title: expect.any(String), status, detail, code });
-  });
+  ])(
+    'writes the same problem answer on a request and on a bare connection (%s)',
+    async (method, status, code, detail, header, value) => {
+      const answer = await send(method);
+      expect(answer.status).toBe(status);
+      expect(answer.headers['content-type']).toBe(PROBLEM_CONTENT_TYPE);
+      expect(answer.headers.connection).toBe('close');
+      expect(answer.headers[header]).toBe(value);
+      expect(Number(answer.headers['content-length'])).toBe(Buffer.byteLength(answer.body));
+      expect(JSON.parse(answer.body)).toEqual({
+        type: `urn:reception:problem:${code}`,
+        title: expect.any(String),
+        status,
+        detail,
+        code,
+      });
+    },
+  );
 });
