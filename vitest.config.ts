@@ -1,12 +1,81 @@
+import pg from 'pg';
 import { configDefaults, defineConfig } from 'vitest/config';
+
+/**
+ * The parallel suite. test/integration runs twice, as two projects: once on
+ * SQLite and once on PostgreSQL (`RECEPTION_TEST_STORE`, read by
+ * test/helpers/app.ts `startApp`). test/serial runs after it, alone
+ * (vitest.serial.config.ts).
+ */
+
+/** Integration files that are about SQLite itself (its file, its lock, its disk): not run again on PostgreSQL. */
+const SQLITE_ONLY = ['full-disk', 'storage-unavailable', 'stream-hub'];
+/** Integration files that already run each case on both stores themselves. */
+const BOTH_STORES_INSIDE = ['impossible-ids', 'one-bad-delivery', 'readiness'];
+
+const DATABASE_URL = process.env.RECEPTION_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/** Why PostgreSQL cannot be used, or undefined when it answers. */
+async function postgresProblem(): Promise<string | undefined> {
+  const client = new pg.Client({ connectionString: DATABASE_URL, connectionTimeoutMillis: 3000 });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+const problem = await postgresProblem();
+// Under CI the PostgreSQL project always runs: a missing database fails its tests, never skips them.
+const onPostgres = problem === undefined || process.env.CI === 'true';
+if (!onPostgres) {
+  process.stderr.write(
+    `\n!!! SKIPPING test/integration on PostgreSQL: ${DATABASE_URL} is not reachable (${problem}).\n` +
+      '!!! Start PostgreSQL or set RECEPTION_TEST_DATABASE_URL=postgres://… to run it.\n\n',
+  );
+}
+const integration = (names: string[]): string[] => names.map((name) => `test/integration/${name}.test.ts`);
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // test/serial restarts PostgreSQL: vitest.serial.config.ts runs it alone, after this suite.
-    exclude: [...configDefaults.exclude, 'test/serial/**'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    projects: [
+      {
+        extends: true as const,
+        test: {
+          name: 'main',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, 'test/serial/**', 'test/integration/**'],
+        },
+      },
+      {
+        extends: true as const,
+        test: {
+          name: 'integration-sqlite',
+          include: ['test/integration/**/*.test.ts'],
+          env: { RECEPTION_TEST_STORE: 'sqlite' },
+        },
+      },
+      ...(onPostgres
+        ? [
+            {
+              extends: true as const,
+              test: {
+                name: 'integration-postgres',
+                include: ['test/integration/**/*.test.ts'],
+                exclude: [...configDefaults.exclude, ...integration([...SQLITE_ONLY, ...BOTH_STORES_INSIDE])],
+                env: { RECEPTION_TEST_STORE: 'postgres' },
+              },
+            },
+          ]
+        : []),
+    ],
   },
 });

@@ -1,9 +1,11 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * The tests that must run alone: they stop and start the machine's
- * PostgreSQL, or start nginx and several servers. `npm test` runs them
- * after the parallel suite (vitest.config.ts), one file at a time.
+ * The tests that run alone, one file at a time, after the parallel suite
+ * (vitest.config.ts): heavy loads under SIGKILL, several servers behind
+ * nginx, and a private PostgreSQL server stopped and started mid-load. A
+ * busy machine would turn their timings into noise; none of them touches
+ * the machine's shared PostgreSQL beyond its own schemas.
  */
 export default defineConfig({
   test: {

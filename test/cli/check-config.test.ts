@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/temp-dir.js';
-import { killAllClis, runCli } from './support/cli.js';
+import { killAllClis, runCli } from '../helpers/cli.js';
 
 afterEach(killAllClis);
 const dir = tempDir();

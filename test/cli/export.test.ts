@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeliveryJson } from '../../src/http/schemas.js';
 import { startApp, type RunningApp } from '../helpers/app.js';
-import { killAllClis, runCli } from './support/cli.js';
-import { sendNumbered } from './support/send.js';
+import { killAllClis, runCli } from '../helpers/cli.js';
+import { sendNumbered } from '../helpers/cli-send.js';
 import { freePort } from '../helpers/free-port.js';
 
 let server: RunningApp;

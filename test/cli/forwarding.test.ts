@@ -2,8 +2,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { InboxStore } from '../../src/store/inbox-store.js';
 import type { RunningApp } from '../helpers/app.js';
 import { DestinationServer } from '../helpers/destination-server.js';
-import { api, forwardsOf, send, startForwarding, until } from '../forward/support.js';
-import { killAllClis, runCli } from './support/cli.js';
+import { api, forwardsOf, send, startForwarding } from '../helpers/forwarding-app.js';
+import { killAllClis, runCli } from '../helpers/cli.js';
+import { eventually } from '../helpers/eventually.js';
 
 // A source name may hold a right-to-left override (only controls are refused): the CLI must print it as an escape.
 const HOSTILE_SOURCE = 'shop\u202etxt.exe';
@@ -42,7 +43,7 @@ function cli(args: string[]): ReturnType<typeof runCli> {
 async function failedDelivery(source = 'shop'): Promise<string> {
   destination.answer = () => ({ status: 500 });
   const id = await send(server, source, '{"n":1}');
-  await until(async () => (await forwardsOf(server, id))[0]?.status === 'failed');
+  await eventually(async () => (await forwardsOf(server, id))[0]?.status === 'failed');
   return id;
 }
 
@@ -84,7 +85,9 @@ describe('reception forwards', { timeout: 60_000 }, () => {
     destination.answer = () => ({ status: 204 });
     const ids: string[] = [];
     for (let n = 0; n < 7; n++) ids.push(await send(server, n % 2 === 0 ? 'shop' : 'other', `{"n":${n}}`));
-    await until(async () => (await api<{ items: unknown[] }>(server, '/api/forwards?status=succeeded')).json.items.length === 7);
+    await eventually(
+      async () => (await api<{ items: unknown[] }>(server, '/api/forwards?status=succeeded')).json.items.length === 7,
+    );
     const all = await cli(['forwards', '--limit', '100000', '--page-size', '3']);
     expect(
       all.stdout
@@ -140,7 +143,7 @@ describe('reception retry', { timeout: 60_000 }, () => {
     expect(retried.stderr).toBe('');
     expect(retried.code).toBe(0);
     expect(retried.stdout).toBe('Retried 1 forward.\n');
-    await until(async () => (await forwardsOf(server, id))[0]?.status === 'succeeded');
+    await eventually(async () => (await forwardsOf(server, id))[0]?.status === 'succeeded');
     expect(destination.requestsFor(id).map((r) => r.headers['x-reception-attempt'])).toEqual(['1', '2', '3']);
     const again = await cli(['retry', '--failed']);
     expect(again.stdout).toBe('Retried 0 forwards.\n');
@@ -154,7 +157,7 @@ describe('reception retry', { timeout: 60_000 }, () => {
     expect(retried.code).toBe(0);
     expect(retried.stdout).toBe('Retried 1 forward.\n');
     expect(retried.stderr).toContain('1 of the 2 forwards was not retried');
-    await until(async () => (await forwardsOf(server, id))[0]?.status === 'succeeded');
+    await eventually(async () => (await forwardsOf(server, id))[0]?.status === 'succeeded');
   });
 
   it('--until before the failure retries nothing; an unknown destination is exit 1; a wrong command line exit 2', async () => {
@@ -216,8 +219,8 @@ describe('reception destinations', { timeout: 60_000 }, () => {
     const resumed = await cli(['destinations', 'resume', 'app']);
     expect(resumed.code).toBe(0);
     expect(resumed.stdout).toMatch(/^Resumed app \(\d pending, 0 failed\)\.\n$/);
-    await until(() => destination.requestsFor(id).length === 1);
-    await until(async () => (await forwardsOf(server, id))[0]?.status === 'succeeded');
+    await eventually(() => destination.requestsFor(id).length === 1);
+    await eventually(async () => (await forwardsOf(server, id))[0]?.status === 'succeeded');
   });
 
   it('an unknown destination is exit 1 with the names there are; an unknown action is exit 2 with the one meant', async () => {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { killAllClis, runCli } from './support/cli.js';
+import { killAllClis, runCli } from '../helpers/cli.js';
 
 const COMMANDS = ['serve', 'tail', 'listen', 'replay', 'export', 'forwards', 'retry', 'destinations', 'check-config'];
 

@@ -3,10 +3,11 @@ import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startApp, type RunningApp } from '../helpers/app.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { eventually, killAllClis, startCli } from './support/cli.js';
-import { hmacHex, sendNumbered, sendWebhook } from './support/send.js';
-import { headerPairs, headerValue, Target, type Received } from './support/target.js';
-import { TcpProxy } from './support/tcp-proxy.js';
+import { killAllClis, startCli } from '../helpers/cli.js';
+import { hmacHex, sendNumbered, sendWebhook } from '../helpers/cli-send.js';
+import { headerPairs, headerValue, Target, type Received } from '../helpers/listen-target.js';
+import { startTcpProxy } from '../helpers/tcp-proxy.js';
+import { eventually } from '../helpers/eventually.js';
 
 let server: RunningApp;
 let target: Target;
@@ -72,7 +73,7 @@ describe('reception listen', { timeout: 60_000 }, () => {
       form,
       sentHeaders(form, 'application/x-www-form-urlencoded'),
     );
-    await eventually(() => target.received.length === 2, 'the target received both deliveries');
+    await eventually(() => target.received.length === 2, 15_000, 'the target received both deliveries');
     const lines = await cli.waitForLines(2);
 
     const [gotJson, gotForm] = target.received as [Received, Received];
@@ -125,7 +126,7 @@ describe('reception listen', { timeout: 60_000 }, () => {
     await cli.waitForStderr(/connected to/);
     for (let n = 7; n <= 8; n += 1) await sendNumbered(server.url, 'orders', n);
     await cli.waitForLines(5);
-    await eventually(() => target.received.length >= 8, 'the target received 8 deliveries');
+    await eventually(() => target.received.length >= 8, 15_000, 'the target received 8 deliveries');
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(numbers(target.received)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
 
@@ -134,7 +135,7 @@ describe('reception listen', { timeout: 60_000 }, () => {
     cli = listen();
     await cli.waitForStderr(/connected to/);
     await sendNumbered(server.url, 'orders', 9);
-    await eventually(() => target.received.length >= 9, 'the target received the 9th');
+    await eventually(() => target.received.length >= 9, 15_000, 'the target received the 9th');
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(numbers(target.received)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
     await cli.stop();
@@ -169,8 +170,7 @@ describe('reception listen', { timeout: 60_000 }, () => {
   it('reconnects when the server goes away and forwards what arrived meanwhile', async () => {
     const address = server.app.server.address();
     if (address === null || typeof address === 'string') throw new Error('no port');
-    const proxy = new TcpProxy(address.port);
-    await proxy.start();
+    const proxy = await startTcpProxy('127.0.0.1', address.port);
     try {
       const cli = listen([], proxy.url);
       await cli.waitForStderr(/connected to/);
@@ -180,7 +180,7 @@ describe('reception listen', { timeout: 60_000 }, () => {
       await proxy.cut();
       await cli.waitForStderr(/connection lost/);
       await sendNumbered(server.url, 'orders', 2);
-      await proxy.start();
+      await proxy.restore();
       await cli.waitForStderr(/reconnected to/, 15_000);
       await sendNumbered(server.url, 'orders', 3);
       await cli.waitForLines(3, 15_000);

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startApp, type RunningApp } from '../helpers/app.js';
-import { killAllClis, runCli } from './support/cli.js';
-import { hmacHex, sendWebhook } from './support/send.js';
-import { headerPairs, headerValue, Target } from './support/target.js';
+import { killAllClis, runCli } from '../helpers/cli.js';
+import { hmacHex, sendWebhook } from '../helpers/cli-send.js';
+import { headerPairs, headerValue, Target } from '../helpers/listen-target.js';
 
 let server: RunningApp;
 let target: Target;

@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/temp-dir.js';
-import { killAllClis, startCli, type CliProcess } from './support/cli.js';
-import { sendNumbered } from './support/send.js';
+import { killAllClis, startCli, type CliProcess } from '../helpers/cli.js';
+import { sendNumbered } from '../helpers/cli-send.js';
 import { freePort } from '../helpers/free-port.js';
 
 const TOKEN = 'serve-test-token-0123456789';

@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DeliveryJson } from '../../src/http/schemas.js';
 import { startApp, type RunningApp } from '../helpers/app.js';
-import { killAllClis, startCli } from './support/cli.js';
-import { sendNumbered, sendWebhook } from './support/send.js';
-import { TcpProxy } from './support/tcp-proxy.js';
+import { killAllClis, startCli } from '../helpers/cli.js';
+import { sendNumbered, sendWebhook } from '../helpers/cli-send.js';
+import { startTcpProxy } from '../helpers/tcp-proxy.js';
 
 let server: RunningApp;
 
@@ -84,8 +84,7 @@ describe('reception tail', { timeout: 60_000 }, () => {
   it('reconnects when the connection drops and resumes after the last delivery it printed', async () => {
     const address = server.app.server.address();
     if (address === null || typeof address === 'string') throw new Error('no port');
-    const proxy = new TcpProxy(address.port);
-    await proxy.start();
+    const proxy = await startTcpProxy('127.0.0.1', address.port);
     try {
       const cli = tail(['--json'], proxy.url);
       await cli.waitForStderr(/connected to/);
@@ -96,7 +95,7 @@ describe('reception tail', { timeout: 60_000 }, () => {
       await cli.waitForStderr(/connection lost/);
       // Sent while tail cannot reach the server: it must still get them, after reconnecting.
       const whileAway = [await sendNumbered(server.url, 'github', 2), await sendNumbered(server.url, 'github', 3)];
-      await proxy.start();
+      await proxy.restore();
       await cli.waitForStderr(/reconnected to/, 15_000);
       const after = await sendNumbered(server.url, 'github', 4);
 

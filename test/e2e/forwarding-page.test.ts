@@ -3,10 +3,11 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { InboxStore } from '../../src/store/inbox-store.js';
 import type { RunningApp } from '../helpers/app.js';
 import { DestinationServer } from '../helpers/destination-server.js';
-import { api, forwardsOf, send, startForwarding, until } from '../forward/support.js';
-import { launchChromium, skipBrowserTests } from './support/browser.js';
-import { openPage, row, type PageSession } from './support/page.js';
-import { ensureWebBuilt } from './support/web-build.js';
+import { api, forwardsOf, send, startForwarding } from '../helpers/forwarding-app.js';
+import { launchChromium, skipBrowserTests } from '../helpers/browser.js';
+import { openPage, row, type PageSession } from '../helpers/page.js';
+import { ensureWebBuilt } from '../helpers/web-build.js';
+import { eventually } from '../helpers/eventually.js';
 
 describe.skipIf(skipBrowserTests)('forwarding on the inbox page in Chromium', { timeout: 60_000 }, () => {
   let browser: Browser;
@@ -50,7 +51,7 @@ describe.skipIf(skipBrowserTests)('forwarding on the inbox page in Chromium', { 
 
   it('shows a delivery\'s forward with its attempts; "send again" makes a new attempt arrive at the destination', async () => {
     const id = await send(server, 'shop', '{"order":1}');
-    await until(async () => (await forwardsOf(server, id))[0]?.status === 'succeeded');
+    await eventually(async () => (await forwardsOf(server, id))[0]?.status === 'succeeded');
     const plain = await send(server, 'plain', '{"n":1}');
     session = await openPage(browser, server, { hash: `#id=${id}` });
     const { page } = session;
@@ -68,7 +69,7 @@ describe.skipIf(skipBrowserTests)('forwarding on the inbox page in Chromium', { 
     expect(await row(page, plain).locator('.forward-badge').count()).toBe(0);
 
     await page.locator('[data-action="send-again"][data-destination="app"]').click();
-    await until(() => destination.requestsFor(id).length === 2);
+    await eventually(() => destination.requestsFor(id).length === 2);
     // A new forward, shown next to the first one once it has its attempt.
     await expect.poll(() => forward(page, 'succeeded').count(), { timeout: 5000 }).toBe(2);
     expect(destination.requestsFor(id).map((r) => r.body.toString())).toEqual(['{"order":1}', '{"order":1}']);
@@ -100,7 +101,7 @@ describe.skipIf(skipBrowserTests)('forwarding on the inbox page in Chromium', { 
     expect(await forward(page).locator('.attempts-table').count()).toBe(0);
     await page.locator('[data-action="destinations"]').click();
     await app.locator('[data-action="resume"]').click();
-    await until(() => destination.requestsFor(id).length === 1);
+    await eventually(() => destination.requestsFor(id).length === 1);
     await forward(page, 'succeeded').waitFor({ timeout: 5000 });
     await expect.poll(() => row(page, id).locator('.forward-badge').textContent(), { timeout: 5000 }).toBe('forwarded');
     await expect.poll(() => app.locator('.pending').textContent(), { timeout: 5000 }).toBe('0');
@@ -110,7 +111,9 @@ describe.skipIf(skipBrowserTests)('forwarding on the inbox page in Chromium', { 
   it('the destinations panel counts failed forwards and "Retry all failed" makes them succeed', async () => {
     destination.answer = () => ({ status: 500 });
     const ids = [await send(server, 'shop', '{"n":1}'), await send(server, 'shop', '{"n":2}')];
-    await until(async () => (await Promise.all(ids.map((id) => forwardsOf(server, id)))).every(([f]) => f?.status === 'failed'));
+    await eventually(async () =>
+      (await Promise.all(ids.map((id) => forwardsOf(server, id)))).every(([f]) => f?.status === 'failed'),
+    );
     session = await openPage(browser, server);
     const { page } = session;
     expect(
@@ -127,7 +130,7 @@ describe.skipIf(skipBrowserTests)('forwarding on the inbox page in Chromium', { 
     destination.answer = () => ({ status: 200 });
     await app.locator('[data-action="retry-failed"]').click();
     await expect.poll(() => app.locator('.failed').textContent(), { timeout: 5000 }).toBe('0');
-    await until(async () =>
+    await eventually(async () =>
       (await Promise.all(ids.map((id) => forwardsOf(server, id)))).every(([f]) => f?.status === 'succeeded'),
     );
     for (const id of ids)

@@ -2,8 +2,8 @@ import type { Browser } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import type { RunningApp } from '../helpers/app.js';
 import { PAGE_CSP } from '../../src/http/web-page.js';
-import { skipBrowserTests, useBrowserAndServer } from './support/browser.js';
-import { openPage, row, sendWebhook, type PageSession } from './support/page.js';
+import { skipBrowserTests, useBrowserAndServer } from '../helpers/browser.js';
+import { openPage, row, sendWebhook, type PageSession } from '../helpers/page.js';
 
 // Each payload, were it ever parsed as HTML and run, would set window.__pwned,
 // request a /pwned/<where> marker from this server, or open a dialog; an

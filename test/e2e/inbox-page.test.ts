@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { startApp, type RunningApp } from '../helpers/app.js';
-import { skipBrowserTests, useBrowserAndServer } from './support/browser.js';
-import { openPage, row, sendWebhook } from './support/page.js';
+import { skipBrowserTests, useBrowserAndServer } from '../helpers/browser.js';
+import { openPage, row, sendWebhook } from '../helpers/page.js';
 
 describe.skipIf(skipBrowserTests)('the inbox page in Chromium', () => {
   let browser: Browser;

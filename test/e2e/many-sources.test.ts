@@ -1,9 +1,9 @@
 import type { Browser, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import type { RunningApp } from '../helpers/app.js';
-import { newDelivery } from '../store/delivery-factory.js';
-import { skipBrowserTests, useBrowserAndServer } from './support/browser.js';
-import { openPage, sendWebhook, type PageSession } from './support/page.js';
+import { newDelivery } from '../helpers/delivery-factory.js';
+import { skipBrowserTests, useBrowserAndServer } from '../helpers/browser.js';
+import { openPage, sendWebhook, type PageSession } from '../helpers/page.js';
 
 const SOURCES = 5000;
 const name = (i: number): string => `src-${String(i).padStart(5, '0')}`;

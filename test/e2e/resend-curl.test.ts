@@ -10,9 +10,9 @@ import { eventually } from '../helpers/eventually.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { LONGEST_ARGUMENT, resendCommand } from '../../web/src/curl-command.js';
 import type { Delivery } from '../../web/src/delivery.js';
-import { skipBrowserTests, useBrowserAndServer } from './support/browser.js';
-import { hasScript, InteractiveBash } from './support/interactive-bash.js';
-import { openPage, row, sendWebhook } from './support/page.js';
+import { skipBrowserTests, useBrowserAndServer } from '../helpers/browser.js';
+import { hasScript, InteractiveBash } from '../helpers/interactive-bash.js';
+import { openPage, row, sendWebhook } from '../helpers/page.js';
 
 const hasCurl = ((): boolean => {
   try {

@@ -3,8 +3,8 @@ import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RunningApp } from '../helpers/app.js';
-import { skipBrowserTests, useBrowserAndServer } from './support/browser.js';
-import { openPage, row, sendWebhook, type Sent } from './support/page.js';
+import { skipBrowserTests, useBrowserAndServer } from '../helpers/browser.js';
+import { openPage, row, sendWebhook, type Sent } from '../helpers/page.js';
 
 const SHOTS = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url));
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type RunningApp } from '../helpers/app.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { defaultWebDir, PAGE_CSP, webPage } from '../../src/http/web-page.js';
-import { ensureWebBuilt } from './support/web-build.js';
+import { ensureWebBuilt } from '../helpers/web-build.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 

@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { InboxStore } from '../../src/store/inbox-store.js';
 import type { RunningApp } from '../helpers/app.js';
 import { DestinationServer } from '../helpers/destination-server.js';
-import { forwardsOf, send, startForwarding, until } from './support.js';
+import { forwardsOf, send, startForwarding } from '../helpers/forwarding-app.js';
+import { eventually } from '../helpers/eventually.js';
 
 /**
  * The guard against real sockets. Only loopback is ever a target here (this
@@ -34,7 +35,7 @@ describe('the private-network guard on real connections', () => {
     });
     const running = server;
     const id = await send(running, 'shop', '{"a":1}');
-    await until(async () => (await forwardsOf(running, id))[0]?.status === 'failed');
+    await eventually(async () => (await forwardsOf(running, id))[0]?.status === 'failed');
     const [forward] = await forwardsOf(running, id);
     expect(forward?.attempts).toHaveLength(2);
     for (const attempt of forward?.attempts ?? []) {
@@ -51,7 +52,7 @@ describe('the private-network guard on real connections', () => {
     });
     const running = server;
     const id = await send(running, 'shop', '{"a":1}');
-    await until(async () => (await forwardsOf(running, id))[0]?.status === 'succeeded');
+    await eventually(async () => (await forwardsOf(running, id))[0]?.status === 'succeeded');
     expect(destination.requestsFor(id)).toHaveLength(1);
   });
 });

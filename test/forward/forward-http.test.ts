@@ -3,7 +3,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { InboxStore } from '../../src/store/inbox-store.js';
 import type { RunningApp } from '../helpers/app.js';
 import { DestinationServer } from '../helpers/destination-server.js';
-import { api, forwardsOf, send, startForwarding, storeAvailable, STORES, until } from './support.js';
+import { api, forwardsOf, send, startForwarding, storeAvailable, STORES } from '../helpers/forwarding-app.js';
+import { eventually } from '../helpers/eventually.js';
 
 const SECRET = `whsec_${Buffer.from('a secret of thirty-two bytes!!!!').toString('base64')}`;
 
@@ -44,7 +45,7 @@ describe.each(STORES)('forwarding to an HTTP destination (%s)', (kind) => {
       authorization: 'Bearer secret',
       'content-type': 'application/vnd.shop+json; charset=utf-8',
     });
-    await until(() => destination.requests.length === 1);
+    await eventually(() => destination.requests.length === 1);
     const received = destination.requests[0];
     if (received === undefined) throw new Error('nothing received');
     expect(received.method).toBe('POST');
@@ -64,7 +65,7 @@ describe.each(STORES)('forwarding to an HTTP destination (%s)', (kind) => {
       'webhook-signature': String(received.headers['webhook-signature']),
     });
     expect(verified).toMatchObject({ type: 'order.created' });
-    await until(async () => (await forwardsOf(running, id))[0]?.status === 'succeeded');
+    await eventually(async () => (await forwardsOf(running, id))[0]?.status === 'succeeded');
     const [forward] = await forwardsOf(running, id);
     expect(forward?.attempts).toEqual([expect.objectContaining({ n: 1, status: 204, error: null })]);
     const delivery = await api<{ forwards: unknown[] }>(running, `/api/deliveries/${id}`);
@@ -76,7 +77,7 @@ describe.each(STORES)('forwarding to an HTTP destination (%s)', (kind) => {
     const running = await start();
     if (running === undefined) return;
     const id = await send(running, 'shop', '{"a":1}');
-    await until(async () => (await forwardsOf(running, id))[0]?.status === 'succeeded');
+    await eventually(async () => (await forwardsOf(running, id))[0]?.status === 'succeeded');
     expect(destination.requests.map((r) => r.headers['x-reception-attempt'])).toEqual(['1', '2', '3']);
     expect(new Set(destination.requests.map((r) => r.headers['webhook-id']))).toEqual(new Set([id]));
     const [forward] = await forwardsOf(running, id);
@@ -92,7 +93,7 @@ describe.each(STORES)('forwarding to an HTTP destination (%s)', (kind) => {
     const running = await start({ retry: { attempts: 2, initialMs: 10, maxMs: 20 } });
     if (running === undefined) return;
     const id = await send(running, 'shop', '{"a":1}');
-    await until(async () => (await forwardsOf(running, id))[0]?.status === 'failed');
+    await eventually(async () => (await forwardsOf(running, id))[0]?.status === 'failed');
     expect(destination.requests).toHaveLength(2);
     const list = await api<{ items: Array<{ id: string; status: string; lastError: string }> }>(
       running,
@@ -114,7 +115,7 @@ describe.each(STORES)('forwarding to an HTTP destination (%s)', (kind) => {
       body: { status: 'failed', destination: 'app' },
     });
     expect(retried.json).toEqual({ retried: 1 });
-    await until(async () => (await forwardsOf(running, id))[0]?.status === 'succeeded');
+    await eventually(async () => (await forwardsOf(running, id))[0]?.status === 'succeeded');
     expect(destination.requests.map((r) => r.headers['x-reception-attempt'])).toEqual(['1', '2', '3']);
     const again = await api<{ retried: number }>(running, '/api/forwards/retry', { method: 'POST', body: { status: 'failed' } });
     expect(again.json).toEqual({ retried: 0 });
@@ -125,7 +126,7 @@ describe.each(STORES)('forwarding to an HTTP destination (%s)', (kind) => {
     const running = await start({ retry: { initialMs: 1, maxMs: 5000 } });
     if (running === undefined) return;
     const id = await send(running, 'shop', '{"a":1}');
-    await until(async () => (await forwardsOf(running, id))[0]?.status === 'succeeded', 10_000);
+    await eventually(async () => (await forwardsOf(running, id))[0]?.status === 'succeeded', 10_000);
     const [first, second] = destination.requests;
     expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(950);
   });
@@ -135,7 +136,7 @@ describe.each(STORES)('forwarding to an HTTP destination (%s)', (kind) => {
     const running = await start({ timeoutMs: 300 });
     if (running === undefined) return;
     const id = await send(running, 'shop', '{"a":1}');
-    await until(async () => (await forwardsOf(running, id))[0]?.status === 'succeeded');
+    await eventually(async () => (await forwardsOf(running, id))[0]?.status === 'succeeded');
     const [forward] = await forwardsOf(running, id);
     expect(forward?.attempts[0]).toMatchObject({ n: 1, status: null, error: 'timeout: no answer within 300 ms' });
   });
@@ -149,7 +150,7 @@ describe.each(STORES)('forwarding to an HTTP destination (%s)', (kind) => {
     const running = server;
     const first = await send(running, '日本', '{"a":1}');
     const second = await send(running, 'a b\u202e', '{"a":2}');
-    await until(() => destination.requests.length === 2);
+    await eventually(() => destination.requests.length === 2);
     expect(destination.requestsFor(first)[0]?.headers['x-reception-source']).toBe('%E6%97%A5%E6%9C%AC');
     expect(destination.requestsFor(second)[0]?.headers['x-reception-source']).toBe('a%20b%E2%80%AE');
   });
@@ -159,7 +160,7 @@ describe.each(STORES)('forwarding to an HTTP destination (%s)', (kind) => {
     if (running === undefined) return;
     const skipped = await send(running, 'shop', '{"type":"customer.created"}');
     const taken = await send(running, 'shop', '{"type":"invoice.paid"}');
-    await until(() => destination.requests.length === 1);
+    await eventually(() => destination.requests.length === 1);
     expect(destination.requests[0]?.headers['webhook-id']).toBe(taken);
     expect(await forwardsOf(running, skipped)).toEqual([]);
   });

@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { InboxStore } from '../../src/store/inbox-store.js';
 import type { RunningApp } from '../helpers/app.js';
 import { DestinationServer } from '../helpers/destination-server.js';
-import { api, send, startForwarding, until } from './support.js';
+import { api, send, startForwarding } from '../helpers/forwarding-app.js';
+import { eventually } from '../helpers/eventually.js';
 
 describe('a dead destination costs receiving nothing', () => {
   let destination: DestinationServer | undefined;
@@ -29,7 +30,7 @@ describe('a dead destination costs receiving nothing', () => {
     const started = Date.now();
     const ids = await Promise.all(Array.from({ length: 200 }, (_, i) => send(running, 'a', `{"i":${i}}`)));
     const elapsed = Date.now() - started;
-    await until(() => new Set(destination?.requests.map((r) => r.headers['webhook-id'])).size === 200, 20_000);
+    await eventually(() => new Set(destination?.requests.map((r) => r.headers['webhook-id'])).size === 200, 20_000);
     expect(dead.requests.length).toBe(4);
     const states = await api<{ items: Array<{ name: string; pending: number }> }>(running, '/api/destinations');
     expect(states.json.items.find((d) => d.name === 'dead')?.pending).toBe(200);

@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { InboxStore } from '../../src/store/inbox-store.js';
 import type { RunningApp } from '../helpers/app.js';
 import { DestinationServer } from '../helpers/destination-server.js';
-import { forwardsOf, send, startForwarding, until } from './support.js';
+import { forwardsOf, send, startForwarding } from '../helpers/forwarding-app.js';
+import { eventually } from '../helpers/eventually.js';
 
 describe('leases of forwards claimed ahead', () => {
   let destination: DestinationServer | undefined;
@@ -28,7 +29,7 @@ describe('leases of forwards claimed ahead', () => {
     );
     const running = server;
     const ids = await Promise.all(Array.from({ length: 20 }, (_, i) => send(running, 'a', `{"i":${i}}`)));
-    await until(
+    await eventually(
       async () =>
         (await Promise.all(ids.map(async (id) => (await forwardsOf(running, id))[0]?.status))).every(
           (status) => status === 'succeeded',

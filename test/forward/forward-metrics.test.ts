@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { InboxStore } from '../../src/store/inbox-store.js';
 import type { RunningApp } from '../helpers/app.js';
 import { DestinationServer } from '../helpers/destination-server.js';
-import { api, forwardsOf, send, startForwarding, until } from './support.js';
+import { api, forwardsOf, send, startForwarding } from '../helpers/forwarding-app.js';
+import { eventually } from '../helpers/eventually.js';
 
 describe('forwarding metrics', () => {
   let destination: DestinationServer | undefined;
@@ -25,7 +26,7 @@ describe('forwarding metrics', () => {
     });
     const running = server;
     const id = await send(running, 'a', '{"n":1}');
-    await until(async () => (await forwardsOf(running, id)).find((f) => f.destination === 'app')?.status === 'succeeded');
+    await eventually(async () => (await forwardsOf(running, id)).find((f) => f.destination === 'app')?.status === 'succeeded');
     await new Promise((resolve) => setTimeout(resolve, 50));
     const text = await (await fetch(`${running.url}/metrics`)).text();
     expect(text).toContain('reception_forward_attempts_total{destination="app",outcome="retry"} 1');

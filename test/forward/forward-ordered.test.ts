@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { InboxStore } from '../../src/store/inbox-store.js';
 import type { RunningApp } from '../helpers/app.js';
 import { DestinationServer } from '../helpers/destination-server.js';
-import { api, forwardsOf, send, startForwarding, storeAvailable, STORES, until } from './support.js';
+import { api, forwardsOf, send, startForwarding, storeAvailable, STORES } from '../helpers/forwarding-app.js';
+import { eventually } from '../helpers/eventually.js';
 
 describe.each(STORES)('ordered delivery, pause and sending again (%s)', (kind) => {
   let destination: DestinationServer;
@@ -44,7 +45,7 @@ describe.each(STORES)('ordered delivery, pause and sending again (%s)', (kind) =
       sentA.push(await send(running, 'a', `{"i":${i}}`));
       sentB.push(await send(running, 'b', `{"i":${i}}`));
     }
-    await until(() => destination.requests.filter((r) => r.body.length > 0).length === 36, 20_000);
+    await eventually(() => destination.requests.filter((r) => r.body.length > 0).length === 36, 20_000);
     for (const [source, sent] of [
       ['a', sentA],
       ['b', sentB],
@@ -71,7 +72,7 @@ describe.each(STORES)('ordered delivery, pause and sending again (%s)', (kind) =
     const listed = await api<{ items: Array<{ name: string; paused: boolean; pending: number }> }>(running, '/api/destinations');
     expect(listed.json.items).toEqual([expect.objectContaining({ name: 'app', paused: true, pending: 1 })]);
     expect((await api(running, '/api/destinations/app/resume', { method: 'POST' })).status).toBe(204);
-    await until(async () => (await forwardsOf(running, id))[0]?.status === 'succeeded');
+    await eventually(async () => (await forwardsOf(running, id))[0]?.status === 'succeeded');
     expect((await api(running, '/api/destinations/nope/pause', { method: 'POST' })).status).toBe(404);
   });
 
@@ -80,7 +81,7 @@ describe.each(STORES)('ordered delivery, pause and sending again (%s)', (kind) =
     const running = await start({ retry: { attempts: 50, initialMs: 60_000, maxMs: 60_000 } });
     if (running === undefined) return;
     const id = await send(running, 'a', '{"n":1}');
-    await until(async () => (await forwardsOf(running, id))[0]?.attempts.length === 1);
+    await eventually(async () => (await forwardsOf(running, id))[0]?.attempts.length === 1);
     const [waiting] = await forwardsOf(running, id);
     expect(waiting?.status).toBe('pending');
     expect((await api(running, `/api/forwards/${waiting?.id ?? ''}/cancel`, { method: 'POST' })).status).toBe(204);
@@ -93,7 +94,7 @@ describe.each(STORES)('ordered delivery, pause and sending again (%s)', (kind) =
     );
     expect(again.status).toBe(201);
     expect(again.json).toMatchObject({ destination: 'app', status: 'pending', attemptCount: 0 });
-    await until(async () => (await forwardsOf(running, id)).find((f) => f.id === again.json.id)?.status === 'succeeded');
+    await eventually(async () => (await forwardsOf(running, id)).find((f) => f.id === again.json.id)?.status === 'succeeded');
     expect(destination.requestsFor(id).map((r) => r.headers['x-reception-attempt'])).toEqual(['1', '1']);
     expect((await api(running, `/api/deliveries/${id}/forward`, { method: 'POST', body: { destination: 'nope' } })).status).toBe(
       404,

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { InboxStore } from '../../src/store/inbox-store.js';
 import type { RunningApp } from '../helpers/app.js';
-import { api, forwardsOf, send, startForwarding, storeAvailable, STORES, until } from './support.js';
+import { api, forwardsOf, send, startForwarding, storeAvailable, STORES } from '../helpers/forwarding-app.js';
+import { eventually } from '../helpers/eventually.js';
 
 interface Claimed {
   forwardId: string;
@@ -116,6 +117,6 @@ describe.each(STORES)('pull destinations (%s)', (kind) => {
     expect(unknown).toMatchObject({ status: 404, json: { code: 'not_found' } });
     const bad = await api<{ code: string }>(running, '/api/destinations/worker/claim', { method: 'POST', body: { max: 0 } });
     expect(bad.status).toBe(400);
-    await until(() => true);
+    await eventually(() => true);
   });
 });

@@ -12,7 +12,7 @@ import { tempDir } from './temp-dir.js';
 
 export const TEST_TOKEN = 'test-token-0123456789abcdef';
 
-export interface RunningApp<S extends InboxStore = SqliteStore> {
+export interface RunningApp<S extends InboxStore = InboxStore> {
   /** `http://127.0.0.1:<port>` */
   url: string;
   token: string;
@@ -24,11 +24,37 @@ export interface RunningApp<S extends InboxStore = SqliteStore> {
   close: () => Promise<void>;
 }
 
+export type StoreKind = 'sqlite' | 'postgres';
+
 /**
- * Builds the real app on a real SQLite file in a temp dir and listens on a
- * loopback port. Logs are discarded unless RECEPTION_TEST_LOGS=1.
+ * The store the integration tests run on: `RECEPTION_TEST_STORE` (set per
+ * project by vitest.config.ts, which runs test/integration once on each),
+ * else SQLite.
  */
-export async function startApp(overrides: Partial<AppDeps> & { durability?: Durability } = {}): Promise<RunningApp> {
+export function testStoreKind(): StoreKind {
+  const kind = process.env.RECEPTION_TEST_STORE ?? 'sqlite';
+  if (kind !== 'sqlite' && kind !== 'postgres') throw new Error(`RECEPTION_TEST_STORE=${kind}: expected sqlite or postgres`);
+  return kind;
+}
+
+/**
+ * Builds the real app on the test run's store (`testStoreKind()`): a real
+ * SQLite file in a temp dir (`durability` applies there), or a fresh schema
+ * of the real PostgreSQL. It listens on a loopback port. Logs are discarded
+ * unless RECEPTION_TEST_LOGS=1.
+ */
+export async function startApp(overrides: Partial<AppDeps> & { durability?: Durability } = {}): Promise<RunningApp<InboxStore>> {
+  if (testStoreKind() === 'postgres') {
+    const { durability: _sqliteOnly, ...deps } = overrides;
+    return startAppOnPostgres(deps);
+  }
+  return startAppOnSqlite(overrides);
+}
+
+/** The app on a real SQLite file in a temp dir, whatever the test run's store: for what only SQLite has. */
+export async function startAppOnSqlite(
+  overrides: Partial<AppDeps> & { durability?: Durability } = {},
+): Promise<RunningApp<SqliteStore>> {
   const dir = tempDir();
   const store = new SqliteStore({ file: join(dir.path, 'reception.sqlite'), durability: overrides.durability ?? 'full' });
   return listenOn(store, dir, overrides, async () => undefined);
@@ -53,18 +79,9 @@ export async function startAppOn<S extends InboxStore>(store: S, overrides: Part
   return listenOn(store, tempDir(), overrides, async () => undefined);
 }
 
-export type StoreKind = 'sqlite' | 'postgres';
-
 /** The real app on the store named: SQLite in a temp dir, or PostgreSQL in a fresh schema (dropped on close). */
 export async function startAppOnKind(kind: StoreKind, overrides: Partial<AppDeps> = {}): Promise<RunningApp<InboxStore>> {
-  if (kind === 'postgres') return startAppOnPostgres(overrides);
-  const dir = tempDir();
-  return listenOn<InboxStore>(
-    new SqliteStore({ file: join(dir.path, 'reception.sqlite'), durability: 'full' }),
-    dir,
-    overrides,
-    async () => undefined,
-  );
+  return kind === 'postgres' ? startAppOnPostgres(overrides) : startAppOnSqlite(overrides);
 }
 
 async function listenOn<S extends InboxStore>(

@@ -1,6 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { createInterface } from 'node:readline';
+import { startChild } from './child-process.js';
 
 export const MAIN = fileURLToPath(new URL('../../dist/src/main.js', import.meta.url));
 
@@ -14,7 +14,7 @@ export interface Launch {
 export interface ServerProcess {
   child: ChildProcess;
   url: string;
-  /** Every stdout line so far (JSON log lines). */
+  /** Every complete stdout line so far (JSON log lines). */
   logs: string[];
   stderr: () => string;
   /** Resolves with the exit code (or the signal's name). */
@@ -30,41 +30,32 @@ export async function spawnServer(
   timeoutMs = 15_000,
   launch: Launch = { command: process.execPath, args: [MAIN] },
 ): Promise<ServerProcess> {
-  const child = spawn(launch.command, launch.args, {
-    cwd: launch.cwd,
-    env: { PATH: process.env.PATH ?? '', RECEPTION_HOST: '127.0.0.1', RECEPTION_PORT: '0', RECEPTION_LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const logs: string[] = [];
-  let stderr = '';
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-  });
-  const exited = new Promise<number | string>((resolve) => {
-    child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown'));
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`server did not start in ${timeoutMs} ms: ${stderr}`));
-    }, timeoutMs);
-    const lines = createInterface({ input: child.stdout ?? process.stdin });
-    lines.on('line', (line) => {
-      logs.push(line);
-      try {
-        const entry = JSON.parse(line) as { msg?: string; url?: string };
-        if (entry.msg === 'listening' && entry.url !== undefined) {
-          clearTimeout(timer);
-          resolve(entry.url);
-        }
-      } catch {
-        // not a log line
-      }
-    });
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited (${code}) before listening: ${stderr}`));
-    });
-  });
-  return { child, url, logs, stderr: () => stderr, exited };
+  const handle = startChild(
+    launch.command,
+    launch.args,
+    { PATH: process.env.PATH ?? '', RECEPTION_HOST: '127.0.0.1', RECEPTION_PORT: '0', RECEPTION_LOG_LEVEL: 'info', ...env },
+    launch.cwd,
+  );
+  let url = '';
+  const listening = (line: string): boolean => {
+    try {
+      const entry = JSON.parse(line) as { msg?: string; url?: string };
+      if (entry.msg !== 'listening' || entry.url === undefined) return false;
+      url = entry.url;
+      return true;
+    } catch {
+      return false; // not a log line
+    }
+  };
+  try {
+    await handle.waitFor(() => handle.lines.some(listening), () => 'the server did not log "listening"', timeoutMs);
+  } catch {
+    const { exitCode, signalCode } = handle.child;
+    if (exitCode !== null || signalCode !== null) {
+      throw new Error(`server exited (${exitCode ?? signalCode ?? ''}) before listening: ${handle.stderr()}`);
+    }
+    handle.child.kill('SIGKILL');
+    throw new Error(`server did not start in ${timeoutMs} ms: ${handle.stderr()}`);
+  }
+  return { child: handle.child, url, logs: handle.lines, stderr: handle.stderr, exited: handle.exited };
 }

@@ -1,22 +1,33 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 
+/**
+ * A real TCP proxy on loopback in front of a server: the tests' one way to
+ * make a server, a database or a broker go silent or go away for a client
+ * while it keeps running.
+ */
 export interface TcpProxy {
-  /** `127.0.0.1:<port>` of the proxy. */
-  port: number;
+  /** The proxy's loopback port; it stays the same through `cut()` and `restore()`. */
+  readonly port: number;
+  /** `http://127.0.0.1:<port>` */
+  readonly url: string;
   /**
    * The connections open now stop carrying bytes either way, and stay open:
    * what a network blackhole or a firewall's silent cut looks like to both
    * ends. Connections made afterwards work.
    */
   freezeOpenConnections(): void;
+  /** Cuts every connection and stops accepting: the server is gone, as far as the proxy's clients can tell. */
+  cut(): Promise<void>;
+  /** Accepts connections again, on the same port. */
+  restore(): Promise<void>;
   close(): Promise<void>;
 }
 
-/** A real TCP proxy on loopback in front of `target`, for tests of a server that stops answering. */
+/** Starts a proxy in front of `targetHost:targetPort`. */
 export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
   const pairs = new Set<[Socket, Socket]>();
   const frozen = new Set<Socket>();
-  const server: Server = createServer((inbound) => {
+  const relay = (inbound: Socket): void => {
     const outbound = connect(targetPort, targetHost);
     const pair: [Socket, Socket] = [inbound, outbound];
     pairs.add(pair);
@@ -34,24 +45,45 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     };
     inbound.on('error', closeBoth).on('close', closeBoth);
     outbound.on('error', closeBoth).on('close', closeBoth);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  };
+  const listen = async (port: number): Promise<Server> => {
+    const server = createServer(relay);
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => resolve());
+    });
+    return server;
+  };
+  const destroyAll = (): void => {
+    for (const [inbound, outbound] of pairs) {
+      inbound.destroy();
+      outbound.destroy();
+    }
+  };
+  let server: Server | undefined = await listen(0);
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : 0;
+  const stop = async (): Promise<void> => {
+    const current = server;
+    server = undefined;
+    if (current === undefined) return;
+    const closed = new Promise<void>((resolve) => current.close(() => resolve()));
+    destroyAll();
+    await closed;
+  };
   return {
     port,
+    url: `http://127.0.0.1:${port}`,
     freezeOpenConnections: () => {
       for (const [inbound, outbound] of pairs) {
         frozen.add(inbound);
         frozen.add(outbound);
       }
     },
-    close: async () => {
-      for (const [inbound, outbound] of pairs) {
-        inbound.destroy();
-        outbound.destroy();
-      }
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+    cut: stop,
+    restore: async () => {
+      server ??= await listen(port);
     },
+    close: stop,
   };
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type RunningApp } from '../helpers/app.js';
-import { deliver, essence, expectFetchProblem, readDelivery } from './exchange.js';
+import { deliver, essence, expectFetchProblem, readDelivery } from '../helpers/exchange.js';
 
 /** CONTRACT 3 (token on every read route) and 5 (health and metrics). */
 describe('auth on the read API', () => {

@@ -10,8 +10,8 @@ import {
   startWithConfig,
   type HookRequest,
   type Receipt,
-} from './configured-app.js';
-import { RFC3339_UTC_MS } from './exchange.js';
+} from '../helpers/configured-app.js';
+import { RFC3339_UTC_MS } from '../helpers/exchange.js';
 import {
   JSON_TYPE,
   githubRequest,
@@ -22,7 +22,7 @@ import {
   standardRequest,
   stripeRequest,
   twilioFormRequest,
-} from './provider-signatures.js';
+} from '../helpers/provider-signatures.js';
 
 /**
  * Deduplication over real HTTP (CONTRACT 4): on the provider's delivery id

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeliveryPageSchema, DeliverySchema } from '../../src/http/schemas.js';
 import { startApp, type RunningApp } from '../helpers/app.js';
 import { connectSse } from '../helpers/sse.js';
-import { deliver } from './exchange.js';
+import { deliver } from '../helpers/exchange.js';
 
 /**
  * A delivery's JSON as the API and the stream write it (`deliveryText`): a

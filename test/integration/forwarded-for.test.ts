@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type RunningApp } from '../helpers/app.js';
-import { readDelivery, send, type DeliveryView, type Receipt } from './exchange.js';
+import { readDelivery, send, type DeliveryView, type Receipt } from '../helpers/exchange.js';
 
 /** CONTRACT 2: the remote address follows X-Forwarded-For only behind a trusted proxy. */
 async function deliverFrom(server: RunningApp, forwardedFor: string | string[] | undefined): Promise<DeliveryView> {

@@ -1,9 +1,9 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningApp } from '../helpers/app.js';
-import { accepted, countOf, hook, refused, startWithConfig, type HookAnswer } from './configured-app.js';
-import { readDelivery } from './exchange.js';
-import { JSON_TYPE, githubRequest, nowSeconds, slackRequest, zoomRequest } from './provider-signatures.js';
+import { accepted, countOf, hook, refused, startWithConfig, type HookAnswer } from '../helpers/configured-app.js';
+import { readDelivery } from '../helpers/exchange.js';
+import { JSON_TYPE, githubRequest, nowSeconds, slackRequest, zoomRequest } from '../helpers/provider-signatures.js';
 
 /**
  * Each handshake over real HTTP (CONTRACT 4): answered as the provider

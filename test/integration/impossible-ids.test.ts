@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InboxStore } from '../../src/store/inbox-store.js';
-import { startApp, startAppOnPostgres, type RunningApp } from '../helpers/app.js';
+import { startAppOnSqlite, startAppOnPostgres, type RunningApp } from '../helpers/app.js';
 import { requirePostgres } from '../helpers/postgres.js';
 
 /**
@@ -12,7 +12,7 @@ import { requirePostgres } from '../helpers/postgres.js';
 const onPostgres = await requirePostgres('the impossible-id tests on PostgreSQL');
 
 const BACKENDS: Array<{ name: string; run: boolean; start: () => Promise<RunningApp<InboxStore>> }> = [
-  { name: 'SQLite', run: true, start: () => startApp({ durability: 'relaxed' }) },
+  { name: 'SQLite', run: true, start: () => startAppOnSqlite({ durability: 'relaxed' }) },
   { name: 'PostgreSQL', run: onPostgres, start: () => startAppOnPostgres() },
 ];
 

@@ -5,8 +5,8 @@ import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { startApp, type RunningApp } from '../helpers/app.js';
 import { holdCommits } from '../helpers/held-commits.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { DEFAULT_POLICY, startWithConfig } from './configured-app.js';
-import { deliver, post } from './exchange.js';
+import { DEFAULT_POLICY, startWithConfig } from '../helpers/configured-app.js';
+import { deliver, post } from '../helpers/exchange.js';
 
 interface Sample {
   name: string;

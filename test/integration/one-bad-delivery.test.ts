@@ -3,10 +3,10 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SourceRules } from '../../src/receive/source-rules.js';
 import type { InboxStore } from '../../src/store/inbox-store.js';
-import { startApp, startAppOnPostgres, type RunningApp } from '../helpers/app.js';
+import { startAppOnSqlite, startAppOnPostgres, type RunningApp } from '../helpers/app.js';
 import { requirePostgres } from '../helpers/postgres.js';
-import { DEFAULT_POLICY, type Receipt } from './configured-app.js';
-import { stripeRequest } from './provider-signatures.js';
+import { DEFAULT_POLICY, type Receipt } from '../helpers/configured-app.js';
+import { stripeRequest } from '../helpers/provider-signatures.js';
 
 /**
  * One delivery whose values a store finds hard to hold must not fail the
@@ -22,7 +22,7 @@ const UNRELATED = 600;
 const onPostgres = await requirePostgres('the one-bad-delivery tests on PostgreSQL');
 
 const BACKENDS: Array<{ name: string; run: boolean; start: (rules: SourceRules) => Promise<RunningApp<InboxStore>> }> = [
-  { name: 'SQLite', run: true, start: (rules) => startApp({ rules, durability: 'relaxed' }) },
+  { name: 'SQLite', run: true, start: (rules) => startAppOnSqlite({ rules, durability: 'relaxed' }) },
   { name: 'PostgreSQL', run: onPostgres, start: (rules) => startAppOnPostgres({ rules }) },
 ];
 

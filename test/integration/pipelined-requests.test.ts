@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type RunningApp } from '../helpers/app.js';
 import { capturingLogger, type LogLine } from '../helpers/log-capture.js';
-import { listAll, sendUntilClose } from './exchange.js';
+import { listAll, sendUntilClose } from '../helpers/exchange.js';
 
 function post(source: string, body: string, options: { contentType?: string; extra?: string } = {}): string {
   return (

@@ -10,7 +10,7 @@ import {
   type Receipt,
   type SourcePage,
   type SourceView,
-} from './exchange.js';
+} from '../helpers/exchange.js';
 
 /** CONTRACT 3: listing, getting, deleting and the sources summary. */
 describe('read API', () => {

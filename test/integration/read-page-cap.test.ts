@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type RunningApp } from '../helpers/app.js';
-import { newDelivery } from '../store/delivery-factory.js';
-import { deliver, readJson, type DeliveryPage } from './exchange.js';
+import { newDelivery } from '../helpers/delivery-factory.js';
+import { deliver, readJson, type DeliveryPage } from '../helpers/exchange.js';
 
 /** CONTRACT 3: `limit` at most 500; a larger one is capped, not refused. */
 describe('GET /api/deliveries page size', () => {

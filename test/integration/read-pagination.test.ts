@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type RunningApp } from '../helpers/app.js';
-import { deliver, readJson, type DeliveryPage, type Receipt } from './exchange.js';
+import { deliver, readJson, type DeliveryPage, type Receipt } from '../helpers/exchange.js';
 
 /** CONTRACT 3: walking the list with a cursor sees every delivery exactly once. */
 describe('read API: pagination', () => {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type RunningApp } from '../helpers/app.js';
 import { ApiClient } from '../../src/cli/api-client.js';
-import { newDelivery } from '../store/delivery-factory.js';
-import { allSources, deliver, expectFetchProblem, readJson, type SourcePage } from './exchange.js';
+import { newDelivery } from '../helpers/delivery-factory.js';
+import { allSources, deliver, expectFetchProblem, readJson, type SourcePage } from '../helpers/exchange.js';
 
 /** GET /api/sources a page at a time (issue 16: 50,000 sources made one answer of 8.9 MB). */
 describe('read API: sources, a page at a time', () => {

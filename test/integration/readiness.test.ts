@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { InboxStore } from '../../src/store/inbox-store.js';
 import type { PostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { startApp, startAppOn, startAppOnPostgres, type RunningApp } from '../helpers/app.js';
+import { startAppOnSqlite, startAppOn, startAppOnPostgres, type RunningApp } from '../helpers/app.js';
 import { requirePostgres, testDatabaseUrl } from '../helpers/postgres.js';
 
 /**
@@ -32,7 +32,7 @@ async function readyzBecomes(server: RunningApp<InboxStore>, status: number): Pr
 }
 
 const BACKENDS: Array<{ name: string; run: boolean; open: () => Promise<RunningApp<InboxStore>> }> = [
-  { name: 'SQLite', run: true, open: () => startApp() },
+  { name: 'SQLite', run: true, open: () => startAppOnSqlite() },
   { name: 'PostgreSQL', run: onPostgres, open: () => startAppOnPostgres() },
 ];
 

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { gzipSync } from 'node:zlib';
 import { startApp, type RunningApp } from '../helpers/app.js';
-import { expectExchangeProblem, expectFetchProblem, inboxTotal, post, send, sendRaw } from './exchange.js';
+import { expectExchangeProblem, expectFetchProblem, inboxTotal, post, send, sendRaw } from '../helpers/exchange.js';
 
 /** CONTRACT 1, the error table: each bad input gets its problem and stores nothing. */
 describe('receive: refused requests', () => {

@@ -10,7 +10,7 @@ import {
   sendRaw,
   type DeliveryView,
   type Receipt,
-} from './exchange.js';
+} from '../helpers/exchange.js';
 
 /** CONTRACT 2: a delivery keeps exactly what arrived. */
 describe('receive: what a delivery keeps', () => {

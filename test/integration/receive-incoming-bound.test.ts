@@ -1,7 +1,7 @@
 import { request as httpRequest, type ClientRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type RunningApp } from '../helpers/app.js';
-import { expectFetchProblem, post } from './exchange.js';
+import { expectFetchProblem, post } from '../helpers/exchange.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;

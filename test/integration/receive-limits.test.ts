@@ -1,7 +1,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type RunningApp } from '../helpers/app.js';
-import { deliver, expectFetchProblem, expectProblem, inboxTotal, listAll, post, readDelivery } from './exchange.js';
+import { deliver, expectFetchProblem, expectProblem, inboxTotal, listAll, post, readDelivery } from '../helpers/exchange.js';
 
 const MiB = 1024 * 1024;
 const LIMIT = 5 * MiB;

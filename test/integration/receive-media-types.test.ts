@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type RunningApp } from '../helpers/app.js';
-import { deliver, readDelivery, send } from './exchange.js';
+import { deliver, readDelivery, send } from '../helpers/exchange.js';
 
 const FORM = 'application/x-www-form-urlencoded';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type RunningApp } from '../helpers/app.js';
-import { deliver, expectProblem, firstAnswer, inboxTotal, sendUntilClose, type ClosedExchange } from './exchange.js';
+import { deliver, expectProblem, firstAnswer, inboxTotal, sendUntilClose, type ClosedExchange } from '../helpers/exchange.js';
 
 const TIMEOUT_MS = 1000;
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Metrics } from '../../src/observe/metrics.js';
 import { startApp, type RunningApp } from '../helpers/app.js';
 import { capturingLogger, type LogLine } from '../helpers/log-capture.js';
-import { expectProblem, firstAnswer, sendUntilClose } from './exchange.js';
+import { expectProblem, firstAnswer, sendUntilClose } from '../helpers/exchange.js';
 
 /** Sends raw bytes and reads the server's first answer; `leaveAfterMs`: the sender closes then. */
 async function exchangeRaw(server: RunningApp, bytes: string, leaveAfterMs?: number): Promise<ReturnType<typeof firstAnswer>> {

@@ -3,8 +3,8 @@ import { Metrics } from '../../src/observe/metrics.js';
 import { RetentionPruner } from '../../src/store/retention-pruner.js';
 import { startApp, type RunningApp } from '../helpers/app.js';
 import { capturingLogger } from '../helpers/log-capture.js';
-import { newDeliveries } from '../store/delivery-factory.js';
-import { deliver, readDelivery } from './exchange.js';
+import { newDeliveries } from '../helpers/delivery-factory.js';
+import { deliver, readDelivery } from '../helpers/exchange.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

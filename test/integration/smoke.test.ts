@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type RunningApp } from '../helpers/app.js';
-import { firstAnswer, sendUntilClose } from './exchange.js';
+import { firstAnswer, sendUntilClose } from '../helpers/exchange.js';
 
 describe('receive and read back', () => {
   let server: RunningApp;

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/observe/logger.js';
 import type { RunningApp } from '../helpers/app.js';
-import { accepted, countOf, metricsText, refused, startWithConfig } from './configured-app.js';
-import { expectExchangeProblem, readDelivery, send, sendRaw } from './exchange.js';
-import { JSON_TYPE, githubRequest } from './provider-signatures.js';
+import { accepted, countOf, metricsText, refused, startWithConfig } from '../helpers/configured-app.js';
+import { expectExchangeProblem, readDelivery, send, sendRaw } from '../helpers/exchange.js';
+import { JSON_TYPE, githubRequest } from '../helpers/provider-signatures.js';
 
 /**
  * The per-source rules of the config file over real HTTP (CONTRACT 4):

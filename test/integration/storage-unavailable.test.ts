@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Database } from '../../src/store/sqlite/driver.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import { startApp, startAppOn, type RunningApp } from '../helpers/app.js';
+import { startAppOnSqlite, startAppOn, type RunningApp } from '../helpers/app.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 interface RawAnswer {
@@ -12,11 +12,11 @@ interface RawAnswer {
   body: string;
 }
 
-const running: RunningApp[] = [];
+const running: Array<RunningApp<SqliteStore>> = [];
 const lockers: Database[] = [];
 
-async function start(overrides: Parameters<typeof startApp>[0] = {}): Promise<RunningApp> {
-  const server = await startApp(overrides);
+async function start(overrides: Parameters<typeof startAppOnSqlite>[0] = {}): Promise<RunningApp<SqliteStore>> {
+  const server = await startAppOnSqlite(overrides);
   running.push(server);
   return server;
 }

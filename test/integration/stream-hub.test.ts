@@ -6,7 +6,7 @@ import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { LocalCommitFeed } from '../../src/stream/commit-feed.js';
 import { StreamHub } from '../../src/stream/stream-hub.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { newDeliveries } from '../store/delivery-factory.js';
+import { newDeliveries } from '../helpers/delivery-factory.js';
 import { eventually } from '../helpers/eventually.js';
 
 /** A reader's end of the stream: the seqs of the events written to it. */

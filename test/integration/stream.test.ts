@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startApp, type RunningApp } from '../helpers/app.js';
 import { connectSse } from '../helpers/sse.js';
 import { eventually } from '../helpers/eventually.js';
-import { firstAnswer, sendUntilClose } from './exchange.js';
+import { firstAnswer, sendUntilClose } from '../helpers/exchange.js';
 
 let server: RunningApp | undefined;
 afterEach(async () => {

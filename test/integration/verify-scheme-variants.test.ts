@@ -2,8 +2,8 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConfigFile, SourceConfig } from '../../src/config/source-config-schema.js';
 import type { RunningApp } from '../helpers/app.js';
-import { accepted, countOf, hook, refused, startWithConfig, type HookRequest } from './configured-app.js';
-import { readDelivery, send } from './exchange.js';
+import { accepted, countOf, hook, refused, startWithConfig, type HookRequest } from '../helpers/configured-app.js';
+import { readDelivery, send } from '../helpers/exchange.js';
 import {
   FORM_TYPE,
   JSON_TYPE,
@@ -15,7 +15,7 @@ import {
   twilioFormRequest,
   twilioJsonRequest,
   type HmacStyle,
-} from './provider-signatures.js';
+} from '../helpers/provider-signatures.js';
 
 /**
  * The parts of each scheme that a plain sign-and-send does not reach, over

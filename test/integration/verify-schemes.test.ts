@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConfigFile, SourceConfig, VerifyConfig } from '../../src/config/source-config-schema.js';
 import type { RunningApp } from '../helpers/app.js';
-import { accepted, countOf, deliveriesOf, refused, startWithConfig } from './configured-app.js';
-import { readDelivery } from './exchange.js';
+import { accepted, countOf, deliveriesOf, refused, startWithConfig } from '../helpers/configured-app.js';
+import { readDelivery } from '../helpers/exchange.js';
 import {
   FORM_TYPE,
   githubRequest,
@@ -16,7 +16,7 @@ import {
   twilioFormRequest,
   zoomRequest,
   type SignedRequest,
-} from './provider-signatures.js';
+} from '../helpers/provider-signatures.js';
 
 /**
  * Every scheme over real HTTP: a request signed as the provider signs it is

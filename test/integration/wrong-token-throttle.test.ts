@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type RunningApp } from '../helpers/app.js';
-import { expectFetchProblem } from './exchange.js';
+import { expectFetchProblem } from '../helpers/exchange.js';
 
 /**
  * Wrong API tokens are throttled per client address: 5 in a row are

@@ -3,7 +3,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawnServer, type ServerProcess } from '../helpers/server-process.js';
-import { API_TOKEN, ServerChildren, waitUntil } from './support/server-children.js';
+import { API_TOKEN, ServerChildren } from '../helpers/server-children.js';
+import { eventually } from '../helpers/eventually.js';
 
 /**
  * The config file in a real process (CONTRACT 4, issue 4): SIGHUP reloads it
@@ -78,7 +79,7 @@ function logEntries(server: ServerProcess): Array<Record<string, unknown>> {
 async function hangUp(server: ServerProcess, message: string): Promise<Record<string, unknown>> {
   const seen = logEntries(server).filter((entry) => entry.msg === message).length;
   children.signal(server, 'SIGHUP');
-  await waitUntil(
+  await eventually(
     () => logEntries(server).filter((entry) => entry.msg === message).length > seen,
     10_000,
     `no "${message}" log line after SIGHUP`,
@@ -153,14 +154,14 @@ describe('SIGHUP', () => {
 
     const load = steadyLoad(server, 4, 1000);
     const answered = (): number => load.report.answeredAt.length;
-    await waitUntil(() => answered() >= 40, 20_000, 'the load did not get going');
+    await eventually(() => answered() >= 40, 20_000, 'the load did not get going');
     const answeredBefore = answered();
     const reloadStarted = performance.now();
     writeFileSync(configFile, JSON.stringify(AFTER));
     const reloaded = await hangUp(server, 'config reloaded');
     expect(reloaded).toMatchObject({ file: configFile, sources: 3, strict: true });
     const answeredAtReload = answered();
-    await waitUntil(() => answered() >= answeredAtReload + 40, 20_000, 'the load stopped after the reload');
+    await eventually(() => answered() >= answeredAtReload + 40, 20_000, 'the load stopped after the reload');
     const report = await load.stop();
 
     // The load ran across the reload: answers before the file changed, and after the reload took.

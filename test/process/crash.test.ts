@@ -3,7 +3,7 @@ import { Agent, request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ServerProcess } from '../helpers/server-process.js';
 import { listAll, markedBody, missingOrChanged } from '../helpers/webhook-load.js';
-import { API_TOKEN, ServerChildren, withTimeout } from './support/server-children.js';
+import { API_TOKEN, ServerChildren, withTimeout } from '../helpers/server-children.js';
 
 /**
  * CONTRACT 1: "200 is sent only after the delivery is committed ... an

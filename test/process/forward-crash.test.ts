@@ -11,10 +11,10 @@ import {
   loopbackDestination,
   receiptsById,
   untilReceived,
-  untilTrue,
   writeConfig,
-} from './support/forwarding.js';
-import { API_TOKEN, ServerChildren, withTimeout } from './support/server-children.js';
+} from '../helpers/forwarding-process.js';
+import { API_TOKEN, ServerChildren, withTimeout } from '../helpers/server-children.js';
+import { eventually } from '../helpers/eventually.js';
 
 /**
  * CONTRACT 6, at least once: "A crash between sending and recording an
@@ -81,7 +81,7 @@ async function loadAndKill(server: ServerProcess, label: string, killAfter: numb
 
 /** Every forward settled and none failed: nothing is left pending or delivering. */
 async function untilAllSettled(server: ServerProcess): Promise<void> {
-  await untilTrue(
+  await eventually(
     async () => (await destinationsOf(server)).every((d) => d.pending === 0),
     20_000,
     () => 'forwards were still pending or delivering 20 s after every delivery arrived',

@@ -3,16 +3,9 @@ import { DestinationServer } from '../helpers/destination-server.js';
 import { dropSchema, freshSchema, requirePostgres, testDatabaseUrl } from '../helpers/postgres.js';
 import type { ServerProcess } from '../helpers/server-process.js';
 import { listAll, sendLoad } from '../helpers/webhook-load.js';
-import {
-  apiCall,
-  destinationsOf,
-  duplicated,
-  receiptsById,
-  untilReceived,
-  untilTrue,
-  writeConfig,
-} from './support/forwarding.js';
-import { API_TOKEN, ServerChildren, waitUntil, withTimeout } from './support/server-children.js';
+import { apiCall, destinationsOf, duplicated, receiptsById, untilReceived, writeConfig } from '../helpers/forwarding-process.js';
+import { API_TOKEN, ServerChildren, withTimeout } from '../helpers/server-children.js';
+import { eventually } from '../helpers/eventually.js';
 
 /**
  * CONTRACT 6 with several instances: "each forward is attempted by one
@@ -111,12 +104,12 @@ describe.runIf(run)('forwarding from three instances on one PostgreSQL schema', 
     });
     let killedAt = 0;
     try {
-      await waitUntil(() => acked >= KILL_AFTER, 30_000, `only ${acked} acknowledged before the kill`);
+      await eventually(() => acked >= KILL_AFTER, 30_000, `only ${acked} acknowledged before the kill`);
       alive.delete(killed);
       killedAt = Date.now();
       children.signal(killed, 'SIGKILL');
       await withTimeout(killed.exited, 5000, 'the killed instance did not exit');
-      await waitUntil(() => acked >= TARGET_ACKED, 30_000, `only ${acked} acknowledged after the kill`);
+      await eventually(() => acked >= TARGET_ACKED, 30_000, `only ${acked} acknowledged after the kill`);
     } finally {
       stopped = true;
     }
@@ -125,7 +118,7 @@ describe.runIf(run)('forwarding from three instances on one PostgreSQL schema', 
     const killedAcked = tally.acked.filter((x) => x.target === killed.url).length;
 
     const allInMs = await untilReceived(destination, ids, 60_000);
-    await untilTrue(
+    await eventually(
       async () => (await destinationsOf(a)).every((d) => d.pending === 0),
       30_000,
       () => 'forwards still pending or delivering 30 s after every delivery arrived',

@@ -11,10 +11,10 @@ import {
   receiptsById,
   sendSome,
   untilReceived,
-  untilTrue,
   writeConfig,
-} from './support/forwarding.js';
-import { API_TOKEN, ServerChildren, sleep, waitUntil } from './support/server-children.js';
+} from '../helpers/forwarding-process.js';
+import { API_TOKEN, ServerChildren, sleep } from '../helpers/server-children.js';
+import { eventually } from '../helpers/eventually.js';
 
 /**
  * Destinations change with the config file (CONTRACT 4 and 6): on SIGHUP a
@@ -39,7 +39,7 @@ async function reload(server: ServerProcess, file: string, config: unknown, dir:
   const seen = logEntries(server).filter((entry) => entry.msg === 'config reloaded').length;
   writeConfig(dir, config);
   children.signal(server, 'SIGHUP');
-  await waitUntil(
+  await eventually(
     () => logEntries(server).filter((entry) => entry.msg === 'config reloaded').length > seen,
     10_000,
     `no "config reloaded" line after SIGHUP (${file})`,
@@ -101,7 +101,7 @@ describe('SIGHUP and destinations', () => {
     dest.answer = () => ({ status: 204 });
     expect(await reload(server, file, withApp, data)).toMatchObject({ destinations: 1 });
     const returned = performance.now();
-    await untilTrue(
+    await eventually(
       async () => (await destinationsOf(server))[0]?.pending === 0,
       10_000,
       () => 'the pending forwards did not go out',

@@ -11,10 +11,10 @@ import {
   receiptsById,
   sendSome,
   untilReceived,
-  untilTrue,
   writeConfig,
-} from './support/forwarding.js';
-import { API_TOKEN, ServerChildren, sleep, timedExit, waitUntil } from './support/server-children.js';
+} from '../helpers/forwarding-process.js';
+import { API_TOKEN, ServerChildren, sleep, timedExit } from '../helpers/server-children.js';
+import { eventually } from '../helpers/eventually.js';
 
 /**
  * Forwarding across restarts of a real server process (CONTRACT 5 and 6):
@@ -119,7 +119,7 @@ describe('forwarding across restarts', { timeout: 60_000 }, () => {
 
       expect((await apiCall(second, '/api/destinations/app/resume', 'POST')).status).toBe(204);
       const inMs = await untilReceived(dest, held, 10_000);
-      await untilTrue(
+      await eventually(
         async () => (await destinationsOf(second))[0]?.pending === 0,
         10_000,
         () => 'forwards still pending after the resume',
@@ -144,7 +144,7 @@ describe('forwarding across restarts', { timeout: 60_000 }, () => {
       const first = await start(data, dest.port, destination, env);
       const ids = await sendSome(first, SOURCE, 20, 'in-flight');
       // Ten attempts (the concurrency) reached the destination, which answers them 2 s later.
-      await waitUntil(() => dest.requests.length >= 10, 10_000, 'the attempts did not start');
+      await eventually(() => dest.requests.length >= 10, 10_000, 'the attempts did not start');
       const inFlight = [...receiptsById(dest).keys()];
       const tookMs = await terminate(first, 5000 + 2000);
       // It waited for the answers (2 s), well within the grace.
@@ -162,7 +162,7 @@ describe('forwarding across restarts', { timeout: 60_000 }, () => {
       }
       await untilReceived(dest, ids, 15_000);
       const inMs = performance.now() - restarted;
-      await untilTrue(
+      await eventually(
         async () => (await destinationsOf(second))[0]?.pending === 0,
         10_000,
         () => 'forwards still pending after a restart',
@@ -187,7 +187,7 @@ describe('forwarding across restarts', { timeout: 60_000 }, () => {
       const env = { RECEPTION_SHUTDOWN_GRACE_MS: '500', ...storeEnv(kind) };
       const first = await start(data, dest.port, destination, env);
       const ids = await sendSome(first, SOURCE, 20, 'aborted');
-      await waitUntil(() => dest.requests.length >= 10, 10_000, 'the attempts did not start');
+      await eventually(() => dest.requests.length >= 10, 10_000, 'the attempts did not start');
       const inFlight = [...receiptsById(dest).keys()];
       const tookMs = await terminate(first, 4000);
       // The grace (500 ms), then the aborts recorded: long before the destination would have answered.
@@ -198,7 +198,7 @@ describe('forwarding across restarts', { timeout: 60_000 }, () => {
       const second = await start(data, dest.port, destination, env);
       await untilReceived(dest, ids, 15_000);
       const inMs = performance.now() - restarted;
-      await untilTrue(
+      await eventually(
         async () => (await destinationsOf(second))[0]?.pending === 0,
         10_000,
         () => 'forwards still pending after a restart: an aborted attempt was left delivering',

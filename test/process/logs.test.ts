@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServerProcess } from '../helpers/server-process.js';
-import { RawConnection } from './support/raw-http.js';
-import { API_TOKEN, ServerChildren, sleep, waitUntil, withTimeout } from './support/server-children.js';
+import { RawConnection } from '../helpers/raw-http.js';
+import { API_TOKEN, ServerChildren, sleep, withTimeout } from '../helpers/server-children.js';
+import { eventually } from '../helpers/eventually.js';
 
 /**
  * Logs are JSON lines on stdout: exactly one line per request, each line
@@ -74,7 +75,7 @@ const requestLines = (): LogLine[] => parsedLogs().filter((line) => line.status 
 
 /** Waits until every request so far has its line, then a little longer to catch extra lines. */
 async function settledRequestLines(): Promise<LogLine[]> {
-  await waitUntil(
+  await eventually(
     () => server.logs.filter((line) => line.includes('"status":')).length >= requests,
     5000,
     `expected ${requests} request lines, got: ${server.logs.join('\n')}`,

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, it } from 'vitest';
 import { spawnServer } from '../helpers/server-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { API_TOKEN, killAndWait, timedExit } from './support/server-children.js';
+import { API_TOKEN, killAndWait, timedExit } from '../helpers/server-children.js';
 
 /**
  * The README's first command runs Reception as `npm start`: npm, the shell

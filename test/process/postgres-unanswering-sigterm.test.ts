@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { dropSchema, freshSchema, requirePostgres, testDatabaseUrl } from '../helpers/postgres.js';
 import { startTcpProxy } from '../helpers/tcp-proxy.js';
-import { API_TOKEN, childrenOf, sleep, timedExit } from './support/server-children.js';
+import { API_TOKEN, childrenOf, sleep, timedExit } from '../helpers/server-children.js';
 
 const run = await requirePostgres('the SIGTERM test with a PostgreSQL that stops answering');
 

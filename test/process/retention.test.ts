@@ -1,8 +1,9 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import { newDeliveries, newDelivery } from '../store/delivery-factory.js';
-import { API_TOKEN, childrenOf, timedExit, waitUntil } from './support/server-children.js';
+import { newDeliveries, newDelivery } from '../helpers/delivery-factory.js';
+import { API_TOKEN, childrenOf, timedExit } from '../helpers/server-children.js';
+import { eventually } from '../helpers/eventually.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -19,7 +20,7 @@ describe('RECEPTION_RETENTION', () => {
 
     const server = await children.start({ RECEPTION_DATA: data, RECEPTION_TOKEN: API_TOKEN, RECEPTION_RETENTION: '2d' });
     const pruned = (): boolean => server.logs.some((line) => line.includes('"retention pruned deliveries"'));
-    await waitUntil(pruned, 10_000, `no pruning logged: ${server.logs.slice(-5).join('\n')}`);
+    await eventually(pruned, 10_000, `no pruning logged: ${server.logs.slice(-5).join('\n')}`);
 
     const res = await fetch(`${server.url}/api/sources`, { headers: { authorization: `Bearer ${API_TOKEN}` } });
     expect(await res.json()).toEqual({

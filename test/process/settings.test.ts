@@ -1,12 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'vitest';
+import { startChild, type ChildHandle } from '../helpers/child-process.js';
 import { MAIN } from '../helpers/server-process.js';
 import { freePort } from '../helpers/free-port.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { withTimeout } from './support/server-children.js';
+import { withTimeout } from '../helpers/server-children.js';
 
 /**
  * CONTRACT 5 and README "Configuration": a bad environment stops the server
@@ -22,12 +22,12 @@ interface Finished {
 
 /** The processes and directories of one test: killed and removed when it finishes (tests run concurrently). */
 class Started {
-  private readonly children: ChildProcess[] = [];
+  private readonly children: ChildHandle[] = [];
   private readonly dirs: Array<{ remove: () => void }> = [];
 
   constructor(context: TestContext) {
     context.onTestFinished(() => {
-      for (const child of this.children) {
+      for (const { child } of this.children) {
         if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       }
       for (const dir of this.dirs) dir.remove();
@@ -41,11 +41,8 @@ class Started {
     return join(dir.path, 'data');
   }
 
-  spawn(env: Record<string, string>): ChildProcess {
-    const child = spawn(process.execPath, [MAIN], {
-      env: { PATH: process.env.PATH ?? '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+  spawn(env: Record<string, string>): ChildHandle {
+    const child = startChild(process.execPath, [MAIN], { PATH: process.env.PATH ?? '', ...env });
     this.children.push(child);
     return child;
   }
@@ -54,22 +51,8 @@ class Started {
 /** Runs the server with exactly `env` (plus PATH) until it exits; kills it after 15 s. */
 async function runToExit(started: Started, env: Record<string, string>): Promise<Finished> {
   const child = started.spawn(env);
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-    stdout += chunk;
-  });
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-  });
-  const code = await withTimeout(
-    new Promise<number | string>((resolve) => {
-      child.once('close', (exitCode, signal) => resolve(exitCode ?? signal ?? 'unknown'));
-    }),
-    15_000,
-    'the server did not exit within 15 s',
-  );
-  return { code, stdout, stderr };
+  const code = await withTimeout(child.exited, 15_000, 'the server did not exit within 15 s');
+  return { code, stdout: child.stdout(), stderr: child.stderr() };
 }
 
 function refused(port: number): Promise<boolean> {
@@ -182,18 +165,8 @@ describe.concurrent('invalid environment', () => {
       RECEPTION_CONFIG: config,
       RECEPTION_SHUTDOWN_GRACE: '5000',
     });
-    let stdout = '';
-    child.stdout?.setEncoding('utf8');
-    await withTimeout(
-      new Promise<void>((resolve) => {
-        child.stdout?.on('data', (chunk: string) => {
-          stdout += chunk;
-          if (stdout.includes('"msg":"listening"')) resolve();
-        });
-      }),
-      15_000,
-      'the server did not start',
-    );
+    await child.waitForStdout(/"msg":"listening"/, 15_000);
+    const stdout = child.stdout();
     const res = await fetch(`http://127.0.0.1:${port}/healthz`);
     expect(res.status).toBe(200);
     expect(stdout).toContain('"durability":"relaxed"');

@@ -1,8 +1,8 @@
 import { connect } from 'node:net';
 import { describe, it } from 'vitest';
 import type { ServerProcess } from '../helpers/server-process.js';
-import { RawConnection, postHead } from './support/raw-http.js';
-import { API_TOKEN, childrenOf, sleep, timedExit, withTimeout } from './support/server-children.js';
+import { RawConnection, postHead } from '../helpers/raw-http.js';
+import { API_TOKEN, childrenOf, sleep, timedExit, withTimeout } from '../helpers/server-children.js';
 
 /**
  * CONTRACT 5: on SIGTERM (and SIGINT) Reception stops accepting, answers

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSettings } from '../../src/config/settings.js';
 import type { ServerProcess } from '../helpers/server-process.js';
-import { RawConnection, postHead, type RawResponse } from './support/raw-http.js';
-import { API_TOKEN, ServerChildren, childrenOf, sleep } from './support/server-children.js';
+import { RawConnection, postHead, type RawResponse } from '../helpers/raw-http.js';
+import { API_TOKEN, ServerChildren, childrenOf, sleep } from '../helpers/server-children.js';
 
 /**
  * CONTRACT 1, slow senders: a request whose headers and body have not fully

@@ -2,7 +2,8 @@ import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ServerProcess } from '../helpers/server-process.js';
-import { childrenOf, type ServerChildren, sleep, timedExit, waitUntil } from './support/server-children.js';
+import { childrenOf, type ServerChildren, sleep, timedExit } from '../helpers/server-children.js';
+import { eventually } from '../helpers/eventually.js';
 
 /**
  * CONTRACT 3: the API token comes from RECEPTION_TOKEN; when that is unset
@@ -47,7 +48,7 @@ describe.concurrent('API token', () => {
     expect(existsSync(join(data, 'token'))).toBe(false);
 
     const next = await children.start({ RECEPTION_DATA: data });
-    await waitUntil(() => CURL.test(next.stderr()), 5000, `no curl command on stderr: ${next.stderr()}`);
+    await eventually(() => CURL.test(next.stderr()), 5000, `no curl command on stderr: ${next.stderr()}`);
     const [, token = ''] = CURL.exec(next.stderr()) ?? [];
     expect(await inboxStatus(next, token)).toBe(200);
   });
@@ -58,7 +59,7 @@ describe.concurrent('API token', () => {
     const file = join(data, 'token');
 
     const first = await children.start({ RECEPTION_DATA: data });
-    await waitUntil(() => CURL.test(first.stderr()), 5000, `no curl command on stderr: ${first.stderr()}`);
+    await eventually(() => CURL.test(first.stderr()), 5000, `no curl command on stderr: ${first.stderr()}`);
     const [, token = '', commandUrl] = CURL.exec(first.stderr()) ?? [];
     expect(token.length).toBeGreaterThanOrEqual(16);
     expect(commandUrl).toBe(first.url);

@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dropSchema, freshSchema, requirePostgres, testDatabaseUrl } from '../helpers/postgres.js';
-import { requirePostgresControl } from '../helpers/postgres-control.js';
+import { freshSchema } from '../helpers/postgres.js';
+import { requirePrivatePostgres, startPrivatePostgres, type PrivatePostgres } from '../helpers/postgres-control.js';
 import { ResumingSseClient, streamProblems } from '../helpers/resuming-sse.js';
 import type { ServerProcess } from '../helpers/server-process.js';
 import {
@@ -15,7 +15,8 @@ import {
   type Failed,
   type Refused,
 } from '../helpers/webhook-load.js';
-import { API_TOKEN, ServerChildren, waitUntil, withTimeout } from '../process/support/server-children.js';
+import { API_TOKEN, ServerChildren, withTimeout } from '../helpers/server-children.js';
+import { eventually } from '../helpers/eventually.js';
 
 /**
  * Issue 5, the proof: three instances share one PostgreSQL inbox. Concurrent
@@ -29,7 +30,9 @@ import { API_TOKEN, ServerChildren, waitUntil, withTimeout } from '../process/su
  */
 
 const SUITE = 'the multi-instance test (test/serial/multi-instance.test.ts)';
-const control = (await requirePostgres(SUITE)) ? requirePostgresControl(SUITE) : undefined;
+const run = requirePrivatePostgres(SUITE);
+/** The suite's own PostgreSQL server: the machine's shared one is never stopped. */
+let control: PrivatePostgres | undefined;
 
 const SENDERS = 12;
 const KILL_AFTER = 150;
@@ -63,12 +66,14 @@ async function untilStatus(url: string, status: number, ms: number): Promise<num
   throw new Error(`${url} did not answer ${status} within ${ms} ms (last: ${last})`);
 }
 
-describe.runIf(control !== undefined)('three instances on one PostgreSQL inbox', () => {
+describe.runIf(run)('three instances on one PostgreSQL inbox', () => {
   const children = new ServerChildren();
   const schema = freshSchema();
   let instances: ServerProcess[] = [];
 
   beforeAll(async () => {
+    control = await startPrivatePostgres();
+    const databaseUrl = control.url;
     const configDir = children.dataDir();
     const configFile = join(configDir, 'reception.yaml');
     writeFileSync(configFile, 'sources:\n  orders:\n    dedup:\n      header: X-Request-Id\n');
@@ -76,7 +81,7 @@ describe.runIf(control !== undefined)('three instances on one PostgreSQL inbox',
     instances = await Promise.all(
       [0, 1, 2].map(() =>
         children.start({
-          RECEPTION_DATABASE_URL: testDatabaseUrl(),
+          RECEPTION_DATABASE_URL: databaseUrl,
           RECEPTION_DATABASE_SCHEMA: schema,
           RECEPTION_DATABASE_POOL: '4',
           RECEPTION_DATA: children.dataDir(),
@@ -88,9 +93,8 @@ describe.runIf(control !== undefined)('three instances on one PostgreSQL inbox',
   }, 60_000);
 
   afterAll(async () => {
-    await control?.ensureRunning();
     await children.cleanup();
-    await dropSchema(schema);
+    await control?.destroy();
   }, 90_000);
 
   it('stores one row for an X-Request-Id sent to all three at once, and answers each with its id', async () => {
@@ -120,13 +124,13 @@ describe.runIf(control !== undefined)('three instances on one PostgreSQL inbox',
   });
 
   it('loses no 200 and streams every delivery once, in order, through a SIGKILL and a PostgreSQL restart', async () => {
-    if (control === undefined) throw new Error('unreachable: the suite runs only with a control');
+    if (control === undefined) throw new Error('unreachable: beforeAll starts the server');
     const [a, b, c] = instances;
     if (a === undefined || b === undefined || c === undefined) throw new Error('three instances expected');
     const survivors = [a, b];
     const clients = instances.map((instance) => new ResumingSseClient(instance.url, API_TOKEN, { after: 0 }));
     const [clientA, clientB, clientC] = clients;
-    await waitUntil(() => clients.every((client) => client.connections > 0), 15_000, 'a stream client did not connect');
+    await eventually(() => clients.every((client) => client.connections > 0), 15_000, 'a stream client did not connect');
 
     const alive = new Set(instances);
     const timeline: string[] = [];
@@ -171,20 +175,20 @@ describe.runIf(control !== undefined)('three instances on one PostgreSQL inbox',
     let readsWhileDown: Array<number | string> = [];
     let recoveredInMs = 0;
     try {
-      await waitUntil(() => acked >= KILL_AFTER, 60_000, `only ${acked} acknowledged before the kill`);
+      await eventually(() => acked >= KILL_AFTER, 60_000, `only ${acked} acknowledged before the kill`);
       alive.delete(c);
       mark(`SIGKILL instance 3 at ${acked} acknowledged`);
       children.signal(c, 'SIGKILL');
       await withTimeout(c.exited, 5000, 'the killed instance did not exit');
       await clientC?.stop();
 
-      await waitUntil(() => acked >= PG_STOP_AFTER, 60_000, `only ${acked} acknowledged before the PostgreSQL restart`);
+      await eventually(() => acked >= PG_STOP_AFTER, 60_000, `only ${acked} acknowledged before the PostgreSQL restart`);
       mark(`stopping PostgreSQL at ${acked} acknowledged`);
       await control.stop();
       downFrom = mark('PostgreSQL stopped');
       for (const instance of survivors) await untilStatus(`${instance.url}/readyz`, 503, 15_000);
       mark('/readyz answers 503 on both survivors');
-      await waitUntil(
+      await eventually(
         () => refusals.some((r) => r.sentAt > downFrom && r.status === 503),
         15_000,
         'no webhook was refused while PostgreSQL was down',
@@ -248,7 +252,7 @@ describe.runIf(control !== undefined)('three instances on one PostgreSQL inbox',
     // reaches the stream on the other only through the notification.
     for (const instance of survivors) {
       // It retries with a backoff of up to 5 s, so it may come back a little after the pool did.
-      await waitUntil(
+      await eventually(
         () => instance.logs.some((line) => line.includes('commit feed reconnected')),
         15_000,
         `${instance.url} did not log "commit feed reconnected to PostgreSQL"`,

@@ -6,7 +6,7 @@ import { dropSchema, freshSchema, requirePostgres, testDatabaseUrl } from '../he
 import type { ServerProcess } from '../helpers/server-process.js';
 import { connectSse } from '../helpers/sse.js';
 import { postWebhook } from '../helpers/webhook-load.js';
-import { API_TOKEN, ServerChildren } from '../process/support/server-children.js';
+import { API_TOKEN, ServerChildren } from '../helpers/server-children.js';
 
 /**
  * docs/nginx.conf, run by real nginx in front of two Reception instances on

@@ -2,15 +2,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { dropSchema, freshSchema, requirePostgres, testDatabaseUrl } from '../helpers/postgres.js';
 import type { ServerProcess } from '../helpers/server-process.js';
 import { inboxProblems, listAll, missingOrChanged, sendLoad, type Acked } from '../helpers/webhook-load.js';
-import { RawConnection, postHead } from '../process/support/raw-http.js';
-import { API_TOKEN, ServerChildren, sleep, timedExit, withTimeout } from '../process/support/server-children.js';
+import { RawConnection, postHead } from '../helpers/raw-http.js';
+import { API_TOKEN, ServerChildren, sleep, timedExit, withTimeout } from '../helpers/server-children.js';
 
 /**
  * The SQLite process tests (test/process/crash.test.ts, sigterm.test.ts)
  * on PostgreSQL: a SIGKILL under concurrent load loses no delivery that was
  * answered 200, and SIGTERM answers a request whose body is still arriving,
- * commits it and exits 0. Here because another test file in this folder
- * restarts the database.
+ * commits it and exits 0. Here, run alone, because its load and its
+ * timings would suffer beside the parallel suite.
  */
 
 const run = await requirePostgres('the PostgreSQL crash and SIGTERM tests (test/serial/postgres-crash.test.ts)');

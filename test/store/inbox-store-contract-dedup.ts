@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AppendOutcome, InboxStore } from '../../src/store/inbox-store.js';
-import { newDelivery } from './delivery-factory.js';
+import { newDelivery } from '../helpers/delivery-factory.js';
 
 function only(outcomes: AppendOutcome[], index: number): AppendOutcome {
   const outcome = outcomes[index];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { InboxStore } from '../../src/store/inbox-store.js';
-import { newDelivery } from './delivery-factory.js';
+import { newDelivery } from '../helpers/delivery-factory.js';
 
 /**
  * Values a sender controls that a database's text type may not hold as

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AppendOutcome, InboxStore, NewDelivery, SourceSummary } from '../../src/store/inbox-store.js';
-import { BASE_TIME, newDelivery } from './delivery-factory.js';
+import { BASE_TIME, newDelivery } from '../helpers/delivery-factory.js';
 
 /** Appends one delivery per source name, each in its own batch, in the order given. */
 async function appendEach(store: InboxStore, sources: readonly string[]): Promise<AppendOutcome[]> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { InboxStore, SourceQuery } from '../../src/store/inbox-store.js';
-import { newDelivery } from './delivery-factory.js';
+import { newDelivery } from '../helpers/delivery-factory.js';
 
 /** One delivery per name, in one batch. */
 async function appendSources(store: InboxStore, names: readonly string[]): Promise<void> {

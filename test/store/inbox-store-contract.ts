@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BatchRefusedError, type InboxStore, type NewDelivery } from '../../src/store/inbox-store.js';
-import { BASE_TIME, newDeliveries, newDelivery } from './delivery-factory.js';
+import { BASE_TIME, newDeliveries, newDelivery } from '../helpers/delivery-factory.js';
 import { describeDedupContract } from './inbox-store-contract-dedup.js';
 import { describeOddValuesContract } from './inbox-store-contract-odd-values.js';
 import { describeReadingContract } from './inbox-store-contract-reading.js';

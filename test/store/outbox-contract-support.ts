@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { InboxStore, NewDelivery } from '../../src/store/inbox-store.js';
 import type { AttemptOutcome, ClaimedForward, ClaimRequest, Forward, RetryBudget } from '../../src/store/outbox.js';
-import { newDelivery } from './delivery-factory.js';
+import { newDelivery } from '../helpers/delivery-factory.js';
 
 /** The outbox contract's clock: every time in it is T0 plus an offset the test chooses. */
 export const T0 = Date.UTC(2026, 0, 5, 9, 0, 0);

@@ -5,7 +5,7 @@ import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrate.js';
 import { loadMigrations } from '../../src/store/migrations.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { dropSchema, freshSchema, requirePostgres, testDatabaseUrl } from '../helpers/postgres.js';
-import { newDelivery } from './delivery-factory.js';
+import { newDelivery } from '../helpers/delivery-factory.js';
 import { describeInboxStore } from './inbox-store-contract.js';
 
 const run = await requirePostgres('the PostgreSQL store tests');

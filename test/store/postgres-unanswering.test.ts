@@ -6,7 +6,7 @@ import { PostgresCommitFeed } from '../../src/stream/postgres-commit-feed.js';
 import { capturingLogger, type LogLine } from '../helpers/log-capture.js';
 import { dropSchema, freshSchema, requirePostgres, testDatabaseUrl } from '../helpers/postgres.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
-import { newDelivery } from './delivery-factory.js';
+import { newDelivery } from '../helpers/delivery-factory.js';
 import { eventually } from '../helpers/eventually.js';
 
 const run = await requirePostgres('the tests of a PostgreSQL that stops answering');

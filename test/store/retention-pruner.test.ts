@@ -5,7 +5,7 @@ import { RetentionPruner } from '../../src/store/retention-pruner.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { capturingLogger } from '../helpers/log-capture.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { newDelivery } from './delivery-factory.js';
+import { newDelivery } from '../helpers/delivery-factory.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

@@ -8,9 +8,9 @@ import { migrate, SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrate.js';
 import type { Durability } from '../../src/store/inbox-store.js';
 import { openDatabase, permissionWarning, SqliteStore, WAL_CHECKPOINT_PAGES } from '../../src/store/sqlite/sqlite-store.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { newDelivery } from './delivery-factory.js';
+import { newDelivery } from '../helpers/delivery-factory.js';
 import { describeInboxStore } from './inbox-store-contract.js';
-import { openStoresAtOnce } from './stores-in-workers.js';
+import { openStoresAtOnce } from '../helpers/stores-in-workers.js';
 
 describeInboxStore('SqliteStore', async () => {
   const dir = tempDir();

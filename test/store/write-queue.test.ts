@@ -6,7 +6,7 @@ import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { WriteQueue, type WriteQueueOptions } from '../../src/store/write-queue.js';
 import { holdCommits } from '../helpers/held-commits.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { newDeliveries, newDelivery } from './delivery-factory.js';
+import { newDeliveries, newDelivery } from '../helpers/delivery-factory.js';
 
 interface Commit {
   size: number;

@@ -7,8 +7,8 @@ import type { DeliveryForwardsSchema } from '../../src/http/forward-schemas.js';
 import { resolveDestinations } from '../../src/forward/destination.js';
 import { SourceRules } from '../../src/receive/source-rules.js';
 import type { InboxStore } from '../../src/store/inbox-store.js';
-import { startAppOnKind, type RunningApp, type StoreKind } from '../helpers/app.js';
-import { requirePostgres } from '../helpers/postgres.js';
+import { startAppOnKind, type RunningApp, type StoreKind } from './app.js';
+import { requirePostgres } from './postgres.js';
 
 export const STORES: StoreKind[] = ['sqlite', 'postgres'];
 
@@ -69,13 +69,4 @@ export async function forwardsOf(server: RunningApp<InboxStore>, deliveryId: str
   const { status, json } = await api<Static<typeof DeliveryForwardsSchema>>(server, `/api/deliveries/${deliveryId}/forwards`);
   expect(status).toBe(200);
   return json.items;
-}
-
-/** Polls until `check` resolves true; rejects after `timeoutMs`. */
-export async function until(check: () => Promise<boolean> | boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }

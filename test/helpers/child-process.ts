@@ -1,10 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 
-/** The compiled command line (`npm run build` first). */
-export const CLI = fileURLToPath(new URL('../../../dist/src/cli/main.js', import.meta.url));
-
-export interface CliProcess {
+export interface ChildHandle {
   child: ChildProcess;
   /** Complete stdout lines so far. */
   lines: string[];
@@ -12,6 +8,8 @@ export interface CliProcess {
   stderr: () => string;
   /** Resolves with the exit code, or the signal's name. */
   exited: Promise<number | string>;
+  /** Resolves once `done()` holds (checked on each output and at exit); rejects at exit or after `timeoutMs`, with the output. */
+  waitFor: (done: () => boolean, what: () => string, timeoutMs: number) => Promise<void>;
   waitForLines: (count: number, timeoutMs?: number) => Promise<string[]>;
   waitForStderr: (pattern: RegExp, timeoutMs?: number) => Promise<void>;
   waitForStdout: (pattern: RegExp, timeoutMs?: number) => Promise<void>;
@@ -23,14 +21,13 @@ export interface CliProcess {
 const running = new Set<ChildProcess>();
 
 /**
- * Starts `node dist/src/cli/main.js ...args` with a clean environment
- * (PATH, HOME and what `env` gives; no RECEPTION_* from the test runner).
+ * Starts `command ...args` with exactly `env` (nothing of the test runner's
+ * environment is passed on unless `env` holds it), its output collected and
+ * awaitable. The tests' one way to start a child process: the server
+ * (server-process.ts) and the command line (cli.ts) start through it.
  */
-export function startCli(args: string[], env: Record<string, string> = {}): CliProcess {
-  const child = spawn(process.execPath, [CLI, ...args], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+export function startChild(command: string, args: string[], env: Record<string, string>, cwd?: string): ChildHandle {
+  const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
   let stdout = '';
   let stderr = '';
@@ -96,6 +93,7 @@ export function startCli(args: string[], env: Record<string, string> = {}): CliP
     stdout: () => stdout,
     stderr: () => stderr,
     exited,
+    waitFor,
     waitForLines: async (count, timeoutMs = 15_000) => {
       await waitFor(
         () => lines.length >= count,
@@ -121,32 +119,8 @@ export function startCli(args: string[], env: Record<string, string> = {}): CliP
   };
 }
 
-export interface CliResult {
-  code: number | string;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the CLI to completion (killed after `timeoutMs`). */
-export async function runCli(args: string[], env: Record<string, string> = {}, timeoutMs = 15_000): Promise<CliResult> {
-  const cli = startCli(args, env);
-  const timer = setTimeout(() => cli.child.kill('SIGKILL'), timeoutMs);
-  const code = await cli.exited;
-  clearTimeout(timer);
-  return { code, stdout: cli.stdout(), stderr: cli.stderr() };
-}
-
-/** SIGKILLs every CLI process still running (for afterEach). */
-export function killAllClis(): void {
+/** SIGKILLs every child still running (for afterEach). */
+export function killAllChildren(): void {
   for (const child of running) child.kill('SIGKILL');
   running.clear();
-}
-
-/** Polls until `check` is true. */
-export async function eventually(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }

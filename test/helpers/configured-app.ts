@@ -3,7 +3,7 @@ import type { AppDeps } from '../../src/app.js';
 import type { ConfigFile } from '../../src/config/source-config-schema.js';
 import { validateConfig } from '../../src/config/source-config.js';
 import { SourceRules } from '../../src/receive/source-rules.js';
-import { startApp, type RunningApp } from '../helpers/app.js';
+import { startApp, type RunningApp } from './app.js';
 import { readJson, type DeliveryView, type Receipt, type SourceView } from './exchange.js';
 import type { SignedRequest } from './provider-signatures.js';
 

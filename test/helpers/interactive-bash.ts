@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { eventually } from '../../helpers/eventually.js';
+import { eventually } from './eventually.js';
 
 /** `script` (util-linux) gives bash a real terminal, as a person's shell has. */
 export const hasScript = ((): boolean => {

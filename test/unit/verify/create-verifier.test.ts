@@ -1,8 +1,8 @@
 import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
-import { VERIFY_SCHEMES, createVerifier, isVerifyScheme, type VerifyConfig } from '../../src/verify/create-verifier.js';
-import { VerifyConfigError } from '../../src/verify/verifier.js';
-import { NOW_SECONDS, expectFailure, expectPass, request } from './request.js';
+import { VERIFY_SCHEMES, createVerifier, isVerifyScheme, type VerifyConfig } from '../../../src/verify/create-verifier.js';
+import { VerifyConfigError } from '../../../src/verify/verifier.js';
+import { NOW_SECONDS, expectFailure, expectPass, request } from '../../helpers/verify-request.js';
 
 /**
  * A block that has not been through the config schema (a hand-written caller):

@@ -1,8 +1,8 @@
 import twilio from 'twilio';
 import { describe, expect, it } from 'vitest';
-import { TwilioVerifier } from '../../src/verify/twilio.js';
-import { VerifyConfigError } from '../../src/verify/verifier.js';
-import { base64Mutations, expectFailure, expectPass, request, verifyQuietly, withBody, withHeader } from './request.js';
+import { TwilioVerifier } from '../../../src/verify/twilio.js';
+import { VerifyConfigError } from '../../../src/verify/verifier.js';
+import { base64Mutations, expectFailure, expectPass, request, verifyQuietly, withBody, withHeader } from '../../helpers/verify-request.js';
 
 const FORM = 'application/x-www-form-urlencoded';
 const TOKEN = '12345';

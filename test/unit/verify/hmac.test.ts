@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { GenericHmacVerifier } from '../../src/verify/hmac.js';
-import { VerifyConfigError } from '../../src/verify/verifier.js';
+import { GenericHmacVerifier } from '../../../src/verify/hmac.js';
+import { VerifyConfigError } from '../../../src/verify/verifier.js';
 import {
   base64Mutations,
   expectFailure,
@@ -11,7 +11,7 @@ import {
   verifyQuietly,
   withBody,
   withHeader,
-} from './request.js';
+} from '../../helpers/verify-request.js';
 
 const SECRET = 'orders-secret';
 const BODY = JSON.stringify({ order: 42, total: '9.99' });

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { xCrcResponse, zoomUrlValidation } from '../../src/verify/handshakes.js';
+import { xCrcResponse, zoomUrlValidation } from '../../../src/verify/handshakes.js';
 
 describe('handshakes', () => {
   it("answers Zoom's endpoint.url_validation with the plain token and its hex HMAC-SHA256", () => {

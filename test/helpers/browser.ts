@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
-import { startApp, type RunningApp } from '../../helpers/app.js';
+import { startApp, type RunningApp } from './app.js';
 import { ensureWebBuilt } from './web-build.js';
 
 /** Debian's Chromium; `.ci/run` installs it with apt when it is missing. */

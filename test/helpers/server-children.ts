@@ -1,5 +1,5 @@
-import { spawnServer, type ServerProcess } from '../../helpers/server-process.js';
-import { tempDir } from '../../helpers/temp-dir.js';
+import { spawnServer, type ServerProcess } from './server-process.js';
+import { tempDir } from './temp-dir.js';
 
 export const API_TOKEN = 'process-test-token-0123456789';
 
@@ -83,13 +83,4 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, message: string)
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** Polls `check` every 20 ms until it returns true; rejects after `ms`. */
-export async function waitUntil(check: () => boolean, ms: number, message: string): Promise<void> {
-  const deadline = performance.now() + ms;
-  while (!check()) {
-    if (performance.now() > deadline) throw new Error(message);
-    await sleep(20);
-  }
 }

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
-import { StripeVerifier } from '../../src/verify/stripe.js';
+import { StripeVerifier } from '../../../src/verify/stripe.js';
 import {
   NOW_MS,
   NOW_SECONDS,
@@ -13,7 +13,7 @@ import {
   verifyQuietly,
   withBody,
   withHeader,
-} from './request.js';
+} from '../../helpers/verify-request.js';
 
 const SECRET = 'whsec_test_secret_4eC39HqLyjWDarjtT1zdp7dc';
 const OLD_SECRET = 'whsec_old_secret_0000000000000000000000';

@@ -4,7 +4,7 @@ import { expect } from 'vitest';
 import { problemFor, type ProblemCode } from '../../src/errors/problem-catalogue.js';
 import type { Static } from 'typebox';
 import type { DeliveryPageSchema, DeliverySchema, ReceivedSchema, SourceListSchema } from '../../src/http/schemas.js';
-import type { RunningApp } from '../helpers/app.js';
+import type { RunningApp } from './app.js';
 
 /**
  * Talking to a running app over real HTTP on loopback, with full control of

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const WEB = join(ROOT, 'web');
 const BUILT = join(WEB, 'dist', 'index.html');
 const LOCK = join(tmpdir(), `reception-web-build-${Buffer.from(ROOT).toString('base64url').slice(-40)}.lock`);

@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DestinationServer } from '../../helpers/destination-server.js';
-import type { ServerProcess } from '../../helpers/server-process.js';
-import { postWebhook } from '../../helpers/webhook-load.js';
+import type { DestinationServer } from './destination-server.js';
+import type { ServerProcess } from './server-process.js';
+import { postWebhook } from './webhook-load.js';
 import { API_TOKEN, sleep } from './server-children.js';
 
 /**
@@ -120,15 +120,6 @@ export async function untilReceived(destination: DestinationServer, ids: Iterabl
         `${missing.length} of ${wanted.length} deliveries did not reach the destination within ${ms} ms, e.g. ${missing.slice(0, 5).join(', ')}`,
       );
     }
-    await sleep(50);
-  }
-}
-
-/** Polls until `check` resolves true; rejects with `message` after `ms`. */
-export async function untilTrue(check: () => Promise<boolean>, ms: number, message: () => string): Promise<void> {
-  const deadline = performance.now() + ms;
-  while (!(await check())) {
-    if (performance.now() > deadline) throw new Error(message());
     await sleep(50);
   }
 }

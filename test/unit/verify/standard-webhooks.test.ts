@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { StandardWebhooksVerifier } from '../../src/verify/standard-webhooks.js';
-import { VerifyConfigError } from '../../src/verify/verifier.js';
+import { StandardWebhooksVerifier } from '../../../src/verify/standard-webhooks.js';
+import { VerifyConfigError } from '../../../src/verify/verifier.js';
 import {
   NOW_MS,
   NOW_SECONDS,
@@ -12,7 +12,7 @@ import {
   verifyQuietly,
   withBody,
   withHeader,
-} from './request.js';
+} from '../../helpers/verify-request.js';
 
 // The published vector (standard-webhooks' own test suite).
 const VECTOR = {
