@@ -45,7 +45,8 @@ export function testStoreKind(): StoreKind {
  */
 export async function startApp(overrides: Partial<AppDeps> & { durability?: Durability } = {}): Promise<RunningApp<InboxStore>> {
   if (testStoreKind() === 'postgres') {
-    const { durability: _sqliteOnly, ...deps } = overrides;
+    const deps: Partial<AppDeps> & { durability?: Durability } = { ...overrides };
+    delete deps.durability; // SQLite's alone
     return startAppOnPostgres(deps);
   }
   return startAppOnSqlite(overrides);
