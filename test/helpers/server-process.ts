@@ -48,7 +48,11 @@ export async function spawnServer(
     }
   };
   try {
-    await handle.waitFor(() => handle.lines.some(listening), () => 'the server did not log "listening"', timeoutMs);
+    await handle.waitFor(
+      () => handle.lines.some(listening),
+      () => 'the server did not log "listening"',
+      timeoutMs,
+    );
   } catch {
     const { exitCode, signalCode } = handle.child;
     if (exitCode !== null || signalCode !== null) {

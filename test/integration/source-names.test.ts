@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type RunningApp } from '../helpers/app.js';
-import { expectExchangeProblem, inboxTotal, readDelivery, readJson, send, type Receipt, type SourceView } from '../helpers/exchange.js';
+import {
+  expectExchangeProblem,
+  inboxTotal,
+  readDelivery,
+  readJson,
+  send,
+  type Receipt,
+  type SourceView,
+} from '../helpers/exchange.js';
 
 /** CONTRACT 1, "Source": which path segments name an inbox. */
 describe('receive: source names', () => {

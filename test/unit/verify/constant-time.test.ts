@@ -1,6 +1,13 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { constantTimeEqual, decodeBase64, decodeHex, hmac, matchingKey, sameSecretText } from '../../../src/verify/constant-time.js';
+import {
+  constantTimeEqual,
+  decodeBase64,
+  decodeHex,
+  hmac,
+  matchingKey,
+  sameSecretText,
+} from '../../../src/verify/constant-time.js';
 
 describe('sameSecretText', () => {
   it('tells equal texts from different ones of any length, never throwing', () => {

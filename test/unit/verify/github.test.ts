@@ -1,7 +1,15 @@
 import { sign, verify } from '@octokit/webhooks-methods';
 import { describe, expect, it } from 'vitest';
 import { GitHubVerifier } from '../../../src/verify/github.js';
-import { expectFailure, expectPass, hexMutations, request, verifyQuietly, withBody, withHeader } from '../../helpers/verify-request.js';
+import {
+  expectFailure,
+  expectPass,
+  hexMutations,
+  request,
+  verifyQuietly,
+  withBody,
+  withHeader,
+} from '../../helpers/verify-request.js';
 
 const SECRET = "It's a Secret to Everybody";
 const PAYLOAD = JSON.stringify({ action: 'opened', number: 1, repository: { full_name: 'octo/hello' } });

@@ -1,7 +1,15 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ShopifyVerifier } from '../../../src/verify/shopify.js';
-import { base64Mutations, expectFailure, expectPass, request, verifyQuietly, withBody, withHeader } from '../../helpers/verify-request.js';
+import {
+  base64Mutations,
+  expectFailure,
+  expectPass,
+  request,
+  verifyQuietly,
+  withBody,
+  withHeader,
+} from '../../helpers/verify-request.js';
 
 const SECRET = 'shpss_0123456789abcdef0123456789abcdef';
 const PAYLOAD = JSON.stringify({ id: 820982911946154500, email: 'jon@example.com', total_price: '199.00' });

@@ -1,7 +1,16 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { SlackVerifier } from '../../../src/verify/slack.js';
-import { NOW_SECONDS, expectFailure, expectPass, hexMutations, request, verifyQuietly, withBody, withHeader } from '../../helpers/verify-request.js';
+import {
+  NOW_SECONDS,
+  expectFailure,
+  expectPass,
+  hexMutations,
+  request,
+  verifyQuietly,
+  withBody,
+  withHeader,
+} from '../../helpers/verify-request.js';
 
 // The published vector (Slack's "Verifying requests from Slack" guide).
 const VECTOR_SECRET = '8f742231b10e8888abcd99yyyzzz85a5';

@@ -2,7 +2,15 @@ import twilio from 'twilio';
 import { describe, expect, it } from 'vitest';
 import { TwilioVerifier } from '../../../src/verify/twilio.js';
 import { VerifyConfigError } from '../../../src/verify/verifier.js';
-import { base64Mutations, expectFailure, expectPass, request, verifyQuietly, withBody, withHeader } from '../../helpers/verify-request.js';
+import {
+  base64Mutations,
+  expectFailure,
+  expectPass,
+  request,
+  verifyQuietly,
+  withBody,
+  withHeader,
+} from '../../helpers/verify-request.js';
 
 const FORM = 'application/x-www-form-urlencoded';
 const TOKEN = '12345';

@@ -1,7 +1,16 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ZoomVerifier } from '../../../src/verify/zoom.js';
-import { NOW_SECONDS, expectFailure, expectPass, hexMutations, request, verifyQuietly, withBody, withHeader } from '../../helpers/verify-request.js';
+import {
+  NOW_SECONDS,
+  expectFailure,
+  expectPass,
+  hexMutations,
+  request,
+  verifyQuietly,
+  withBody,
+  withHeader,
+} from '../../helpers/verify-request.js';
 
 const SECRET = 'lRyqtAp6TfGS1vXdJVbEYQ';
 const EVENT = JSON.stringify({
