@@ -8,8 +8,8 @@ import { configDefaults, defineConfig } from 'vitest/config';
  * (vitest.serial.config.ts).
  */
 
-/** Integration files that are about SQLite itself (its file, its lock, its disk): not run again on PostgreSQL. */
-const SQLITE_ONLY = ['full-disk', 'storage-unavailable', 'stream-hub'];
+/** Integration files that are about SQLite itself (its file, its lock, its disk) or hold its commits: not run again on PostgreSQL. */
+const SQLITE_ONLY = ['full-disk', 'storage-unavailable', 'stream-hub', 'receive-half-close'];
 /** Integration files that already run each case on both stores themselves. */
 const BOTH_STORES_INSIDE = ['impossible-ids', 'one-bad-delivery', 'readiness'];
 

@@ -105,6 +105,7 @@ export function createEdge(options: EdgeOptions): Edge {
     // a signature after them included; Node's 16 KiB limit on the header
     // section bounds their number anyway (431 headers_too_large).
     server.maxHeadersCount = 0;
+    answerHalfClosedSenders(server);
     server.on('connect', createConnectHandler(logger));
     // `Expect` with anything but 100-continue: Node's own 417 has no body and no log line.
     server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
@@ -131,4 +132,18 @@ export function createEdge(options: EdgeOptions): Edge {
       closing = true;
     },
   };
+}
+
+/**
+ * A sender that half-closes its connection after writing its request (as
+ * `nc -N` or a raw-socket client does) is still answered: Node's default
+ * ends the connection at the sender's FIN and aborts the request, so a
+ * delivery whose commit outlived the FIN was stored and its 200 never sent.
+ * `httpAllowHalfOpen` is Node's own switch for this (an own property of
+ * every `http.Server` since Node 0.x, not in its typings); it is set here
+ * only, and test/unit/http/half-open-switch.test.ts fails if Node drops it.
+ */
+export function answerHalfClosedSenders(server: Server): void {
+  if (!Object.hasOwn(server, 'httpAllowHalfOpen')) throw new Error('this Node has no http.Server httpAllowHalfOpen');
+  (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
 }
