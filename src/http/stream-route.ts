@@ -64,6 +64,10 @@ export const streamRoute: FastifyPluginAsyncTypebox<StreamRouteOptions> = async 
       // A reader that vanished without a word (a laptop asleep, a dropped
       // network) is noticed by TCP rather than kept for ever.
       res.socket?.setKeepAlive(true, 30_000);
+      // A reader that closes its side has left: the front door answers
+      // senders that half-close (answerHalfClosedSenders), which for an
+      // endless stream would keep it for a client that is gone.
+      res.socket?.once('end', () => res.destroy());
       res.writeHead(200, { ...STREAM_HEADERS, connection: 'keep-alive' });
       const started = Date.now();
       hub.open(res, {
