@@ -77,6 +77,8 @@ describe('GET /api/deliveries with large bodies', () => {
       expect(seen).toEqual([...ids].reverse());
       expect(pages).toBe(3);
     },
+    // Three pages of about 48 MiB of JSON each: a test of paging, not of speed, on a busy 2-core machine too.
+    90_000,
   );
 
   it('still answers small deliveries 50 to a page after the large ones', async () => {
