@@ -35,6 +35,9 @@ export const MULTIPART_LIMITS = {
   headerBytes: 16 * 1024,
 } as const;
 
+/** Time busboy gets to finish once it has every byte, in ms. */
+const STALL_MS = 2000;
+
 /** Bytes fed to the parser at a time; between them other requests get the event loop. */
 const CHUNK_BYTES = 64 * 1024;
 
@@ -133,9 +136,11 @@ function walkMultipart(raw: Buffer, contentType: string, visitor: Visitor): Prom
       return;
     }
     let settled = false;
+    let watchdog: NodeJS.Timeout | undefined;
     const fail = (error: ProblemError): void => {
       if (settled) return;
       settled = true;
+      clearTimeout(watchdog);
       parser.removeAllListeners();
       parser.on('error', () => undefined);
       parser.destroy();
@@ -163,9 +168,19 @@ function walkMultipart(raw: Buffer, contentType: string, visitor: Visitor): Prom
     parser.on('finish', () => {
       if (settled) return;
       settled = true;
+      clearTimeout(watchdog);
       resolve();
     });
-    void feed(parser, raw, () => settled);
+    void feed(parser, raw, () => settled).then(() => {
+      // Every byte is parsed by now; what is left comes within a few ticks. A
+      // parser that never finishes (as busboy did on skipped parts) must not
+      // hold the request, and its sender, for ever.
+      if (settled) return;
+      watchdog = setTimeout(
+        () => fail(new ProblemError('invalid_multipart', 'The multipart body could not be parsed.')),
+        STALL_MS,
+      );
+    });
   });
 }
 

@@ -54,7 +54,10 @@ export const fileRoutes: FastifyPluginAsyncTypebox<FileRoutesOptions> = async (a
           ? await multipartFile(delivery.raw, delivery.contentType, at)
           : undefined;
       if (found === undefined) {
-        throw new ProblemError('not_found', `The delivery has no file "${index.slice(0, 20)}": its body.files lists the files, from 0.`);
+        throw new ProblemError(
+          'not_found',
+          `The delivery has no file "${index.slice(0, 20)}": its body.files lists the files, from 0.`,
+        );
       }
       return reply
         .header('content-type', downloadContentType(found.file.contentType))

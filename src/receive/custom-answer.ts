@@ -26,9 +26,9 @@ const PLACEHOLDERS = /\{(id|source|receivedAt)\}/g;
 
 /**
  * Set on every custom answer, after the configured headers (which may not
- * name them): its body may hold the source's name, which the sender chose,
- * and it comes from the web page's origin, so it must never be sniffed or
- * run as a page, whatever Content-Type the file gives it.
+ * name them): it comes from the web page's origin, to whoever sent the
+ * request (a browser too, by a form posted from another site), so it must
+ * never be sniffed or run as a page, whatever Content-Type the file gives it.
  */
 const GUARD_HEADERS = {
   'x-content-type-options': 'nosniff',

@@ -309,7 +309,12 @@ export class Receiver {
   }
 
   /** The forwards a delivery gets: one per destination whose route matches (CONTRACT 6). */
-  private forwardsOf(rule: SourceRule, request: InboundRequest, received: ReceivedBody, verification: Verification): NewForward[] {
+  private forwardsOf(
+    rule: SourceRule,
+    request: InboundRequest,
+    received: ReceivedBody,
+    verification: Verification,
+  ): NewForward[] {
     const destinations = destinationsFor(rule.routes, () => {
       const body = received.value();
       return {

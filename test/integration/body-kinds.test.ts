@@ -133,7 +133,9 @@ describe.each(STORES)('body kinds (%s)', (kind) => {
       const payload = await multipart(form);
       const delivery = await stored('mail', payload);
       expect(delivery.body).toEqual({
-        fields: JSON.parse('{"from":"Ann <ann@example.com>","to":["one@example.com","two@example.com"],"__proto__":"just a field"}'),
+        fields: JSON.parse(
+          '{"from":"Ann <ann@example.com>","to":["one@example.com","two@example.com"],"__proto__":"just a field"}',
+        ),
         files: [
           { field: 'attachment1', filename: 'report.png', contentType: 'image/png', size: BINARY.length },
           { field: 'attachment2', filename: '\u202egpj.exe', contentType: 'image/svg+xml', size: 24 },

@@ -124,7 +124,9 @@ describe('a bad config file is refused, naming the key', () => {
   it('an unknown scheme is an error, never a source left unverified', () => {
     const problems = problemsOf('scheme.json', oneSource({ verify: { scheme: 'stripee', secrets: ['x'] } }));
     expect(problems).toHaveLength(1);
-    expect(problems[0]).toMatch(/^sources\.src\.verify\.scheme: expected one of "stripe", "github", .*"hmac", got "stripee"; did you mean "stripe"\?$/);
+    expect(problems[0]).toMatch(
+      /^sources\.src\.verify\.scheme: expected one of "stripe", "github", .*"hmac", got "stripee"; did you mean "stripe"\?$/,
+    );
   });
 
   it('an unknown handshake type', () => {

@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  bodyKindFor,
-  classifyMediaType,
-  hasConflictingContentTypes,
-  mediaTypeParameter,
-} from '../../../src/body/media-type.js';
+import { bodyKindFor, classifyMediaType, hasConflictingContentTypes, mediaTypeParameter } from '../../../src/body/media-type.js';
 
 describe('classifyMediaType (CONTRACT 1)', () => {
   it.each([
