@@ -39,7 +39,7 @@ describe.skipIf(skipBrowserTests)('bodies of every kind in the page (Chromium)',
     await server?.close();
   });
 
-  const send = async (source: string, body: BodyInit, headers: Record<string, string> = {}): Promise<string> => {
+  const send = async (source: string, body: FormData | string, headers: Record<string, string> = {}): Promise<string> => {
     const running = server as RunningApp;
     const response = await fetch(`${running.url}/api/webhook/${source}`, { method: 'POST', body, headers });
     expect(response.status, await response.clone().text()).toBe(200);

@@ -102,7 +102,16 @@ describe.each(STORES)('body kinds (%s)', (kind) => {
         '{\n  "Type" : "Notification",\n  "MessageId" : "22b80b92",\n  "Message" : "caf\\u00e9",\n  "Big" : 12345678901234567890\n}',
       );
       const delivery = await stored('sns', { bytes: sns, contentType: 'text/plain; charset=UTF-8' });
-      expect(delivery.body).toEqual({ Type: 'Notification', MessageId: '22b80b92', Message: 'café', Big: 12345678901234567890 });
+      expect(delivery.body).toEqual({
+        Type: 'Notification',
+        MessageId: '22b80b92',
+        Message: 'café',
+        Big: JSON.parse('12345678901234567890'),
+      });
+      // The sender's own JSON text, every digit kept (a line break between tokens becomes a space).
+      expect((await read(`/api/deliveries/${delivery.id}`)).bytes.toString()).toContain(
+        '"body":{   "Type" : "Notification",   "MessageId" : "22b80b92",   "Message" : "caf\\u00e9",   "Big" : 12345678901234567890 }',
+      );
     });
 
     it('keeps other text as a string, decoded by its charset', async () => {
