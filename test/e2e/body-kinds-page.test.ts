@@ -6,7 +6,7 @@ import { validateConfig } from '../../src/config/source-config.js';
 import type { ConfigFile } from '../../src/config/source-config-schema.js';
 import { startApp, type RunningApp } from '../helpers/app.js';
 import { launchChromium, skipBrowserTests } from './support/browser.js';
-import { openPage } from './support/page.js';
+import { openPage, row } from './support/page.js';
 import { ensureWebBuilt } from './support/web-build.js';
 
 /**
@@ -106,6 +106,8 @@ describe.skipIf(skipBrowserTests)('bodies of every kind in the page (Chromium)',
     await page.goto(`/#source=sns&id=${textId}`);
     await page.locator('.text-body').waitFor();
     expect(await page.locator('.text-body').textContent()).toBe('line one\nline two <i>x</i>');
+    // The list shows the text's start on one line, not as a JSON string.
+    expect(await row(page, textId).locator('.row-preview').textContent()).toBe('line one line two <i>x</i>');
     const snsId = await send('sns', '{"Type":"Notification","Message":"hi"}', { 'content-type': 'text/plain; charset=UTF-8' });
     await page.goto(`/#source=sns&id=${snsId}`);
     await page.locator('.json-tree').waitFor();

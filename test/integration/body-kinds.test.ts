@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConfigFile } from '../../src/config/source-config-schema.js';
 import type { InboxStore } from '../../src/store/inbox-store.js';
 import type { RunningApp } from '../helpers/app.js';
+import { connectSse } from '../helpers/sse.js';
 import { startForwarding, storeAvailable, STORES } from '../forward/support.js';
 import type { DeliveryPage, DeliveryView, Receipt } from './exchange.js';
 
@@ -307,6 +308,26 @@ describe.each(STORES)('body kinds (%s)', (kind) => {
       expect(refused).toMatchObject({ status: 422, code: 'json_not_object' });
       expect(refused.detail).toContain('"anyJson: true"');
     });
+  });
+
+  it('streams text bodies as the API gives them, line breaks and all', async () => {
+    if (server === undefined) return;
+    const running = server;
+    const stream = await connectSse(`${running.url}/api/stream?source=sns`, running.auth);
+    try {
+      const sent = [
+        { bytes: Buffer.from('line one\r\nline two\n\n'), contentType: 'text/plain' },
+        { bytes: Buffer.from('{\n"Type":\r\n"Notification"}'), contentType: 'text/plain' },
+      ];
+      for (const payload of sent) expect((await post('sns', payload)).status).toBe(200);
+      const events = await stream.waitForEvents(2);
+      expect(events.map((event) => (JSON.parse(event.data) as DeliveryView).body)).toEqual([
+        'line one\r\nline two\n\n',
+        { Type: 'Notification' },
+      ]);
+    } finally {
+      stream.close();
+    }
   });
 
   it('checks a signature over the raw bytes of every kind', async () => {
