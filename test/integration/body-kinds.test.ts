@@ -255,7 +255,9 @@ describe.each(STORES)('body kinds (%s)', (kind) => {
       // A type that another kind would parse, not listed beside any: kept, not parsed.
       expect((await stored('anything', { bytes: Buffer.from('{"a":1}'), contentType: 'application/json' })).body).toBeNull();
       expect((await stored('anything', { bytes: Buffer.from('[nope'), contentType: 'application/json' })).body).toBeNull();
-      expect((await stored('anything', { bytes: Buffer.from('a=1'), contentType: 'multipart/form-data' })).body).toBeNull();
+      const unparsed = await stored('anything', { bytes: Buffer.from('a=1'), contentType: 'multipart/form-data' });
+      expect(unparsed.body).toBeNull();
+      expect((await read(`/api/deliveries/${unparsed.id}/files/0`)).status).toBe(404);
     });
 
     it('still parses the kinds listed beside it', async () => {
