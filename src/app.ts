@@ -9,6 +9,7 @@ import { createRequestLog } from './http/request-log.js';
 import { acceptEmptyJsonBodies } from './http/json-body.js';
 import { healthRoutes } from './http/health-routes.js';
 import { inboxRoutes } from './http/inbox-routes.js';
+import { fileRoutes } from './http/file-routes.js';
 import { registerOpenApi, serveOpenApi } from './http/openapi.js';
 import { MAX_PARAM_LENGTH } from './http/schemas.js';
 import type { Logger } from './observe/logger.js';
@@ -165,6 +166,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   serveOpenApi(fastify);
   await fastify.register(healthRoutes, { store, queue, incoming, metrics });
   await fastify.register(inboxRoutes, { store, guard });
+  await fastify.register(fileRoutes, { store, guard });
   await fastify.register(streamRoute, { hub: streams, guard });
   await fastify.register(forwardRoutes, { store, guard, forwarder });
   await fastify.register(sessionRoutes, { guard });

@@ -4,6 +4,7 @@
  * not taken here (given before the body is read when one is announced).
  */
 import { ProblemError } from '../errors/problem-catalogue.js';
+import { classifyMediaType, KIND_MEDIA_TYPES, mediaTypeEssence, type AcceptKind } from './media-type.js';
 
 /** The refusal of a compressed body. */
 export function compressed(coding: string): ProblemError {
@@ -13,16 +14,28 @@ export function compressed(coding: string): ProblemError {
   );
 }
 
-/** The refusal of a media type not taken here, or of several that disagree. */
-export function unsupported(contentType: string | undefined, conflicting: boolean): ProblemError {
+/**
+ * The refusal of a media type that the source does not take (CONTRACT 9),
+ * or of several that disagree. The detail says which `accept` kind would
+ * take it: its own kind, or `any` for a type no kind parses (or none).
+ */
+export function unsupported(contentType: string | undefined, conflicting: boolean, accept: readonly AcceptKind[]): ProblemError {
   if (conflicting) {
     return new ProblemError('unsupported_media_type', 'The request has several Content-Type headers that disagree; send one.');
   }
-  const detail =
-    contentType === undefined
-      ? 'The request has no Content-Type; send application/json or application/x-www-form-urlencoded.'
-      : 'Send application/json, application/*+json or application/x-www-form-urlencoded.';
-  return new ProblemError('unsupported_media_type', detail);
+  const kind = classifyMediaType(contentType) ?? 'any';
+  const essence = mediaTypeEssence(contentType);
+  const what =
+    essence === undefined
+      ? 'The request has no Content-Type'
+      : essence === ''
+        ? 'The request has an empty Content-Type'
+        : `This source does not take ${essence.length > 100 ? `${essence.slice(0, 100)}…` : essence}`;
+  const takes = accept.flatMap((k) => (k === 'any' ? [] : [KIND_MEDIA_TYPES[k]])).join(', ');
+  return new ProblemError(
+    'unsupported_media_type',
+    `${what}; it takes ${takes}. To take it, add "${kind}" to the source's accept list in the config file.`,
+  );
 }
 
 /**

@@ -28,7 +28,10 @@ export function checkJsonBody(raw: Buffer, anyValue = false): void {
     );
   }
   if (!anyValue && scan.kind !== 'object') {
-    throw new ProblemError('json_not_object', `The JSON body must be an object, not ${describe(scan.kind)}.`);
+    throw new ProblemError(
+      'json_not_object',
+      `The JSON body must be an object, not ${describe(scan.kind)}. To take any JSON value, set "anyJson: true" on the source in the config file.`,
+    );
   }
 }
 

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { HeaderNameSchema, VerifyConfigSchema } from '../verify/verify-config-schema.js';
 import { DestinationConfigSchema, ForwardRouteSchema } from './destination-config-schema.js';
+import { ACCEPT_KINDS } from '../body/media-type.js';
 
 /** The single source of the config file's shape and of its TypeScript types (CONTRACT 4). */
 
@@ -24,6 +25,20 @@ export const HandshakeConfigSchema = Type.Object(
 );
 export type HandshakeConfig = Static<typeof HandshakeConfigSchema>;
 
+/** The longest `response.body` a source may set: an answer, not a page. */
+export const MAX_RESPONSE_BODY_CHARS = 64 * 1024;
+
+/** What a stored delivery (and a duplicate) is answered (CONTRACT 9); unset parts keep section 1's answer. */
+export const ResponseConfigSchema = Type.Object(
+  {
+    status: Type.Optional(Type.Integer({ minimum: 200, maximum: 299 })),
+    headers: Type.Optional(Type.Record(Type.String(), Type.String())),
+    body: Type.Optional(Type.String({ maxLength: MAX_RESPONSE_BODY_CHARS })),
+  },
+  { additionalProperties: false },
+);
+export type ResponseConfig = Static<typeof ResponseConfigSchema>;
+
 export const SourceConfigSchema = Type.Object(
   {
     verify: Type.Optional(VerifyConfigSchema),
@@ -45,6 +60,9 @@ export const SourceConfigSchema = Type.Object(
     ),
     onFailure: Type.Optional(Type.Enum(['reject', 'keep'])),
     forward: Type.Optional(Type.Array(ForwardRouteSchema)),
+    /** The kinds of body taken (CONTRACT 9); `[json, form]` when absent. */
+    accept: Type.Optional(Type.Array(Type.Enum([...ACCEPT_KINDS]), { minItems: 1 })),
+    response: Type.Optional(ResponseConfigSchema),
   },
   { additionalProperties: false },
 );

@@ -16,6 +16,7 @@ import {
   type VerifyConfig,
 } from './source-config-schema.js';
 import { destinationProblems, routeProblems } from './destination-config.js';
+import { bodyAndAnswerProblems } from './body-and-answer-rules.js';
 
 export class ConfigFileError extends Error {
   constructor(
@@ -137,6 +138,7 @@ function ruleProblems(at: string, source: SourceConfig): string[] {
   if (source.onFailure === 'keep' && verify === undefined) {
     problems.push(`${at}.onFailure: "keep" only means something for a source that verifies signatures`);
   }
+  problems.push(...bodyAndAnswerProblems(at, source));
   return problems;
 }
 
@@ -244,7 +246,8 @@ export function errorsOf(schema: TSchema, data: unknown, prefix: string): string
     }
   }
   for (const [path, values] of allowed) {
-    set(join(path), `expected one of ${values.join(', ')}, got ${shown(path, valueAt(data, `/${path.split('.').join('/')}`))}`);
+    const value = valueAt(data, `/${path.split('.').join('/')}`);
+    set(join(path), `expected one of ${values.join(', ')}, got ${shown(path, value)}${meantValue(path, value, values)}`);
   }
   return [...lines.values()];
 }
@@ -277,6 +280,8 @@ const QUOTABLE_KEYS = new Set([
   'toleranceSeconds',
   'onFailure',
   'anyJson',
+  'accept',
+  'status',
   'maxBodyBytes',
   'rateLimit',
   'requests',
@@ -302,13 +307,34 @@ const QUOTABLE_KEYS = new Set([
  * name: a source named `type` is not a setting.
  */
 function shown(path: string, value: unknown): string {
-  if (path === '' || !QUOTABLE_KEYS.has(path.slice(path.lastIndexOf('.') + 1))) {
+  if (path === '' || !QUOTABLE_KEYS.has(settingOf(path))) {
     if (typeof value === 'string') return `a string of ${value.length} characters (not shown: it may be a secret)`;
     if (Array.isArray(value)) return `a list of ${value.length} (not shown: it may hold secrets)`;
     return `${value === null ? 'null' : typeof value} (not shown: it may be a secret)`;
   }
   const json = escapeJsonForTerminal(JSON.stringify(value) ?? String(value));
   return json.length > 100 ? `${json.slice(0, 100)}…` : json;
+}
+
+/** The setting a key path is about: its last key that is not a list index (`accept.1` is about `accept`). */
+function settingOf(path: string): string {
+  return (
+    path
+      .split('.')
+      .filter((part) => !/^\d+$/.test(part))
+      .at(-1) ?? ''
+  );
+}
+
+/**
+ * `; did you mean "stripe"?` for a value one or two letters away from one
+ * of the allowed ones, where the value may be quoted; else nothing.
+ */
+function meantValue(path: string, value: unknown, allowedJson: readonly string[]): string {
+  if (typeof value !== 'string' || !QUOTABLE_KEYS.has(settingOf(path))) return '';
+  const allowed = allowedJson.map((json) => JSON.parse(json) as unknown).filter((v): v is string => typeof v === 'string');
+  const meant = nearestWithin(value.toLowerCase(), allowed, 2);
+  return meant === undefined || meant === value ? '' : `; did you mean "${meant}"?`;
 }
 
 function valueAt(data: unknown, pointer: string): unknown {

@@ -8,6 +8,7 @@ export const problemCatalogue = {
   empty_body: { status: 400, title: 'Empty body' },
   invalid_json: { status: 400, title: 'Invalid JSON' },
   invalid_form: { status: 400, title: 'Invalid form data' },
+  invalid_multipart: { status: 400, title: 'Invalid multipart body' },
   json_not_object: { status: 422, title: 'JSON body is not an object' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   payload_too_large: { status: 413, title: 'Payload too large' },

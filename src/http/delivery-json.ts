@@ -1,6 +1,7 @@
 import { classifyMediaType } from '../body/media-type.js';
 import { parseFormBody } from '../body/parse-form.js';
 import { jsonBodyText } from '../body/parse-json.js';
+import { decodeText, textBodyJson } from '../body/parse-text.js';
 import type { StoredDelivery } from '../store/inbox-store.js';
 import type { DeliveryJson, DeliveryPage } from './schemas.js';
 
@@ -52,19 +53,33 @@ export function deliveryPageText(page: DeliveryPage): string {
   return `{"items":[${page.items.map(deliveryText).join(',')}],"nextCursor":${JSON.stringify(page.nextCursor)}}`;
 }
 
-/** The body: JSON as its text, form data parsed; null for a body that does not parse (a failed verification kept on purpose). */
-function bodyOf(d: StoredDelivery): JsonText | Record<string, string | string[]> | null {
-  const kind = classifyMediaType(d.contentType);
-  if (kind === 'json') {
-    const text = jsonBodyText(d.raw);
-    return text === undefined ? null : new JsonText(text);
-  }
-  if (kind === 'form') {
-    try {
-      return parseFormBody(d.raw);
-    } catch {
-      // Does not parse: null, as above.
+/**
+ * The body (CONTRACT 9): what was kept beside the raw bytes (multipart,
+ * `any`), else read off them by the Content-Type: JSON as its text, form
+ * data parsed, text as the JSON object it holds or as text, XML as text;
+ * null for a body that does not parse (a failed verification kept on
+ * purpose) or of no kind.
+ */
+function bodyOf(d: StoredDelivery): JsonText | Record<string, string | string[]> | string | null {
+  if (d.parsedBody !== undefined && d.parsedBody !== null) return new JsonText(d.parsedBody);
+  switch (classifyMediaType(d.contentType)) {
+    case 'json': {
+      const text = jsonBodyText(d.raw);
+      return text === undefined ? null : new JsonText(text);
     }
+    case 'form':
+      try {
+        return parseFormBody(d.raw);
+      } catch {
+        return null;
+      }
+    case 'text': {
+      const json = textBodyJson(d.raw);
+      return json === undefined ? decodeText(d.raw, d.contentType) : new JsonText(json);
+    }
+    case 'xml':
+      return decodeText(d.raw, d.contentType);
+    default:
+      return null;
   }
-  return null;
 }

@@ -10,6 +10,7 @@ const RECEIVE_REFUSALS: readonly ProblemCode[] = [
   'empty_body',
   'invalid_json',
   'invalid_form',
+  'invalid_multipart',
   'bad_request',
   'json_not_object',
   'signature_invalid',
@@ -48,7 +49,10 @@ function refusalResponses(): Record<string, object> {
  */
 const RECEIVE_PATH = {
   post: {
-    summary: 'Receive a webhook: a JSON object or form data, answered 200 once it is committed',
+    summary: 'Receive a webhook, answered 200 (or what the source sets) once it is committed',
+    description:
+      'By default a JSON object or form data. A source in the config file may take multipart/form-data, text/plain, XML, ' +
+      'or any type (`accept`), and answer with a status from 200 to 299, headers and a body of its own (`response`).',
     security: [],
     parameters: [
       {
@@ -64,11 +68,19 @@ const RECEIVE_PATH = {
       content: {
         'application/json': { schema: { type: 'object' } },
         'application/x-www-form-urlencoded': { schema: { type: 'object' } },
+        'multipart/form-data': { schema: { type: 'object' }, description: 'With `accept: [multipart]`' },
+        'text/plain': { schema: { type: 'string' }, description: 'With `accept: [text]`' },
+        'application/xml': {
+          schema: { type: 'string' },
+          description: 'With `accept: [xml]`; text/xml and application/*+xml too',
+        },
+        '*/*': { schema: {}, description: 'With `accept: [any]`: any type, or none' },
       },
     },
     responses: {
       200: {
-        description: 'Stored (committed), or a duplicate of a delivery stored before',
+        description:
+          'Stored (committed), or a duplicate of a delivery stored before. A source with its own `response` answers with its status (200 to 299), headers and body instead',
         content: { 'application/json': { schema: ReceivedSchema } },
       },
       ...refusalResponses(),

@@ -6,9 +6,8 @@ import { newDeliveryId } from './delivery-id.js';
 import { bodyHandshake, queryHandshake, type HandshakeReply } from './handshake.js';
 import { compressed, contentCoding, parseContentLength, unsupported } from '../body/body-headers.js';
 import { headerList } from '../store/header-list.js';
-import { classifyMediaType, hasConflictingContentTypes, type BodyKind } from '../body/media-type.js';
-import { checkFormFields, parseFormBody, type FormBody } from '../body/parse-form.js';
-import { checkJsonBody, jsonBodyValue } from '../body/parse-json.js';
+import { bodyKindFor, hasConflictingContentTypes, type BodyKind } from '../body/media-type.js';
+import { parseReceivedBody, type ReceivedBody } from '../body/parse-body.js';
 import { BodyBudgetSpentError } from '../body/body-budget.js';
 import { BodyAbortedError } from '../body/read-body.js';
 import { clientAddress, type TrustedProxies } from './remote-address.js';
@@ -18,6 +17,7 @@ import type { SourceRule, SourceRules } from './source-rules.js';
 import { destinationsFor, filterHeaders, filterQuery } from '../forward/routes.js';
 import type { NewForward } from '../store/outbox.js';
 import { eventTypeOf } from './event-type.js';
+import { renderAnswer } from './custom-answer.js';
 
 /** A request to `/api/webhook/{source}`, as any HTTP adapter hands it over. */
 export interface InboundRequest {
@@ -82,17 +82,10 @@ interface Admitted {
   contentType: string | undefined;
   /** Several Content-Type headers that disagree. */
   conflicting: boolean;
-  /** How the body is parsed; undefined for a media type not accepted here. */
-  kind: BodyKind | undefined;
+  /** How the body is parsed; undefined for a media type the source does not take. */
+  kind: BodyKind | 'any' | undefined;
   /** A content coding other than identity, refused. */
   coding: string | undefined;
-}
-
-/** The body, read and checked. */
-interface Body {
-  raw: Buffer;
-  /** The parsed fields of a form body (a JSON body is parsed only when something needs its value). */
-  form: FormBody | undefined;
 }
 
 /** The signature check's outcome. */
@@ -167,14 +160,14 @@ export class Receiver {
       const { maxBodyBytes } = rule.policy;
       const contentType = request.headers['content-type'];
       const conflicting = hasConflictingContentTypes(request.rawHeaders);
-      const kind = conflicting ? undefined : classifyMediaType(contentType);
+      const kind = conflicting ? undefined : bodyKindFor(contentType, rule.accept);
       const declaredLength = parseContentLength(request.headers['content-length']);
       if (declaredLength !== undefined && declaredLength > maxBodyBytes) {
         throw new ProblemError('payload_too_large', `The body is larger than ${maxBodyBytes} bytes.`);
       }
       // Refusals that need no body are given before it is read when one is announced.
       const announcesBody = (declaredLength ?? 0) > 0;
-      if (kind === undefined && announcesBody) throw unsupported(contentType, conflicting);
+      if (kind === undefined && announcesBody) throw unsupported(contentType, conflicting, rule.accept);
       const coding = contentCoding(request.headers['content-encoding']);
       if (coding !== undefined && announcesBody) throw compressed(coding);
       return { source, rule, contentType, conflicting, kind, coding };
@@ -182,20 +175,15 @@ export class Receiver {
   }
 
   /** Read: the whole body within the source's limit, then the refusals that needed it, then its syntax. */
-  private async read(request: InboundRequest, admitted: Admitted): Promise<Body | Finished> {
+  private async read(request: InboundRequest, admitted: Admitted): Promise<ReceivedBody | Finished> {
     const { source, rule, contentType, conflicting, kind, coding } = admitted;
     const raw = await this.stepAsync({ source, bodyRead: false }, () => request.readBody(rule.policy.maxBodyBytes));
     if (raw instanceof Finished) return raw;
-    return this.step({ source, bodyRead: true }, () => {
+    return this.stepAsync({ source, bodyRead: true }, async () => {
       if (raw.length === 0) throw new ProblemError('empty_body', 'The request has no body.');
-      if (kind === undefined) throw unsupported(contentType, conflicting);
+      if (kind === undefined) throw unsupported(contentType, conflicting, rule.accept);
       if (coding !== undefined) throw compressed(coding);
-      if (kind === 'form') {
-        checkFormFields(raw);
-        return { raw, form: parseFormBody(raw) };
-      }
-      checkJsonBody(raw, rule.policy.anyJson);
-      return { raw, form: undefined };
+      return await parseReceivedBody(kind, raw, contentType ?? '', rule.policy);
     });
   }
 
@@ -204,7 +192,7 @@ export class Receiver {
    * (never on a failed check), then the source's `onFailure`: a failed
    * check is refused, or kept as failed.
    */
-  private verify(request: InboundRequest, admitted: Admitted, body: Body): Checked | Finished {
+  private verify(request: InboundRequest, admitted: Admitted, body: ReceivedBody): Checked | Finished {
     const { source, rule, contentType } = admitted;
     const checked = this.step({ source, bodyRead: true }, (): Checked => {
       if (rule.verifier === undefined) return { verification: { status: 'none' }, deliveryId: undefined, secretIndex: 0 };
@@ -234,10 +222,10 @@ export class Receiver {
         if (rule.onFailure === 'reject') throw new ProblemError('signature_invalid', signatureDetail(verification));
         return checked;
       }
-      const { raw, form } = body;
       const reply = bodyHandshake(
         rule,
-        () => form ?? (raw.length <= MAX_HANDSHAKE_BYTES ? jsonBodyValue(raw) : undefined),
+        () =>
+          body.kind === 'form' || (body.kind === 'json' && body.raw.length <= MAX_HANDSHAKE_BYTES) ? body.value() : undefined,
         checked.secretIndex,
       );
       return reply === undefined ? checked : new Finished(this.handshakeAnswer(reply, source, verification));
@@ -245,7 +233,7 @@ export class Receiver {
   }
 
   /** Keep: the delivery and its forwards go to the write queue; the answer waits for the commit. */
-  private async keep(request: InboundRequest, admitted: Admitted, body: Body, checked: Checked): Promise<Answer> {
+  private async keep(request: InboundRequest, admitted: Admitted, body: ReceivedBody, checked: Checked): Promise<Answer> {
     const { source, rule, contentType } = admitted;
     const { verification, deliveryId } = checked;
     const answer = await this.stepAsync({ source, bodyRead: true, verification }, async () => {
@@ -260,6 +248,7 @@ export class Receiver {
         remoteAddress: clientAddress(request.socketAddress, request.headers['x-forwarded-for'], this.options.trustedProxies),
         headers: headerList(request.rawHeaders, this.options.redactHeaders),
         raw: body.raw,
+        parsedBody: body.stored,
         verification,
         dedupKey: failed ? null : (dedupHeaderValue(request.headers, rule.dedupHeader) ?? deliveryId ?? null),
       };
@@ -272,13 +261,15 @@ export class Receiver {
         return { ...refusal, source, id: outcome.id, verification };
       }
       const receivedAt = new Date(outcome.receivedAt).toISOString();
-      const answerBody = outcome.duplicate
+      const standard = outcome.duplicate
         ? JSON.stringify({ id: outcome.id, source, receivedAt, duplicate: true })
         : JSON.stringify({ id: outcome.id, source, receivedAt });
+      const reply =
+        rule.answer === undefined
+          ? { status: 200, headers: { ...JSON_HEADERS }, body: standard }
+          : renderAnswer(rule.answer, { id: outcome.id, source, receivedAt }, standard);
       return {
-        status: 200,
-        headers: { ...JSON_HEADERS },
-        body: answerBody,
+        ...reply,
         outcome: outcome.duplicate ? 'duplicate' : 'stored',
         source,
         id: outcome.id,
@@ -318,9 +309,14 @@ export class Receiver {
   }
 
   /** The forwards a delivery gets: one per destination whose route matches (CONTRACT 6). */
-  private forwardsOf(rule: SourceRule, request: InboundRequest, { raw, form }: Body, verification: Verification): NewForward[] {
+  private forwardsOf(
+    rule: SourceRule,
+    request: InboundRequest,
+    received: ReceivedBody,
+    verification: Verification,
+  ): NewForward[] {
     const destinations = destinationsFor(rule.routes, () => {
-      const body = form ?? jsonBodyValue(raw);
+      const body = received.value();
       return {
         body,
         headers: filterHeaders(request.headers, this.options.redactHeaders),

@@ -3,6 +3,8 @@ import { createVerifier } from '../verify/create-verifier.js';
 import type { Verifier } from '../verify/verifier.js';
 import { compileRoutes, type Route } from '../forward/routes.js';
 import { RateLimiter } from './rate-limiter.js';
+import { DEFAULT_ACCEPT, type AcceptKind } from '../body/media-type.js';
+import { compileAnswer, type CustomAnswer } from './custom-answer.js';
 
 /** What a source may change about receiving. */
 export interface SourcePolicy {
@@ -14,6 +16,10 @@ export interface SourcePolicy {
 /** Everything the receiver needs to know about one source, resolved from the config file. */
 export interface SourceRule {
   policy: SourcePolicy;
+  /** The kinds of body taken (CONTRACT 9). */
+  accept: readonly AcceptKind[];
+  /** What a stored delivery is answered, when not section 1's JSON (CONTRACT 9). */
+  answer?: CustomAnswer;
   verifier?: Verifier;
   /** `keep`: a delivery that fails verification is stored as failed (and still answered 401). */
   onFailure: 'reject' | 'keep';
@@ -41,7 +47,7 @@ export class SourceRules {
     defaults: SourcePolicy,
     sources: Record<string, SourceConfig> = {},
   ) {
-    this.unconfigured = { policy: defaults, onFailure: 'reject', routes: [] };
+    this.unconfigured = { policy: defaults, accept: DEFAULT_ACCEPT, onFailure: 'reject', routes: [] };
     for (const [name, config] of Object.entries(sources)) {
       try {
         this.rules.set(name, resolveRule(config, defaults));
@@ -71,6 +77,7 @@ function resolveRule(config: SourceConfig, defaults: SourcePolicy): SourceRule {
       maxBodyBytes: config.maxBodyBytes ?? defaults.maxBodyBytes,
       anyJson: config.anyJson ?? defaults.anyJson,
     },
+    accept: config.accept ?? DEFAULT_ACCEPT,
     onFailure: config.onFailure ?? 'reject',
     routes: compileRoutes(config.forward),
   };
@@ -81,6 +88,7 @@ function resolveRule(config: SourceConfig, defaults: SourcePolicy): SourceRule {
     if (config.handshake.secret !== undefined) rule.handshakeSecrets = [config.handshake.secret];
     else if (config.verify?.scheme === 'zoom') rule.handshakeSecrets = config.verify.secrets;
   }
+  if (config.response !== undefined) rule.answer = compileAnswer(config.response);
   if (config.rateLimit !== undefined) rule.rateLimiter = new RateLimiter(config.rateLimit.requests, config.rateLimit.perSeconds);
   return rule;
 }

@@ -20,10 +20,11 @@ export interface DeliveryRow {
   verification_scheme: string | null;
   verification_reason: string | null;
   dedup_key: string | null;
+  parsed_body: string | null;
 }
 
 export const DELIVERY_COLUMNS = `seq, id, source, received_at, method, query, content_type, remote_address, headers, raw,
-  verification_status, verification_scheme, verification_reason, dedup_key`;
+  verification_status, verification_scheme, verification_reason, dedup_key, parsed_body`;
 
 export function deliveryFromRow(row: DeliveryRow): StoredDelivery {
   return {
@@ -43,6 +44,7 @@ export function deliveryFromRow(row: DeliveryRow): StoredDelivery {
       ...(row.verification_reason === null ? {} : { reason: row.verification_reason }),
     },
     dedupKey: row.dedup_key,
+    ...(row.parsed_body === null ? {} : { parsedBody: row.parsed_body }),
   };
 }
 

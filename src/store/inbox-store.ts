@@ -42,6 +42,12 @@ export interface NewDelivery {
   remoteAddress: string;
   headers: HeaderList;
   raw: Buffer;
+  /**
+   * The body as JSON text, where the raw bytes alone do not give it back
+   * (CONTRACT 9): a multipart body's fields and files, `null` for a body
+   * taken by `any`. Absent (or null): read off `raw` by `contentType`.
+   */
+  parsedBody?: string | null;
   verification: Verification;
   /** When set, a second delivery of the same source with the same key is a duplicate. */
   dedupKey: string | null;

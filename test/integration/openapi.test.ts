@@ -16,8 +16,22 @@ describe('OpenAPI document', () => {
     const doc = (await answer.json()) as { openapi: string; paths: Record<string, Record<string, unknown>> };
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.keys(doc.paths)).toEqual(
-      expect.arrayContaining(['/api/deliveries', '/api/deliveries/{id}', '/api/deliveries/{id}/raw', '/api/sources']),
+      expect.arrayContaining([
+        '/api/deliveries',
+        '/api/deliveries/{id}',
+        '/api/deliveries/{id}/raw',
+        '/api/deliveries/{id}/files/{index}',
+        '/api/sources',
+      ]),
     );
+    // A file of a multipart delivery (CONTRACT 9): binary, with its refusals.
+    const file = doc.paths['/api/deliveries/{id}/files/{index}']?.get as {
+      parameters: Array<{ name: string; in: string }>;
+      responses: Record<string, { content?: Record<string, unknown> }>;
+    };
+    expect(file.parameters.map((p) => `${p.in}:${p.name}`).sort()).toEqual(['path:id', 'path:index']);
+    expect(Object.keys(file.responses['200']?.content ?? {})).toEqual(['application/octet-stream']);
+    expect(Object.keys(file.responses)).toEqual(expect.arrayContaining(['200', '401', '404']));
     expect(doc.paths['/api/deliveries']?.get).toMatchObject({
       parameters: expect.arrayContaining([expect.objectContaining({ name: 'limit', in: 'query' })]),
     });
@@ -60,6 +74,14 @@ describe('OpenAPI document', () => {
     };
     const post = doc.paths['/api/webhook/{source}']?.post;
     expect(post?.security).toEqual([]);
+    expect(Object.keys((post as { requestBody: { content: object } } | undefined)?.requestBody.content ?? {})).toEqual([
+      'application/json',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data',
+      'text/plain',
+      'application/xml',
+      '*/*',
+    ]);
     expect(Object.keys(post?.responses ?? {})).toEqual(
       expect.arrayContaining(['200', '400', '401', '405', '413', '415', '422', '503']),
     );

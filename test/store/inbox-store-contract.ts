@@ -221,6 +221,23 @@ function describeRoundTripContract(store: () => InboxStore): void {
       expect((await store().get(delivery.id))?.verification).toStrictEqual(verification);
     });
 
+    it('keeps the parsed body given beside the raw bytes exactly, in get, list and readAfter (CONTRACT 9)', async () => {
+      const multipart = JSON.stringify({
+        fields: { note: 'NUL \u0000 and ☃ and \ud800', to: ['a', 'b'] },
+        files: [{ field: 'f', filename: 'é.png', contentType: 'image/png', size: 3 }],
+      });
+      const withFiles = newDelivery({ contentType: 'multipart/form-data; boundary=x', parsedBody: multipart });
+      const unparsed = newDelivery({ contentType: 'application/json', parsedBody: 'null' });
+      const plain = newDelivery();
+      await store().append([withFiles, unparsed, plain]);
+      expect((await store().get(withFiles.id))?.parsedBody).toBe(multipart);
+      expect((await store().get(unparsed.id))?.parsedBody).toBe('null');
+      expect(await store().get(plain.id)).not.toHaveProperty('parsedBody');
+      const listed = await store().list({ limit: 10 });
+      expect(listed.map((d) => d.parsedBody)).toEqual([undefined, 'null', multipart]);
+      expect((await store().readAfter(0, 10)).map((d) => d.parsedBody)).toEqual([multipart, 'null', undefined]);
+    });
+
     it('keeps an empty header list, an empty query and a null dedup key', async () => {
       const delivery = newDelivery({ headers: [], query: '', dedupKey: null, remoteAddress: '' });
       await store().append([delivery]);

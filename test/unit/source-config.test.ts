@@ -82,7 +82,7 @@ describe('a valid config file', () => {
     expect(rules.forSource('events')?.rateLimiter).toBeDefined();
     expect(rules.forSource('graph')?.verifier).toBeUndefined();
     // An unnamed source gets the defaults, as without a file.
-    expect(rules.forSource('anything')).toEqual({ policy: DEFAULTS, onFailure: 'reject', routes: [] });
+    expect(rules.forSource('anything')).toEqual({ policy: DEFAULTS, accept: ['json', 'form'], onFailure: 'reject', routes: [] });
   });
 
   it('takes YAML written by hand, comments and all; an empty file means no rules', () => {
@@ -124,7 +124,9 @@ describe('a bad config file is refused, naming the key', () => {
   it('an unknown scheme is an error, never a source left unverified', () => {
     const problems = problemsOf('scheme.json', oneSource({ verify: { scheme: 'stripee', secrets: ['x'] } }));
     expect(problems).toHaveLength(1);
-    expect(problems[0]).toMatch(/^sources\.src\.verify\.scheme: expected one of "stripe", "github", .*"hmac", got "stripee"$/);
+    expect(problems[0]).toMatch(
+      /^sources\.src\.verify\.scheme: expected one of "stripe", "github", .*"hmac", got "stripee"; did you mean "stripe"\?$/,
+    );
   });
 
   it('an unknown handshake type', () => {
@@ -443,9 +445,9 @@ describe('a bad config file is refused, naming the key', () => {
     ];
     expect(problems).toEqual([
       '(top level): an unknown key of 20 characters (not shown: it may be a secret; the settings here are strict, sources, destinations)',
-      'sources.src: an unknown key of 20 characters (not shown: it may be a secret; the settings here are verify, handshake, dedup, anyJson, maxBodyBytes, rateLimit, onFailure, forward)',
+      'sources.src: an unknown key of 20 characters (not shown: it may be a secret; the settings here are verify, handshake, dedup, anyJson, maxBodyBytes, rateLimit, onFailure, forward, accept, response)',
       'sources.src.dedup: an unknown key of 20 characters (not shown: it may be a secret; the settings here are header)',
-      'sources.stripe: an unknown key of 20 characters (not shown: it may be a secret; the settings here are verify, handshake, dedup, anyJson, maxBodyBytes, rateLimit, onFailure, forward)',
+      'sources.stripe: an unknown key of 20 characters (not shown: it may be a secret; the settings here are verify, handshake, dedup, anyJson, maxBodyBytes, rateLimit, onFailure, forward, accept, response)',
     ]);
     expect(problems.join('\n')).not.toContain('REALSECRET');
   });

@@ -124,6 +124,11 @@ export function rawBodyUrl(id: string): string {
   return `${deliveryPath(id)}/raw`;
 }
 
+/** The address of one file of a multipart delivery (`index` in its body.files); the server sends it as an attachment. */
+export function fileUrl(id: string, index: number): string {
+  return `${deliveryPath(id)}/files/${index}`;
+}
+
 /** True when it was deleted, false when it was already gone. */
 export async function deleteDelivery(id: string): Promise<boolean> {
   try {

@@ -1,6 +1,8 @@
-// A delivery's body: JSON as a collapsible tree, form data as a table, and
-// the raw text. Every key and value is a text node.
+// A delivery's body: JSON as a collapsible tree, form data as a table, the
+// other kinds as body-kinds-view.ts shows them, and the raw text. Every key
+// and value is a text node.
 
+import { filesList, isMultipartBody, textView, xmlView, type MultipartBody } from './body-kinds-view.ts';
 import { h, type Child } from './dom.ts';
 
 /** Levels of the tree that start open; deeper ones open on click. */
@@ -127,14 +129,65 @@ export function formTable(body: Record<string, unknown>): HTMLElement {
   );
 }
 
-/** The parsed body as the page shows it first: a form table for form data, else a JSON tree. */
-export function parsedBody(contentType: string, body: unknown): HTMLElement {
-  if (body === null || body === undefined) {
-    return h('p', { class: 'muted' }, 'This body could not be parsed; the raw bytes are under "Raw".');
+/** How the page shows a body first, by its Content-Type (CONTRACT 9). */
+export type BodyView = 'form' | 'multipart' | 'text' | 'xml' | 'tree';
+
+export function bodyViewOf(contentType: string, body: unknown): BodyView {
+  const essence = (contentType.split(';')[0] ?? '').trim().toLowerCase();
+  if (essence === 'application/x-www-form-urlencoded' && typeof body === 'object' && body !== null && !Array.isArray(body)) {
+    return 'form';
   }
-  const isForm = /^application\/x-www-form-urlencoded\b/i.test(contentType.trim());
-  if (isForm && typeof body === 'object' && !Array.isArray(body)) return formTable(body as Record<string, unknown>);
-  return jsonTree(body);
+  if (essence === 'multipart/form-data' && isMultipartBody(body)) return 'multipart';
+  if (
+    typeof body === 'string' &&
+    (essence === 'application/xml' || essence === 'text/xml' || /^application\/[^/]+\+xml$/.test(essence))
+  ) {
+    return 'xml';
+  }
+  if (typeof body === 'string' && essence === 'text/plain') return 'text';
+  return 'tree';
+}
+
+/** The tab that shows the parsed body is named after what it shows. */
+export const VIEW_LABEL: Readonly<Record<BodyView, string>> = {
+  form: 'Form',
+  multipart: 'Form',
+  text: 'Text',
+  xml: 'XML',
+  tree: 'Tree',
+};
+
+/** The parsed body as the page shows it first: a form table, fields and files, text, indented XML, or a JSON tree. */
+export function parsedBody(delivery: { id: string; contentType: string; body: unknown }): HTMLElement {
+  const { body } = delivery;
+  if (body === null || body === undefined) {
+    return h(
+      'p',
+      { class: 'muted' },
+      'This body is not parsed (of a type the source keeps as it came, or one that did not parse); the raw bytes are under "Raw".',
+    );
+  }
+  switch (bodyViewOf(delivery.contentType, body)) {
+    case 'form':
+      return formTable(body as Record<string, unknown>);
+    case 'multipart': {
+      const { fields, files } = body as MultipartBody;
+      return h(
+        'div',
+        { class: 'multipart-body' },
+        h('h4', {}, `Files (${files.length})`),
+        filesList(delivery.id, files),
+        h('h4', {}, 'Fields'),
+        Object.keys(fields).length === 0 ? h('p', { class: 'muted' }, 'No fields.') : formTable(fields),
+      );
+    }
+    case 'text':
+      return textView(body as string);
+    case 'xml':
+      return xmlView(body as string);
+    default:
+      return jsonTree(body);
+  }
 }
 
 /** Raw text shown at most this long; the whole body is one download away. */

@@ -2,7 +2,7 @@
 // done with it (copy as curl, download, delete).
 
 import { deleteDelivery, getRawBody, rawBodyUrl, type Delivery, type Verification } from './api.ts';
-import { parsedBody, rawText } from './body-view.ts';
+import { bodyViewOf, parsedBody, rawText, VIEW_LABEL } from './body-view.ts';
 import { copyText } from './clipboard.ts';
 import { resendCommand } from './curl-command.ts';
 import { button, h, replaceChildren } from './dom.ts';
@@ -100,13 +100,13 @@ export function renderDetail(container: HTMLElement, delivery: Delivery, handler
   const parsedTab = h(
     'button',
     { class: 'tab', attrs: { type: 'button', role: 'tab', 'aria-selected': 'true' } },
-    delivery.contentType.toLowerCase().includes('form') ? 'Form' : 'Tree',
+    VIEW_LABEL[bodyViewOf(delivery.contentType, delivery.body)],
   );
   const rawTab = h('button', { class: 'tab', attrs: { type: 'button', role: 'tab', 'aria-selected': 'false' } }, 'Raw');
   const showParsed = (): void => {
     parsedTab.setAttribute('aria-selected', 'true');
     rawTab.setAttribute('aria-selected', 'false');
-    replaceChildren(bodyArea, parsedBody(delivery.contentType, delivery.body));
+    replaceChildren(bodyArea, parsedBody(delivery));
   };
   const showRaw = async (): Promise<void> => {
     parsedTab.setAttribute('aria-selected', 'false');

@@ -48,6 +48,14 @@ export function shortContentType(contentType: string): string {
 /** A one-line glimpse of the body for the list. */
 export function bodyPreview(body: unknown, max = 120): string {
   if (body === null || body === undefined) return '';
+  if (typeof body === 'string') {
+    // Text and XML bodies (CONTRACT 9): their start, on one line.
+    const start = body
+      .slice(0, max + 1)
+      .replace(/\s+/g, ' ')
+      .trim();
+    return start.length > max ? `${start.slice(0, max)}…` : start;
+  }
   let text: string;
   try {
     text = JSON.stringify(body) ?? '';

@@ -128,10 +128,9 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
 }
 
 function send(res: ServerResponse, answer: Answer, closing: boolean): void {
-  const headers: Record<string, string | number> = {
-    ...answer.headers,
-    'content-length': Buffer.byteLength(answer.body),
-  };
+  const headers: Record<string, string | number> = { ...answer.headers };
+  // A 204 (a source's own answer may be one) has no content and no Content-Length (RFC 9110 8.6).
+  if (answer.status !== 204) headers['content-length'] = Buffer.byteLength(answer.body);
   if (closing) headers.connection = 'close';
   res.writeHead(answer.status, headers);
   res.end(answer.body);

@@ -33,9 +33,9 @@ export interface PostgresStoreOptions {
 const APPEND_LOCK = 7_305_162_021;
 
 const INSERT = `INSERT INTO deliveries (id, source, received_at, method, query, content_type, remote_address,
-    headers, raw, verification_status, verification_scheme, verification_reason, dedup_key)
+    headers, raw, verification_status, verification_scheme, verification_reason, dedup_key, parsed_body)
   SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[],
-    $8::text[], $9::bytea[], $10::text[], $11::text[], $12::text[], $13::text[])
+    $8::text[], $9::bytea[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[])
   ON CONFLICT (source, dedup_key) WHERE dedup_key IS NOT NULL DO NOTHING
   RETURNING id, seq`;
 
@@ -144,6 +144,7 @@ export class PostgresStore implements InboxStore {
         batch.map((d) => d.verification.scheme ?? null),
         batch.map((d) => d.verification.reason ?? null),
         batch.map((d) => (d.dedupKey === null ? null : escapeKey(d.dedupKey))),
+        batch.map((d) => d.parsedBody ?? null),
       ]);
       const seqById = new Map(inserted.rows.map((row) => [row.id, Number(row.seq)]));
       const counts = new Map<string, { count: number; last: number }>();

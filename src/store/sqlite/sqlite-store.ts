@@ -122,8 +122,8 @@ export class SqliteStore implements InboxStore {
     const outbox = this.outbox;
     this.statements = {
       insert: db.prepare(`INSERT INTO deliveries (id, source, received_at, method, query, content_type,
-          remote_address, headers, raw, verification_status, verification_scheme, verification_reason, dedup_key)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+          remote_address, headers, raw, verification_status, verification_scheme, verification_reason, dedup_key, parsed_body)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (source, dedup_key) WHERE dedup_key IS NOT NULL DO NOTHING`),
       countSource: db.prepare(`INSERT INTO sources (source, count, last_received_at) VALUES (?, ?, ?)
         ON CONFLICT (source) DO UPDATE SET
@@ -182,6 +182,7 @@ export class SqliteStore implements InboxStore {
           d.verification.scheme ?? null,
           d.verification.reason ?? null,
           d.dedupKey,
+          d.parsedBody ?? null,
         );
         if (result.changes === 1) {
           if (d.forwards !== undefined && d.forwards.length > 0) {

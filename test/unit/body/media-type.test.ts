@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyMediaType, hasConflictingContentTypes } from '../../../src/body/media-type.js';
+import { bodyKindFor, classifyMediaType, hasConflictingContentTypes, mediaTypeParameter } from '../../../src/body/media-type.js';
 
 describe('classifyMediaType (CONTRACT 1)', () => {
   it.each([
@@ -29,15 +29,30 @@ describe('classifyMediaType (CONTRACT 1)', () => {
   });
 
   it.each([
-    'text/plain',
+    ['multipart/form-data; boundary=x', 'multipart'],
+    ['Multipart/Form-Data;boundary="a b"', 'multipart'],
+    ['text/plain', 'text'],
+    ['TEXT/PLAIN; charset=UTF-8', 'text'],
+    ['application/xml', 'xml'],
+    ['text/xml; charset=iso-8859-1', 'xml'],
+    ['application/atom+xml', 'xml'],
+    ['application/soap+xml; charset=utf-8', 'xml'],
+  ])('takes %j as %s (CONTRACT 9)', (contentType, kind) => {
+    expect(classifyMediaType(contentType)).toBe(kind);
+  });
+
+  it.each([
     'text/json',
     'text/html; charset=utf-8',
-    'multipart/form-data; boundary=x',
-    'application/xml',
+    'text/plainx',
+    'multipart/mixed; boundary=x',
+    'multipart/form-datax',
+    'application/+xml',
+    'application/a b+xml',
+    'application/xmlx',
     'application/octet-stream',
     'application/jsonx',
     'application/json-seq',
-    'application/json+xml',
     'application/+json',
     'application/a b+json',
     'application/x-www-form-urlencoded-extra',
@@ -51,6 +66,30 @@ describe('classifyMediaType (CONTRACT 1)', () => {
 
   it('refuses a missing Content-Type', () => {
     expect(classifyMediaType(undefined)).toBeUndefined();
+  });
+});
+
+describe('bodyKindFor (CONTRACT 9: accept)', () => {
+  it('takes the kinds the accept list names, and everything else with any', () => {
+    expect(bodyKindFor('application/json', ['json', 'form'])).toBe('json');
+    expect(bodyKindFor('text/plain', ['json', 'form'])).toBeUndefined();
+    expect(bodyKindFor('text/plain', ['text'])).toBe('text');
+    expect(bodyKindFor('application/json', ['text'])).toBeUndefined();
+    expect(bodyKindFor('image/png', ['json', 'any'])).toBe('any');
+    expect(bodyKindFor(undefined, ['any'])).toBe('any');
+    expect(bodyKindFor(undefined, ['json'])).toBeUndefined();
+    // A type that another kind parses, not listed: any takes it, unparsed.
+    expect(bodyKindFor('application/json', ['any'])).toBe('any');
+    expect(bodyKindFor('multipart/form-data; boundary=x', ['json', 'multipart', 'any'])).toBe('multipart');
+  });
+});
+
+describe('mediaTypeParameter', () => {
+  it('reads a parameter in any case, quoted or not', () => {
+    expect(mediaTypeParameter('text/plain; Charset="ISO-8859-1"', 'charset')).toBe('iso-8859-1');
+    expect(mediaTypeParameter('text/plain;charset=utf-8', 'charset')).toBe('utf-8');
+    expect(mediaTypeParameter('text/plain', 'charset')).toBeUndefined();
+    expect(mediaTypeParameter('text/plain; xcharset=a', 'charset')).toBeUndefined();
   });
 });
 
