@@ -3,10 +3,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { InboxStore } from '../../src/store/inbox-store.js';
 import type { RunningApp } from '../helpers/app.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { startForwarding, storeAvailable, STORES } from '../forward/support.js';
-import { eventually, killAllClis, startCli } from './support/cli.js';
-import { hmacHex, sendWebhook } from './support/send.js';
-import { headerPairs, headerValue, Target, type Received } from './support/target.js';
+import { startForwarding, storeAvailable, STORES } from '../helpers/forwarding-app.js';
+import { killAllClis, startCli } from '../helpers/cli.js';
+import { eventually } from '../helpers/eventually.js';
+import { hmacHex, sendWebhook } from '../helpers/cli-send.js';
+import { headerPairs, headerValue, Target, type Received } from '../helpers/listen-target.js';
 
 /**
  * `reception listen` with every body kind (CONTRACT 9): the local app gets
@@ -70,7 +71,7 @@ describe.each(STORES)('reception listen, every body kind (%s)', { timeout: 60_00
       if (contentType !== undefined) headers.unshift(['Content-Type', contentType]);
       await sendWebhook(server.url, '/api/webhook/all', bytes, headers);
     }
-    await eventually(() => target.received.length === sent.length, 'the target received every delivery');
+    await eventually(() => target.received.length === sent.length, 15_000, 'the target received every delivery');
     await cli.waitForLines(sent.length);
     sent.forEach(({ bytes, contentType }, index) => {
       const got = target.received[index] as Received;

@@ -5,9 +5,9 @@ import { SourceRules } from '../../src/receive/source-rules.js';
 import { validateConfig } from '../../src/config/source-config.js';
 import type { ConfigFile } from '../../src/config/source-config-schema.js';
 import { startApp, type RunningApp } from '../helpers/app.js';
-import { launchChromium, skipBrowserTests } from './support/browser.js';
-import { openPage, row } from './support/page.js';
-import { ensureWebBuilt } from './support/web-build.js';
+import { launchChromium, skipBrowserTests } from '../helpers/browser.js';
+import { openPage, row } from '../helpers/page.js';
+import { ensureWebBuilt } from '../helpers/web-build.js';
 
 /**
  * The delivery view of the bodies that are not JSON or form data (CONTRACT

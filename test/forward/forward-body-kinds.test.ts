@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { InboxStore } from '../../src/store/inbox-store.js';
 import type { RunningApp } from '../helpers/app.js';
-import { api, forwardsOf, startForwarding, storeAvailable, STORES } from './support.js';
+import { api, forwardsOf, startForwarding, storeAvailable, STORES } from '../helpers/forwarding-app.js';
 
 /**
  * Route filters over the bodies of CONTRACT 9: a multipart body is

@@ -4,8 +4,8 @@ import type { ConfigFile } from '../../src/config/source-config-schema.js';
 import type { InboxStore } from '../../src/store/inbox-store.js';
 import type { RunningApp } from '../helpers/app.js';
 import { connectSse } from '../helpers/sse.js';
-import { startForwarding, storeAvailable, STORES } from '../forward/support.js';
-import type { DeliveryPage, DeliveryView, Receipt } from './exchange.js';
+import { startForwarding, storeAvailable, STORES } from '../helpers/forwarding-app.js';
+import type { DeliveryPage, DeliveryView, Receipt } from '../helpers/exchange.js';
 
 /**
  * More bodies (CONTRACT 9): each `accept` kind stored byte for byte, its

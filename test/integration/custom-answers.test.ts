@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConfigFile } from '../../src/config/source-config-schema.js';
 import type { InboxStore } from '../../src/store/inbox-store.js';
 import type { RunningApp } from '../helpers/app.js';
-import { startForwarding, storeAvailable, STORES } from '../forward/support.js';
-import { RFC3339_UTC_MS, type DeliveryPage } from './exchange.js';
+import { startForwarding, storeAvailable, STORES } from '../helpers/forwarding-app.js';
+import { RFC3339_UTC_MS, type DeliveryPage } from '../helpers/exchange.js';
 
 /**
  * Answers (CONTRACT 9): a source's own status, headers and body for a
