@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'vitest';
 import { MAIN } from '../helpers/server-process.js';
@@ -157,10 +157,28 @@ describe.concurrent('invalid environment', () => {
     const result = await runToExit(started, { RECEPTION_DATA: join(file, 'data'), RECEPTION_PORT: String(port) });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(
-      `the data directory ${join(file, 'data')} (RECEPTION_DATA) cannot be created or written (ENOTDIR)`,
+      `the data directory ${join(file, 'data')} (RECEPTION_DATA) cannot be used: a file, not a directory, is in the way (ENOTDIR)`,
     );
-    expect(result.stderr).toContain('point RECEPTION_DATA at a directory that this user can write');
+    expect(result.stderr).toContain('Point RECEPTION_DATA at a directory that this user can write');
     expect(await refused(port)).toBe(true);
+  });
+
+  it('a port in use is said so, naming RECEPTION_PORT and how to get a free one (RECEPTION_PORT=0)', async (context) => {
+    const { expect } = context;
+    const started = new Started(context);
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    context.onTestFinished(() => void taken.close());
+    const port = (taken.address() as AddressInfo).port;
+    const result = await runToExit(started, {
+      RECEPTION_DATA: started.unusedDataDir(),
+      RECEPTION_PORT: String(port),
+      RECEPTION_TOKEN: 'settings-test-token-0123456789',
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      `Reception could not start: port ${port} on 127.0.0.1 is already in use (RECEPTION_PORT): another program, or another Reception, listens there. Stop it, or choose another port (RECEPTION_PORT=0 picks a free one).`,
+    );
   });
 
   it('starts with the same variables once they are valid, says what it loaded, and warns of a variable that nothing reads', async (context) => {
