@@ -11,7 +11,7 @@ import { createLogger, LogDestination, type Logger } from './observe/logger.js';
 import { Metrics } from './observe/metrics.js';
 import { RetentionPruner } from './store/retention-pruner.js';
 import type { InboxStore } from './store/inbox-store.js';
-import { PostgresStore } from './store/postgres/postgres-store.js';
+import { describeServer, PostgresStore } from './store/postgres/postgres-store.js';
 import { permissionWarning, SqliteStore } from './store/sqlite/sqlite-store.js';
 import { PostgresCommitFeed } from './stream/postgres-commit-feed.js';
 
@@ -58,18 +58,45 @@ export async function startServer(settings: Settings): Promise<void> {
   shutDownOnSignals(start, { app, store, feed, pruner, logDestination });
   const base = await listen(settings, app, apiToken);
   start.logger.info(
-    {
-      url: base,
-      pid: process.pid,
-      store: store.kind,
-      durability: settings.durability,
-      dataDir: settings.dataDir,
-      retention: retentionText(settings),
-    },
+    { url: base, pid: process.pid, ...storeDescription(settings), retention: retentionText(settings) },
     'listening',
   );
   pruner?.start();
+  showAddress(base);
   if (apiToken.generated) showGeneratedToken(apiToken, base);
+}
+
+/**
+ * What the `listening` line says of the store: SQLite's file and the
+ * durability setting that applies to it; for PostgreSQL, which server,
+ * database and schema (no password), and no durability: there PostgreSQL's
+ * own `synchronous_commit` decides what survives a power loss.
+ */
+function storeDescription(settings: Settings): Record<string, string> {
+  if (settings.databaseUrl !== undefined) {
+    return {
+      store: 'postgres',
+      database: describeServer(settings.databaseUrl),
+      schema: settings.databaseSchema,
+      durability: "PostgreSQL's synchronous_commit",
+    };
+  }
+  return { store: 'sqlite', durability: settings.durability, dataDir: settings.dataDir };
+}
+
+/**
+ * Where to open the page, for the person who started Reception: one line on
+ * stderr, with a loopback address when it listens on every interface (a
+ * browser cannot open 0.0.0.0 everywhere).
+ */
+function showAddress(base: string): void {
+  const url = new URL(base);
+  if (url.hostname === '0.0.0.0') url.hostname = '127.0.0.1';
+  if (url.hostname === '[::]') url.hostname = '[::1]';
+  const page = url.origin;
+  process.stderr.write(
+    `Reception is ready. The inbox page: ${page}/  API docs: ${page}/docs  Webhooks: POST ${page}/api/webhook/<source>\n`,
+  );
 }
 
 /** `RECEPTION_*` variables that nothing reads: each is warned of, with the name probably meant. */

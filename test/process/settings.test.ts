@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, it, type TestContext } from 'vitest';
 import { MAIN } from '../helpers/server-process.js';
 import { freePort } from '../helpers/free-port.js';
+import { dropSchema, freshSchema, requirePostgres, testDatabaseUrl } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { withTimeout } from './support/server-children.js';
 
@@ -226,5 +227,44 @@ describe.concurrent('invalid environment', () => {
       meant: 'RECEPTION_SHUTDOWN_GRACE_MS',
       msg: 'RECEPTION_SHUTDOWN_GRACE is not a Reception setting and is ignored: did you mean RECEPTION_SHUTDOWN_GRACE_MS?',
     });
+  });
+
+  it('with PostgreSQL, the listening line names the database and claims no SQLite durability', async (context) => {
+    const { expect } = context;
+    if (!(await requirePostgres('the PostgreSQL listening line'))) return;
+    const started = new Started(context);
+    const schema = freshSchema();
+    context.onTestFinished(() => dropSchema(schema));
+    const port = await freePort();
+    const child = started.spawn({
+      RECEPTION_HOST: '127.0.0.1',
+      RECEPTION_PORT: String(port),
+      RECEPTION_DATA: started.unusedDataDir(),
+      RECEPTION_TOKEN: 'long-enough-token-1234',
+      RECEPTION_DATABASE_URL: testDatabaseUrl(),
+      RECEPTION_DATABASE_SCHEMA: schema,
+      RECEPTION_DURABILITY: 'relaxed',
+    });
+    let stdout = '';
+    child.stdout?.setEncoding('utf8');
+    await withTimeout(
+      new Promise<void>((resolve) => {
+        child.stdout?.on('data', (chunk: string) => {
+          stdout += chunk;
+          if (stdout.includes('"msg":"listening"')) resolve();
+        });
+      }),
+      15_000,
+      'the server did not start',
+    );
+    const listening = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .find((line) => line.msg === 'listening');
+    expect(listening).toMatchObject({ store: 'postgres', schema, durability: "PostgreSQL's synchronous_commit" });
+    expect(String(listening?.database)).toContain('127.0.0.1:5432/test');
+    expect(listening).not.toHaveProperty('dataDir');
+    expect(stdout).not.toContain('"durability":"relaxed"');
   });
 });

@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { ServerProcess } from '../helpers/server-process.js';
+import { readyLine, type ServerProcess } from '../helpers/server-process.js';
 import { childrenOf, type ServerChildren, sleep, timedExit, waitUntil } from './support/server-children.js';
 
 /**
@@ -64,6 +64,7 @@ describe.concurrent('API token', () => {
     expect(commandUrl).toBe(first.url);
     expect(first.stderr().split(token).length - 1).toBe(1);
     expect(first.stderr()).toContain(file);
+    expect(first.stderr()).toContain(`Reception is ready. The inbox page: ${first.url}/  API docs: ${first.url}/docs`);
 
     expect(readFileSync(file, 'utf8').trim()).toBe(token);
     expect(statSync(file).mode & 0o777).toBe(0o600);
@@ -88,7 +89,7 @@ describe.concurrent('API token', () => {
     expect(await inboxStatus(third, token)).toBe(401);
     await useAndStop(children, third, fromEnv);
     expectNotInLogs(third, fromEnv);
-    expect(third.stderr()).toBe('');
+    expect(third.stderr()).toBe(readyLine(third.url));
   });
 
   it('is RECEPTION_TOKEN when set: nothing is generated, saved or printed', async (context) => {
@@ -100,7 +101,7 @@ describe.concurrent('API token', () => {
     expect(await fetch(`${server.url}/api/deliveries`).then((res) => res.status)).toBe(401);
     await useAndStop(children, server, fromEnv);
     expect(existsSync(join(data, 'token'))).toBe(false);
-    expect(server.stderr()).toBe('');
+    expect(server.stderr()).toBe(readyLine(server.url));
     expectNotInLogs(server, fromEnv);
   });
 
