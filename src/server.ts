@@ -9,6 +9,7 @@ import { SourceRules } from './receive/source-rules.js';
 import { resolveDestinations, type Destination } from './forward/destination.js';
 import { createLogger, LogDestination, type Logger } from './observe/logger.js';
 import { Metrics } from './observe/metrics.js';
+import { prettyLine } from './observe/pretty-log.js';
 import { RetentionPruner } from './store/retention-pruner.js';
 import type { InboxStore } from './store/inbox-store.js';
 import { describeServer, PostgresStore } from './store/postgres/postgres-store.js';
@@ -31,7 +32,7 @@ interface Start {
  * then listen and say where. Resolves once it listens.
  */
 export async function startServer(settings: Settings): Promise<void> {
-  const logDestination = new LogDestination();
+  const logDestination = new LogDestination(undefined, logTransform(settings));
   const start: Start = { settings, logger: createLogger(settings.logLevel, logDestination) };
   warnIgnoredVariables(start);
   prepareDataDir(settings);
@@ -97,6 +98,14 @@ function showAddress(base: string): void {
   process.stderr.write(
     `Reception is ready. The inbox page: ${page}/  API docs: ${page}/docs  Webhooks: POST ${page}/api/webhook/<source>\n`,
   );
+}
+
+/** Short lines for a person at a terminal (`RECEPTION_LOG_FORMAT`, auto: when stdout is one), else JSON as pino writes it. */
+function logTransform(settings: Settings): ((line: string) => string) | undefined {
+  const pretty = settings.logFormat === 'pretty' || (settings.logFormat === 'auto' && process.stdout.isTTY === true);
+  if (!pretty) return undefined;
+  const color = process.stdout.isTTY === true && (process.env.NO_COLOR ?? '') === '';
+  return (line) => prettyLine(line, { color });
 }
 
 /** `RECEPTION_*` variables that nothing reads: each is warned of, with the name probably meant. */
