@@ -88,6 +88,7 @@ describe.concurrent('log format', () => {
       child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
       await eventually(() => out.includes('listening'), `the listening line (${format || 'auto'})`, 30_000);
       if (pretty) {
+        // eslint-disable-next-line no-control-regex -- the SGR sequence that ends the dim time
         expect(out).toMatch(/\d\d:\d\d:\d\d\.\d{3}\u001b\[22m {2}listening {2}/);
         expect(out).not.toContain('{"level"');
       } else {
