@@ -6,6 +6,7 @@ import { checkConfigSpec, runCheckConfig } from './check-config.js';
 import { destinationsSpec, runDestinations } from './destinations.js';
 import { exportSpec, runExport } from './export.js';
 import { forwardsSpec, runForwards } from './forwards.js';
+import { importSpec, runImport } from './import.js';
 import { listenSpec, runListen } from './listen.js';
 import { flushOut } from './process-io.js';
 import { replaySpec, runReplay } from './replay.js';
@@ -38,6 +39,7 @@ const COMMANDS: Command[] = [
   { spec: retrySpec, run: runRetry },
   { spec: destinationsSpec, run: runDestinations },
   { spec: checkConfigSpec, run: runCheckConfig },
+  { spec: importSpec, run: runImport },
 ];
 
 function overview(): string {
