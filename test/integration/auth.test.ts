@@ -84,7 +84,9 @@ describe('auth on the read API', () => {
       'No API token was sent: send it as "Authorization: Bearer <token>" (the server\'s token is RECEPTION_TOKEN, or the file "token" in its data directory).',
     );
     expect(basic).toBe('The Authorization header does not carry a Bearer token: send it as "Authorization: Bearer <token>".');
-    expect(wrong).toBe('The API token is wrong: it is not this server\'s token (RECEPTION_TOKEN, or the file "token" in its data directory).');
+    expect(wrong).toBe(
+      'The API token is wrong: it is not this server\'s token (RECEPTION_TOKEN, or the file "token" in its data directory).',
+    );
     expect(cookie).toContain('The session cookie is not valid');
     expect(new Set([missing, basic, wrong, cookie]).size).toBe(4);
     for (const text of [missing, basic, wrong, cookie]) expect(text).not.toContain(server.token);
