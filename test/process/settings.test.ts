@@ -254,7 +254,7 @@ describe.concurrent('invalid environment', () => {
           if (stdout.includes('"msg":"listening"')) resolve();
         });
       }),
-      15_000,
+      25_000,
       'the server did not start',
     );
     const listening = stdout
@@ -266,5 +266,5 @@ describe.concurrent('invalid environment', () => {
     expect(String(listening?.database)).toContain('127.0.0.1:5432/test');
     expect(listening).not.toHaveProperty('dataDir');
     expect(stdout).not.toContain('"durability":"relaxed"');
-  });
+  }, 40_000);
 });
