@@ -1,10 +1,13 @@
 // tsc compiles TypeScript only: copy the SQL migrations beside the compiled store.
 // The folder is emptied first: a migration renamed or removed in src/ must not
 // linger in dist/ (a stale copy under its old number would be applied again).
-import { cpSync, rmSync } from 'node:fs';
+import { chmodSync, cpSync, rmSync } from 'node:fs';
 
 for (const backend of ['sqlite', 'postgres']) {
   const target = `dist/src/store/${backend}/migrations`;
   rmSync(target, { recursive: true, force: true });
   cpSync(`src/store/${backend}/migrations`, target, { recursive: true });
 }
+
+// The package's command (package.json "bin"), runnable as ./dist/src/cli/main.js too: tsc writes it 0644.
+chmodSync('dist/src/cli/main.js', 0o755);

@@ -23,6 +23,7 @@ import { TokenGuard } from './http/auth.js';
 import { WrongTokenThrottle, type ThrottleOptions } from './auth/wrong-token-throttle.js';
 import { streamRoute } from './http/stream-route.js';
 import { webPage } from './http/web-page.js';
+import { docsPage } from './http/docs-page.js';
 import { LocalCommitFeed, type PublishingFeed } from './stream/commit-feed.js';
 import { StreamHub } from './stream/stream-hub.js';
 import type { InboxStore } from './store/inbox-store.js';
@@ -171,6 +172,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await fastify.register(forwardRoutes, { store, guard, forwarder });
   await fastify.register(sessionRoutes, { guard });
   await fastify.register(webPage);
+  await fastify.register(docsPage);
   await fastify.ready();
   const beginClosing = (): void => {
     edge.beginClosing();

@@ -1,4 +1,5 @@
 import { loadSettings, SettingsError } from './config/settings.js';
+import { StartError } from './config/start-error.js';
 
 /** `npm start`: read the environment and serve; a bad setting exits 1 with a message naming it. */
 async function main(): Promise<void> {
@@ -10,6 +11,9 @@ async function main(): Promise<void> {
   } catch (error) {
     if (error instanceof SettingsError) {
       process.stderr.write(`${error.message}\nFix the variables above and start again (see README "Configuration").\n`);
+    } else if (error instanceof StartError) {
+      // `npm start` takes variables only: name them (RECEPTION_PORT=0 npm start).
+      process.stderr.write(`Reception could not start: ${error.describe((variable) => variable)}.\n`);
     } else {
       process.stderr.write(`Reception could not start: ${error instanceof Error ? error.message : String(error)}\n`);
     }

@@ -34,8 +34,20 @@ export type SourcePage = Static<typeof SourceListSchema>;
 
 export type SourceSummary = SourcePage['items'][number];
 
+/**
+ * A server that no request ever reached: the command stops with this
+ * instead of retrying (a mistyped --url, a server not started). A server
+ * that answered once and then went away is waited for.
+ */
+export function cannotConnect(base: string, error: unknown): CliError {
+  return new CliError(`cannot connect to ${base}, is Reception running? (--url) [${describeError(error)}]`);
+}
+
 /** The read side of the Reception API (CONTRACT 3) over fetch. */
 export class ApiClient {
+  /** True once the server answered anything: from then on, a failed connection is worth waiting out. */
+  reached = false;
+
   constructor(readonly target: ServerTarget) {}
 
   async listDeliveries(query: { source?: string; limit?: number; cursor?: string }, signal?: AbortSignal): Promise<DeliveryPage> {
@@ -127,8 +139,11 @@ export class ApiClient {
         ...(signal === undefined ? {} : { signal }),
       });
     } catch (error) {
-      throw new CliError(`cannot reach the server at ${this.target.base}: ${describeError(error)}`);
+      if (signal?.aborted === true) throw error;
+      if (!this.reached) throw cannotConnect(this.target.base, error);
+      throw new CliError(`lost the connection to ${this.target.base}: ${describeError(error)}`);
     }
+    this.reached = true;
     if (!response.ok) throw await apiError(response);
     return response;
   }

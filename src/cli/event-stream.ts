@@ -1,4 +1,4 @@
-import { ApiError, apiError } from './api-client.js';
+import { ApiError, apiError, cannotConnect } from './api-client.js';
 import { Backoff, describeError, sleep } from './backoff.js';
 import { CliError } from './usage.js';
 
@@ -21,6 +21,13 @@ export interface EventStreamOptions {
   lastEventId?: string;
   /** Stops the stream: the generator returns. */
   signal: AbortSignal;
+  /**
+   * The server answered this command before (listen read the inbox first):
+   * a first connection that fails is then waited out like a later one.
+   * Otherwise a server that was never reached ends the stream with
+   * "cannot connect" instead of retrying forever.
+   */
+  reached?: boolean;
   /** Reconnect when nothing (not even a heartbeat) arrives for this long. */
   idleTimeoutMs?: number;
   onStatus?: (status: StreamStatus) => void;
@@ -41,13 +48,21 @@ export async function* eventStream(options: EventStreamOptions): AsyncGenerator<
   const backoff = new Backoff(250, 10_000);
   let lastEventId = options.lastEventId;
   let connectedBefore = false;
+  let reached = options.reached === true;
   while (!signal.aborted) {
     const connection = new AbortController();
     let reason = 'the server ended the stream';
     try {
       const headers: Record<string, string> = { ...options.headers, accept: 'text/event-stream', 'cache-control': 'no-cache' };
       if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
-      const response = await fetch(options.url, { headers, signal: AbortSignal.any([signal, connection.signal]) });
+      let response: Response;
+      try {
+        response = await fetch(options.url, { headers, signal: AbortSignal.any([signal, connection.signal]) });
+      } catch (error) {
+        if (!reached && !signal.aborted) throw cannotConnect(options.url.replace(/\/api\/stream([?#].*)?$/, ''), error);
+        throw error;
+      }
+      reached = true;
       if (!response.ok) {
         const error = await apiError(response);
         if (!error.transient) throw error;

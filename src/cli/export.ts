@@ -1,22 +1,25 @@
 import { parseDuration } from '../config/duration.js';
-import { ApiClient } from './api-client.js';
+import { ApiClient, ApiError } from './api-client.js';
+import type { DeliveryJson } from '../http/schemas.js';
 import { escapeJsonForTerminal } from '../text/terminal-safe.js';
 import { exitQuietlyOnClosedPipe, flushOut, writeOut } from './process-io.js';
 import { Progress, type ProgressMode } from './progress.js';
 import { SERVER_FLAGS, serverTarget } from './server-target.js';
-import { integerFlag, parseCommand, renderHelp, stringFlag, UsageError, type CommandSpec } from './usage.js';
+import { booleanFlag, integerFlag, parseCommand, renderHelp, stringFlag, UsageError, type CommandSpec } from './usage.js';
 
 export const exportSpec: CommandSpec = {
   name: 'export',
   summary: 'write deliveries as NDJSON to stdout',
-  usage: ['export [--source S] [--since T] [--page-size N] [--progress MODE] [--url URL] [--token TOKEN]'],
+  usage: ['export [--source S] [--since T] [--raw] [--page-size N] [--progress MODE] [--url URL] [--token TOKEN]'],
   description:
     'Writes one Delivery JSON object per line (NDJSON), newest first, walking GET /api/deliveries page by page with ' +
     'its cursor. Each delivery is written exactly once; deliveries that arrive during the export are not included ' +
     '(they go to the front of the inbox). --since keeps deliveries received at or after T, given as RFC 3339 ' +
     '(2026-11-22T00:00:00Z) or as a duration back from now (24h, 7d); the walk stops at the first older one. ' +
     'Progress goes to stderr: a bar when stderr is a terminal, otherwise a plain line every 2 s and a summary. ' +
-    'The raw bytes are not included: fetch them from /api/deliveries/{id}/raw.',
+    'With --raw, each line also holds the body bytes exactly as received, base64, as "raw" (fetched from ' +
+    '/api/deliveries/{id}/raw, a few at a time): such a file is a copy of the inbox that "reception import" loads ' +
+    'into another one. Without it, the bytes are left out.',
   flags: [
     { name: 'source', type: 'string', value: 'S', help: 'Only deliveries to this source.' },
     {
@@ -25,6 +28,7 @@ export const exportSpec: CommandSpec = {
       value: 'T',
       help: 'Only deliveries received at or after T (RFC 3339, or a duration such as 24h).',
     },
+    { name: 'raw', type: 'boolean', help: 'Add the body bytes, base64, as "raw": a file that reception import takes.' },
     { name: 'page-size', type: 'string', value: 'N', help: 'Deliveries per API call, 1 to 500 (default 500).' },
     { name: 'progress', type: 'string', value: 'MODE', help: 'auto (default), bar, lines or none.' },
     ...SERVER_FLAGS,
@@ -33,6 +37,7 @@ export const exportSpec: CommandSpec = {
     'reception export > inbox.ndjson',
     'reception export --source stripe --since 24h | jq -r .id',
     'reception export --since 2026-11-01T00:00:00Z | gzip > november.ndjson.gz',
+    'reception export --raw > inbox.ndjson && reception import inbox.ndjson --database-url postgres://db/reception',
   ],
 };
 
@@ -46,6 +51,7 @@ export async function runExport(argv: string[]): Promise<number> {
   const sinceText = stringFlag(values, 'since');
   const since = sinceText === undefined ? undefined : parseSince(sinceText);
   const pageSize = integerFlag(values, 'page-size', 500, 1, 500);
+  const withRaw = booleanFlag(values, 'raw');
   const mode = progressMode(stringFlag(values, 'progress') ?? 'auto');
   const api = new ApiClient(serverTarget(values));
   exitQuietlyOnClosedPipe();
@@ -54,17 +60,23 @@ export async function runExport(argv: string[]): Promise<number> {
   const progress = new Progress(mode, total);
   let written = 0;
   let cursor: string | undefined;
-  walk: for (;;) {
+  for (;;) {
     const page = await api.listDeliveries({
       limit: pageSize,
       ...(source === undefined ? {} : { source }),
       ...(cursor === undefined ? {} : { cursor }),
     });
-    for (const delivery of page.items) {
-      if (since !== undefined && Date.parse(delivery.receivedAt) < since) break walk;
-      await writeOut(`${escapeJsonForTerminal(JSON.stringify(delivery))}\n`);
+    const items = page.items.filter((delivery) => since === undefined || Date.parse(delivery.receivedAt) >= since);
+    const raws = withRaw ? await rawBodies(api, items) : undefined;
+    for (const [i, delivery] of items.entries()) {
+      const raw = raws?.[i];
+      // A delivery deleted between the page and its bytes is left out, as one deleted before the page.
+      if (withRaw && raw === undefined) continue;
+      const line = raw === undefined ? delivery : { ...delivery, raw: raw.toString('base64') };
+      await writeOut(`${escapeJsonForTerminal(JSON.stringify(line))}\n`);
       written += 1;
     }
+    if (items.length < page.items.length) break;
     progress.update(written);
     if (page.nextCursor === null) break;
     cursor = page.nextCursor;
@@ -72,6 +84,29 @@ export async function runExport(argv: string[]): Promise<number> {
   await flushOut();
   progress.finish(written);
   return 0;
+}
+
+/** How many bodies are fetched at once. */
+const RAW_CONCURRENCY = 8;
+
+/** The body bytes of each delivery, in the same order; undefined for one deleted meanwhile (404). */
+async function rawBodies(api: ApiClient, items: readonly DeliveryJson[]): Promise<Array<Buffer | undefined>> {
+  const bodies: Array<Buffer | undefined> = new Array<Buffer | undefined>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      const item = items[i];
+      if (item === undefined) continue;
+      try {
+        bodies[i] = await api.getRaw(item.id);
+      } catch (error) {
+        if (!(error instanceof ApiError && error.status === 404)) throw error;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(RAW_CONCURRENCY, items.length) }, worker));
+  return bodies;
 }
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:\d{2}))?$/;

@@ -1,29 +1,42 @@
 import { parseDuration } from '../config/duration.js';
 import type { DeliveryJson } from '../http/schemas.js';
-import { ApiClient, ApiError, asDelivery } from './api-client.js';
-import { Backoff, describeError, formatDelay, sleep } from './backoff.js';
+import { ApiClient, asDelivery } from './api-client.js';
 import { formatBytes } from './delivery-line.js';
 import { escapeForTerminal } from '../text/terminal-safe.js';
 import { eventStream } from './event-stream.js';
-import { forwardDelivery, targetUnavailable, type ForwardResult } from './forward.js';
+import {
+  forwardUntilAnswered,
+  ListenSummary,
+  outcomeText,
+  rawOrGone,
+  stdoutColors,
+  untilAnswered,
+  type RetryPolicy,
+} from './listen-forwarding.js';
 import { defaultStatePath, readState, writeState } from './listen-state.js';
 import { exitQuietlyOnClosedPipe, reportStatus, stopSignal, writeErr, writeOut } from './process-io.js';
 import { SERVER_FLAGS, serverTarget, targetUrlFlag } from './server-target.js';
-import { parseCommand, renderHelp, stringFlag, UsageError, type CommandSpec } from './usage.js';
+import { booleanFlag, integerFlag, parseCommand, renderHelp, stringFlag, UsageError, type CommandSpec } from './usage.js';
 
 export const listenSpec: CommandSpec = {
   name: 'listen',
   summary: 'forward every new delivery to a local URL, byte for byte',
-  usage: ['listen --forward-to URL [--source S] [--state FILE] [--timeout DURATION] [--url URL] [--token TOKEN]'],
+  usage: [
+    'listen --forward-to URL [--source S] [--retry-failed [--max-attempts N]] [--state FILE] [--timeout DURATION] [--url URL] [--token TOKEN]',
+  ],
   description:
     'Follows the live stream and sends each delivery to --forward-to with its method, its headers (in order, as spelled) ' +
     "and its exact raw bytes, so the target can verify the provider's signature. The delivery's query string is " +
     'appended to the URL. Dropped: hop-by-hop headers (connection, keep-alive, transfer-encoding, te, trailer, upgrade, ' +
     'proxy-*), host, content-length and expect (set anew for the target), and headers Reception stored as [redacted]. ' +
-    "Prints the target's status and latency for each.\n" +
+    "Prints the target's status and latency for each; a 4xx or 5xx answer is a failure (red on a terminal, and " +
+    'counted in the summary printed when listen stops, with the ids to send again with replay). ' +
+    '--forward-to takes a URL, a port alone (3000: http://localhost:3000/) or a host and port (localhost:3000/hooks).\n' +
     'Deliveries are forwarded one at a time, in order. When the target cannot be reached, times out or answers 502, 503 ' +
     'or 504, the same delivery is tried again with backoff (up to 15 s apart) until it goes through: nothing is skipped. ' +
-    'Any other status counts as delivered. When the server goes away, listen reconnects.\n' +
+    'A failure moves on to the next delivery, unless --retry-failed: then the same delivery is sent again with the same ' +
+    'backoff, up to --max-attempts attempts in all (default 5; 0: until the target takes it), and counts as failed only ' +
+    'when they are spent. When the server goes away, listen reconnects; a server that was never reached is an error.\n' +
     'The position (the seq of the last delivery the target answered) is saved in the state file after each one, and ' +
     'a restart resumes after it: deliveries that arrived while listen was stopped are forwarded, none twice. ' +
     'The first run starts at the present. The default state file is ~/.reception/listen-<hash>.json, one per server, ' +
@@ -38,6 +51,17 @@ export const listenSpec: CommandSpec = {
       help: 'Where to keep the position (default ~/.reception/listen-<hash>.json).',
     },
     {
+      name: 'retry-failed',
+      type: 'boolean',
+      help: 'Send a delivery that the target answered 4xx or 5xx again, with backoff, before moving on.',
+    },
+    {
+      name: 'max-attempts',
+      type: 'string',
+      value: 'N',
+      help: 'With --retry-failed: attempts in all for one delivery, 0 for no limit (default 5).',
+    },
+    {
       name: 'timeout',
       type: 'string',
       value: 'DURATION',
@@ -46,7 +70,8 @@ export const listenSpec: CommandSpec = {
     ...SERVER_FLAGS,
   ],
   examples: [
-    'reception listen --forward-to http://127.0.0.1:3000/webhooks/stripe --source stripe',
+    'reception listen --forward-to localhost:3000/webhooks/stripe --source stripe',
+    'reception listen --forward-to 3000 --retry-failed --max-attempts 10',
     'reception listen --forward-to http://localhost:8000/hook --url https://hooks.example.com --token "$TOKEN"',
   ],
 };
@@ -64,6 +89,13 @@ export async function runListen(argv: string[]): Promise<number> {
   const timeoutMs = parseDuration(timeoutText);
   if (timeoutMs === undefined) throw new UsageError(`--timeout: expected a duration such as 10s or 2m, got "${timeoutText}".`);
   const statePath = stringFlag(values, 'state') ?? defaultStatePath(target.base, source, forwardTo.toString());
+  const retryFailed = booleanFlag(values, 'retry-failed');
+  if (!retryFailed && stringFlag(values, 'max-attempts') !== undefined) {
+    throw new UsageError('--max-attempts goes with --retry-failed.');
+  }
+  const policy: RetryPolicy = { retryFailed, maxAttempts: integerFlag(values, 'max-attempts', 5, 0, 1000) };
+  const color = stdoutColors();
+  const summary = new ListenSummary();
 
   exitQuietlyOnClosedPipe();
   const signal = stopSignal(() => writeErr('stopping after the delivery in flight (Ctrl-C again to quit now)'));
@@ -80,7 +112,7 @@ export async function runListen(argv: string[]): Promise<number> {
   let position: number;
   const saved = readState(statePath);
   if (saved === undefined) {
-    const latest = await untilAnswered(() => api.latestSeq(source, signal), 'reading the inbox', signal);
+    const latest = await untilAnswered(api, () => api.latestSeq(source, signal), 'reading the inbox', signal);
     if (latest === undefined) return 0;
     position = latest;
     save(position);
@@ -91,7 +123,9 @@ export async function runListen(argv: string[]): Promise<number> {
     position = saved.lastSeq;
     writeErr(`resuming after seq ${position} (position kept in ${statePath})`);
   }
-  writeErr(`forwarding to ${forwardTo.toString()}`);
+  writeErr(
+    `forwarding to ${forwardTo.toString()}${retryFailed ? `, failures retried (${policy.maxAttempts === 0 ? 'no limit' : `${policy.maxAttempts} attempts`})` : ''}`,
+  );
 
   const url = new URL(`${target.base}/api/stream`);
   if (source !== undefined) url.searchParams.set('source', source);
@@ -100,27 +134,31 @@ export async function runListen(argv: string[]): Promise<number> {
     headers: api.headers(),
     lastEventId: String(position),
     signal,
+    reached: api.reached,
     onStatus: (status) => reportStatus(status, url.toString()),
   });
   for await (const event of events) {
     if (event.event !== 'delivery') continue;
     const delivery = asDelivery(JSON.parse(event.data));
     if (delivery.seq <= position) continue;
-    const raw = await untilAnswered(() => rawOrGone(api, delivery.id), `fetching the body of ${delivery.id}`, signal);
+    const raw = await untilAnswered(api, () => rawOrGone(api, delivery.id), `fetching the body of ${delivery.id}`, signal);
     if (raw === undefined) break;
     let line: string;
     if (raw === 'gone') {
       line = 'skipped: deleted from the inbox before it could be forwarded';
+      summary.skipped += 1;
     } else {
-      const result = await forwardUntilAnswered(forwardTo, delivery, raw, timeoutMs, signal);
+      const result = await forwardUntilAnswered(forwardTo, delivery, raw, { timeoutMs, policy, signal });
       if (result === undefined) break;
-      line = `-> ${result.status} ${escapeForTerminal(result.statusText)}  ${result.ms} ms`;
+      summary.add(delivery, result);
+      line = outcomeText(result, color);
     }
     // Saved before it is printed: a line on the screen means the position is on disk.
     position = delivery.seq;
     save(position);
     await writeOut(`${describe(delivery)}  ${line}\n`);
   }
+  writeErr(summary.text(forwardTo.toString()));
   return 0;
 }
 
@@ -132,59 +170,4 @@ function describe(delivery: DeliveryJson): string {
     formatBytes(delivery.size),
     escapeForTerminal(delivery.id),
   ].join('  ');
-}
-
-async function rawOrGone(api: ApiClient, id: string): Promise<Buffer | 'gone'> {
-  try {
-    return await api.getRaw(id);
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 404) return 'gone';
-    throw error;
-  }
-}
-
-/**
- * Calls the server until it answers: network errors and transient statuses
- * are retried with backoff, anything else is thrown. Undefined when stopped.
- */
-async function untilAnswered<T>(call: () => Promise<T>, what: string, signal: AbortSignal): Promise<T | undefined> {
-  const backoff = new Backoff(250, 10_000);
-  while (!signal.aborted) {
-    try {
-      return await call();
-    } catch (error) {
-      if (signal.aborted) return undefined;
-      if (error instanceof ApiError && !error.transient) throw error;
-      const delay = backoff.next();
-      writeErr(`server unavailable while ${what} (${describeError(error)}); retrying in ${formatDelay(delay)}`);
-      await sleep(delay, signal);
-    }
-  }
-  return undefined;
-}
-
-/** Sends one delivery until the target answers with something other than 502/503/504. Undefined when stopped first. */
-async function forwardUntilAnswered(
-  forwardTo: URL,
-  delivery: DeliveryJson,
-  raw: Buffer,
-  timeoutMs: number,
-  signal: AbortSignal,
-): Promise<ForwardResult | undefined> {
-  const backoff = new Backoff(250, 15_000);
-  while (!signal.aborted) {
-    let reason: string;
-    try {
-      // Not aborted by Ctrl-C: a forward in flight finishes, so its answer is recorded.
-      const result = await forwardDelivery(forwardTo, delivery, raw, { timeoutMs });
-      if (!targetUnavailable(result.status)) return result;
-      reason = `${result.status} ${escapeForTerminal(result.statusText)}`;
-    } catch (error) {
-      reason = escapeForTerminal(describeError(error));
-    }
-    const delay = backoff.next();
-    writeErr(`target unavailable (${reason}); retrying seq ${delivery.seq} in ${formatDelay(delay)}`);
-    await sleep(delay, signal);
-  }
-  return undefined;
 }

@@ -6,6 +6,7 @@ import { checkConfigSpec, runCheckConfig } from './check-config.js';
 import { destinationsSpec, runDestinations } from './destinations.js';
 import { exportSpec, runExport } from './export.js';
 import { forwardsSpec, runForwards } from './forwards.js';
+import { importSpec, runImport } from './import.js';
 import { listenSpec, runListen } from './listen.js';
 import { flushOut } from './process-io.js';
 import { replaySpec, runReplay } from './replay.js';
@@ -38,6 +39,7 @@ const COMMANDS: Command[] = [
   { spec: retrySpec, run: runRetry },
   { spec: destinationsSpec, run: runDestinations },
   { spec: checkConfigSpec, run: runCheckConfig },
+  { spec: importSpec, run: runImport },
 ];
 
 function overview(): string {
@@ -49,12 +51,16 @@ function overview(): string {
     '  reception [serve] [flags]          run the server (serve is the default)',
     '  reception <command> [flags]',
     '  reception <command> --help         every flag of a command, with examples',
+    '  reception version                  the version (also --version)',
+    '',
+    'From a clone, after npm ci and npm run build (npm start builds too): npx reception <command>.',
+    'Under npx, write "npx reception help" and "npx reception version": npx takes --help and --version for itself.',
     '',
     'Commands:',
     ...COMMANDS.map((c) => `  ${c.spec.name.padEnd(width)}${c.spec.summary}`),
     '',
-    'The client commands (all but serve and check-config) talk to a server given by --url and --token,',
-    'or RECEPTION_URL (default http://127.0.0.1:8080) and RECEPTION_TOKEN.',
+    'The client commands (all but serve, check-config and import) talk to a server given by --url and --token,',
+    'or RECEPTION_URL (else http://127.0.0.1:$RECEPTION_PORT, else http://127.0.0.1:8080) and RECEPTION_TOKEN.',
     '',
     'Examples:',
     ...COMMANDS.map((c) => `  ${c.spec.examples[0] ?? `reception ${c.spec.name}`}`),
@@ -81,7 +87,7 @@ async function main(argv: string[]): Promise<number | undefined> {
     process.stdout.write(overview());
     return 0;
   }
-  if (first === '--version' || first === '-v') {
+  if (first === '--version' || first === '-v' || first === 'version') {
     process.stdout.write(`reception ${version()}\n`);
     return 0;
   }
@@ -91,7 +97,7 @@ async function main(argv: string[]): Promise<number | undefined> {
     const names = COMMANDS.map((c) => c.spec.name);
     const near = nearestWithin(first, names, 2);
     throw new UsageError(
-      `unknown command "${escapeForTerminal(first)}"${near === undefined ? '' : ` (did you mean "${near}"?)`}. Commands: ${names.join(', ')}.`,
+      `unknown command "${escapeForTerminal(first)}"${near === undefined ? '' : ` (did you mean "${near}"?)`}. Commands: ${[...names, 'version', 'help'].join(', ')}.`,
     );
   }
   return runCommand(command.spec.name, command.run, argv.slice(1));

@@ -1,5 +1,6 @@
 import { loadSettings, SettingsError } from '../config/settings.js';
 import { SETTINGS, shownDefault } from '../config/settings-table.js';
+import { StartError } from '../config/start-error.js';
 import { parseCommand, renderHelp, UsageError, type CommandSpec, type FlagSpec, type FlagValues } from './usage.js';
 
 /** Each flag of `reception serve` sets one environment variable of the server: one a setting of the settings table. */
@@ -62,12 +63,17 @@ export async function runServe(argv: string[]): Promise<number | undefined> {
       process.stderr.write(`reception: ${error.message}\n`);
       return 1;
     }
+    // A setting that a flag gave is named as the flag; one from the environment as its variable;
+    // one left at its default as the flag, the way to change it on this command line.
+    const name = (variable: string): string => {
+      const flag = fromFlag.get(variable);
+      if (flag !== undefined) return flag;
+      if ((process.env[variable] ?? '').trim() !== '') return variable;
+      const spec = SETTINGS_FLAGS.find((f) => f.env === variable);
+      return spec === undefined ? variable : `--${spec.name}`;
+    };
     const reason =
-      (error as NodeJS.ErrnoException).code === 'EADDRINUSE'
-        ? `port ${settings.port} on ${settings.host} is already in use (choose another with --port)`
-        : error instanceof Error
-          ? error.message
-          : String(error);
+      error instanceof StartError ? `${error.describe(name)}.` : error instanceof Error ? error.message : String(error);
     process.stderr.write(`reception: the server could not start: ${reason}\n`);
     return 1;
   }

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { nearestWithin } from '../text/edit-distance.js';
 
 /**
  * The shape of every command: its flags, its help text and its examples.
@@ -87,7 +88,8 @@ function describeParseError(error: unknown, spec: CommandSpec): string {
   const code = (error as { code?: unknown } | null)?.code;
   const flag = /'(-{1,2}[^' ]+)/.exec(message)?.[1];
   if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && flag !== undefined) {
-    return `unknown flag ${flag} for "reception ${spec.name}".`;
+    const meant = flagMeant(flag, spec);
+    return `unknown flag ${flag} for "reception ${spec.name}"${meant === undefined ? '' : ` (did you mean ${meant}?)`}.`;
   }
   if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && flag !== undefined) {
     const known = spec.flags.find((f) => `--${f.name}` === flag || `-${f.short ?? ''}` === flag);
@@ -96,6 +98,21 @@ function describeParseError(error: unknown, spec: CommandSpec): string {
     return `${flag} needs a value${known?.value === undefined ? '' : ` (${known.value})`}; a value that begins with "-" is written ${flag}=<value>.`;
   }
   return message;
+}
+
+/**
+ * The flag that `typed` probably misspells: the nearest name within two
+ * edits (a third for long names), its dashes ignored (`-source` and
+ * `--sourec` both mean `--source`), or the only flag that starts with it.
+ */
+function flagMeant(typed: string, spec: CommandSpec): string | undefined {
+  const name = typed.replace(/^-+/, '').split('=')[0] ?? '';
+  if (name === '' || name.length > 40) return undefined;
+  const names = [...spec.flags, HELP_FLAG].map((f) => f.name);
+  const near = nearestWithin(name, names, name.length > 8 ? 3 : 2);
+  if (near !== undefined) return `--${near}`;
+  const started = names.filter((candidate) => candidate.startsWith(name.toLowerCase()));
+  return started.length === 1 ? `--${started[0] ?? ''}` : undefined;
 }
 
 /** The string value of a flag, else its environment variable, else undefined (empty counts as unset). */

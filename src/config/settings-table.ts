@@ -34,7 +34,11 @@ export interface SettingValues {
   /** What a forward's lease adds to its destination's timeoutMs, in ms: how long a crashed instance's attempts stay its own. */
   forwardLeaseMarginMs: number;
   logLevel: string;
+  /** `auto`: short readable lines when stdout is a terminal, JSON otherwise. */
+  logFormat: LogFormat;
 }
+
+export type LogFormat = 'auto' | 'json' | 'pretty';
 
 /** One row of the settings table. */
 export interface SettingSpec<T> {
@@ -261,6 +265,14 @@ export const SETTINGS: SettingsTable = {
     kind: oneOf(LOG_LEVELS, 'info'),
     help: 'fatal, error, warn, info, debug, trace or silent.',
     doc: '`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`',
+  },
+  logFormat: {
+    env: 'RECEPTION_LOG_FORMAT',
+    flag: 'log-format',
+    value: 'FORMAT',
+    kind: oneOf(['auto', 'json', 'pretty'] as const, 'auto'),
+    help: 'auto (short readable lines on a terminal, JSON otherwise), json or pretty.',
+    doc: '`json`: one JSON object per line (for log collectors); `pretty`: one short line per entry (time, status, source, event type, size, id for a webhook; colours when stdout is a terminal and `NO_COLOR` is unset); `auto`: `pretty` when stdout is a terminal, else `json`',
   },
 };
 

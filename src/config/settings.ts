@@ -51,6 +51,7 @@ export function loadSettings(env: Env = process.env): Settings {
     streamMaxBufferedBytes: read(SETTINGS.streamMaxBufferedBytes),
     forwardLeaseMarginMs: read(SETTINGS.forwardLeaseMarginMs),
     logLevel: read(SETTINGS.logLevel),
+    logFormat: read(SETTINGS.logFormat),
   };
   if (problems.length > 0) throw new SettingsError(problems);
   const known = new Set([...READ_ELSEWHERE, ...Object.values(SETTINGS).map((spec) => spec.env)]);

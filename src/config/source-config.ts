@@ -7,7 +7,8 @@ import { createVerifier } from '../verify/create-verifier.js';
 import { VerifyConfigError } from '../verify/verifier.js';
 import { nearestWithin } from '../text/edit-distance.js';
 import { childPath, mayName, settingNamed } from './key-names.js';
-import { readYaml } from './yaml-problems.js';
+import { problemPath } from './config-positions.js';
+import { readYaml, type LocatedProblem } from './yaml-problems.js';
 import {
   ConfigFileSchema,
   SourceConfigSchema,
@@ -19,13 +20,24 @@ import { destinationProblems, routeProblems } from './destination-config.js';
 import { bodyAndAnswerProblems } from './body-and-answer-rules.js';
 
 export class ConfigFileError extends Error {
+  /** Each problem in words, as the message lists it (without its place in the file). */
+  readonly problems: string[];
+
+  /**
+   * Each problem is listed as `file:line:column: problem` when its place in
+   * the file is known (the form that editors and terminals open at the
+   * place), else as the problem alone.
+   */
   constructor(
     readonly file: string,
-    readonly problems: string[],
+    located: ReadonlyArray<LocatedProblem | string>,
     summary = `${file} is not a valid Reception config`,
   ) {
-    super(`${summary}:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    const problems = located.map((p) => (typeof p === 'string' ? { problem: p } : p));
+    const lines = problems.map(({ problem, at }) => (at === undefined ? problem : `${file}:${at.line}:${at.column}: ${problem}`));
+    super(`${summary}:\n${lines.map((line) => `  - ${line}`).join('\n')}`);
     this.name = 'ConfigFileError';
+    this.problems = problems.map((p) => p.problem);
   }
 }
 
@@ -37,9 +49,19 @@ export function loadConfigFile(file: string): ConfigFile {
   } catch (error) {
     throw new ConfigFileError(file, [unreadable(error)], `cannot read the config file ${file}`);
   }
-  const data = parseConfigText(file, text);
+  const read = readYaml(text);
+  if ('problems' in read) throw new ConfigFileError(file, read.problems);
+  const data = read.data ?? {};
   const problems = validateConfig(data);
-  if (problems.length > 0) throw new ConfigFileError(file, problems);
+  if (problems.length > 0) {
+    throw new ConfigFileError(
+      file,
+      problems.map((problem) => {
+        const at = read.locate(problemPath(problem));
+        return at === undefined ? { problem } : { problem, at };
+      }),
+    );
+  }
   return data as ConfigFile;
 }
 
@@ -55,13 +77,6 @@ function unreadable(error: unknown): string {
           ? 'it is a directory: name the file itself'
           : 'the system refused to read it';
   return code === undefined ? `${reason} (${String(error)})` : `${reason} (${code})`;
-}
-
-/** The file's YAML (or JSON) as plain data; its problems, if any, are said without quoting it (`readYaml`). */
-function parseConfigText(file: string, text: string): unknown {
-  const read = readYaml(text);
-  if ('problems' in read) throw new ConfigFileError(file, read.problems);
-  return read.data ?? {};
 }
 
 /** Every problem with a parsed config, each naming its key path (e.g. `sources.stripe.verify.scheme`). */

@@ -1,5 +1,30 @@
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type ErrorCode, type Node } from 'yaml';
+import {
+  isCollection,
+  isMap,
+  isScalar,
+  isSeq,
+  LineCounter,
+  parseDocument,
+  visit,
+  type Document,
+  type ErrorCode,
+  type Node,
+  type YAMLError,
+} from 'yaml';
+import { positionOfPath, type FilePosition } from './config-positions.js';
 import { childPath, mayName } from './key-names.js';
+
+/** A problem with the file, and where it is when that is known. */
+export interface LocatedProblem {
+  problem: string;
+  at?: FilePosition;
+}
+
+/** The file read: its data, and where each key path of it stands (for the problems found later). */
+export interface ReadYaml {
+  data: unknown;
+  locate: (keys: readonly string[]) => FilePosition | undefined;
+}
 
 /**
  * The config file's YAML (or JSON) as plain data, or the problems that keep
@@ -11,30 +36,92 @@ import { childPath, mayName } from './key-names.js';
  * parser names each in full). A problem here is said in words of our own, by
  * the parser's error code.
  */
-export function readYaml(text: string): { data: unknown } | { problems: string[] } {
+export function readYaml(text: string): ReadYaml | { problems: LocatedProblem[] } {
   const lineCounter = new LineCounter();
-  const document = parseDocument(text, { uniqueKeys: false, logLevel: 'silent', lineCounter });
-  const at = (offset: number): string => {
+  const document = parseDocument(text, { uniqueKeys: false, logLevel: 'silent', lineCounter, keepSourceTokens: true });
+  const position = (offset: number): FilePosition => {
     const { line, col } = lineCounter.linePos(offset);
-    return `line ${line}, column ${col}`;
+    return { line, column: col };
   };
-  const invalid = (offset: number, what: string): string => `the file is not valid YAML or JSON at ${at(offset)}: ${what}`;
+  const shown = ({ line, column }: FilePosition): string => `line ${line}, column ${column}`;
+  const invalid = (offset: number, what: string): LocatedProblem => ({
+    problem: `the file is not valid YAML or JSON: ${what}`,
+    at: position(offset),
+  });
   const reported = [...document.errors, ...document.warnings];
-  const problems = reported.map((error) => invalid(error.pos[0], DESCRIPTIONS[error.code] ?? `a YAML problem (${error.code})`));
+  const problems = reported.map((error) => syntaxProblem(document, error, invalid, (offset) => shown(position(offset))));
   const said = new Set(reported.map((error) => error.pos[0]));
   problems.push(
     ...unresolvedAliases(document)
       .filter((offset) => !said.has(offset))
       .map((offset) => invalid(offset, ALIAS_PROBLEM)),
   );
-  problems.push(...duplicateKeys(document).map(({ path, offset }) => `${path}: the key is there twice (again at ${at(offset)})`));
-  if (problems.length > 0) return { problems };
+  problems.push(
+    ...duplicateKeys(document).map(({ path, offset }) => ({
+      problem: `${path}: the key is there twice (again at ${shown(position(offset))})`,
+      at: position(offset),
+    })),
+  );
+  if (problems.length > 0) return { problems: distinct(problems) };
   try {
-    return { data: document.toJS({ maxAliasCount: 100 }) as unknown };
+    return {
+      data: document.toJS({ maxAliasCount: 100 }) as unknown,
+      locate: (keys) => positionOfPath(document, lineCounter, keys),
+    };
   } catch {
     // toJS refuses only aliases, which are checked above, and too many of them.
-    return { problems: ['the file uses YAML aliases ("*name") too often (over 100 expansions)'] };
+    return { problems: [{ problem: 'the file uses YAML aliases ("*name") too often (over 100 expansions)' }] };
   }
+}
+
+/** One of each problem said at the same place (an unclosed bracket is reported by several of the parser's errors). */
+function distinct(problems: LocatedProblem[]): LocatedProblem[] {
+  const seen = new Set<string>();
+  return problems.filter(({ problem, at }) => {
+    const key = `${at?.line ?? ''}:${at?.column ?? ''}:${problem.replace(/ \(noticed at [^)]*\)$/, '')}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/**
+ * A parser error in our words, at the place to fix: a "{" or "[" that is
+ * never closed is noticed where the parser gave up (often the next key,
+ * lines below); it is pointed at where it was opened, and the place where
+ * the parser noticed is said too.
+ */
+function syntaxProblem(
+  document: Document,
+  error: YAMLError,
+  invalid: (offset: number, what: string) => LocatedProblem,
+  shown: (offset: number) => string,
+): LocatedProblem {
+  const what = DESCRIPTIONS[error.code] ?? `a YAML problem (${error.code})`;
+  const opened =
+    error.code === 'BAD_INDENT' || error.code === 'MISSING_CHAR' ? unclosedFlowBefore(document, error.pos[0]) : undefined;
+  if (opened === undefined) return invalid(error.pos[0], what);
+  const bracket = opened.isMap ? '"{" that is not closed with "}"' : '"[" that is not closed with "]"';
+  return invalid(opened.offset, `a ${bracket} (noticed at ${shown(error.pos[0])})`);
+}
+
+/** The innermost flow collection ({…} or […]) that starts before `offset` and whose closing bracket is missing. */
+function unclosedFlowBefore(document: Document, offset: number): { offset: number; isMap: boolean } | undefined {
+  let found: { offset: number; isMap: boolean } | undefined;
+  visit(document, {
+    Node(_, node) {
+      if (!isCollection(node) || node.flow !== true || node.range === undefined || node.range === null) return;
+      const [start, valueEnd] = node.range;
+      if (start >= offset) return;
+      // The tokens that end it (kept with keepSourceTokens) hold its own closing bracket, or it was never closed.
+      const closer = isMap(node) ? '}' : ']';
+      const ends = node.srcToken?.type === 'flow-collection' ? node.srcToken.end : [];
+      const closed = ends.some((token) => token.source === closer);
+      if (!closed && valueEnd <= offset + 1 && (found === undefined || start > found.offset))
+        found = { offset: start, isMap: isMap(node) };
+    },
+  });
+  return found;
 }
 
 const QUOTE_IT = 'a value that begins with one of * & ! | > % @ ` { [ must be quoted';

@@ -42,22 +42,36 @@ export function readCookie(header: string | undefined, name: string): string | u
   return undefined;
 }
 
-/** What a request presents: the right token (as Bearer or the session cookie), a wrong one, or none at all. */
-export type Credential = 'right' | 'wrong' | 'none';
+/**
+ * What a request presents: the right token (as Bearer or the session
+ * cookie), a wrong one, or none at all, with how it presented it, so that
+ * the refusal can say which.
+ */
+export type Credential = 'right' | 'wrong-bearer' | 'wrong-cookie' | 'not-bearer' | 'none';
 
 function credentialOf(request: FastifyRequest, token: string): Credential {
-  const presented = bearerToken(request.headers.authorization);
-  if (presented !== undefined) return tokenMatches(token, presented) ? 'right' : 'wrong';
+  const header = request.headers.authorization;
+  const presented = bearerToken(header);
+  if (presented !== undefined) return tokenMatches(token, presented) ? 'right' : 'wrong-bearer';
   const cookie = readCookie(request.headers.cookie, SESSION_COOKIE);
-  if (cookie === undefined) return 'none';
-  return tokenMatches(sessionValue(token), cookie) ? 'right' : 'wrong';
+  if (cookie !== undefined) return tokenMatches(sessionValue(token), cookie) ? 'right' : 'wrong-cookie';
+  return header === undefined || header.trim() === '' ? 'none' : 'not-bearer';
 }
 
-/** The refusal of a request without the token: `401 unauthorized`, with the scheme to use (RFC 9110). */
-export function unauthorized(): ProblemError {
-  return new ProblemError('unauthorized', 'Send the API token as "Authorization: Bearer <token>".', {
-    'www-authenticate': 'Bearer',
-  });
+const SEND_IT = 'send it as "Authorization: Bearer <token>"';
+const WHERE_IT_IS = 'RECEPTION_TOKEN, or the file "token" in its data directory';
+
+/** The detail of each refusal: a missing token and a wrong one are told apart (never what the right one is). */
+const REFUSALS: Record<Exclude<Credential, 'right'>, string> = {
+  none: `No API token was sent: ${SEND_IT} (the server's token is ${WHERE_IT_IS}).`,
+  'not-bearer': `The Authorization header does not carry a Bearer token: ${SEND_IT}.`,
+  'wrong-bearer': `The API token is wrong: it is not this server's token (${WHERE_IT_IS}).`,
+  'wrong-cookie': 'The session cookie is not valid (the API token changed, or it is from another server): log in again.',
+};
+
+/** The refusal of a request without the right token: `401 unauthorized`, with the scheme to use (RFC 9110). */
+export function unauthorized(credential: Exclude<Credential, 'right'> = 'none'): ProblemError {
+  return new ProblemError('unauthorized', REFUSALS[credential], { 'www-authenticate': 'Bearer' });
 }
 
 /**
@@ -79,8 +93,8 @@ export class TokenGuard {
   refusal(request: FastifyRequest): ProblemError | undefined {
     const credential = credentialOf(request, this.token);
     if (credential === 'right') return undefined;
-    if (credential === 'none') return unauthorized();
-    return this.wrongToken(request, unauthorized());
+    if (credential === 'none' || credential === 'not-bearer') return unauthorized(credential);
+    return this.wrongToken(request, unauthorized(credential));
   }
 
   /** `refusal`'s answer to a wrong token: `refusal` itself, or `429 rate_limited` once the address is throttled. */

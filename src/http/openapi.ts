@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { PROBLEM_MEDIA_TYPE, problemCatalogue, type ProblemCode } from '../errors/problem-catalogue.js';
 import { MAX_SOURCE_CHARS } from '../config/source-name.js';
+import { withExamples } from './openapi-examples.js';
 import { ProblemSchema, ReceivedSchema } from './schemas.js';
 
 /** What the receive route can refuse with (docs/errors.md), grouped by status for its OpenAPI entry. */
@@ -110,7 +111,8 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     transformObject: (documents) => {
       if (!('openapiObject' in documents)) return documents.swaggerObject;
       const doc = documents.openapiObject;
-      doc.paths = Object.assign({ '/api/webhook/{source}': RECEIVE_PATH }, doc.paths);
+      doc.paths = Object.assign({ '/api/webhook/{source}': structuredClone(RECEIVE_PATH) }, doc.paths);
+      withExamples(doc.paths as Parameters<typeof withExamples>[0]);
       return doc;
     },
   });

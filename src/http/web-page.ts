@@ -25,7 +25,7 @@ export const PAGE_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-const SECURITY_HEADERS = {
+export const SECURITY_HEADERS = {
   'content-security-policy': PAGE_CSP,
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
@@ -86,13 +86,13 @@ function notBuilt(reply: FastifyReply): FastifyReply {
 export const webPage: FastifyPluginAsync<WebPageOptions> = async (app, options) => {
   const dir = options.dir ?? defaultWebDir();
 
-  app.get('/', async (_request, reply) => {
+  app.get('/', { schema: { hide: true } }, async (_request, reply) => {
     const html = await readIfThere(join(dir, 'index.html'));
     if (html === undefined) return notBuilt(reply);
     return reply.headers(SECURITY_HEADERS).header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(html);
   });
 
-  app.get<{ Params: { file: string } }>('/assets/:file', async (request, reply) => {
+  app.get<{ Params: { file: string } }>('/assets/:file', { schema: { hide: true } }, async (request, reply) => {
     const name = request.params.file;
     const type = CONTENT_TYPES[extname(name).toLowerCase()];
     const missing = new ProblemError('not_found', `There is no asset "${name.slice(0, 100)}".`);

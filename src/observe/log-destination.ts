@@ -47,7 +47,14 @@ export class LogDestination implements pino.DestinationStream {
   /** Where lines logged after the writer closed go: stdout, when the writer is the default one to stdout. */
   private readonly directFd: number | undefined;
 
-  constructor(target?: SonicBoom) {
+  /**
+   * @param transform rewrites each line before it is queued (the short
+   *   lines for a terminal, `prettyLine`); JSON lines pass as they are without it.
+   */
+  constructor(
+    target?: SonicBoom,
+    private readonly transform?: (line: string) => string,
+  ) {
     this.target = target ?? pino.destination({ dest: 1, sync: false });
     this.directFd = target === undefined ? 1 : undefined;
     // A failed write (stdout's reader went away) must not crash the server;
@@ -59,7 +66,7 @@ export class LogDestination implements pino.DestinationStream {
   }
 
   write(line: string): void {
-    const escaped = line.replace(LINE_SEPARATORS, escapeSeparator);
+    const escaped = this.transform === undefined ? line.replace(LINE_SEPARATORS, escapeSeparator) : this.transform(line);
     if (this.closed) {
       this.writeNow(escaped);
       return;

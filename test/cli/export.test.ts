@@ -88,6 +88,8 @@ describe('reception export', { timeout: 60_000 }, () => {
     const nobody = `http://127.0.0.1:${await freePort()}`;
     const { code, stderr } = await runCli(['export'], { RECEPTION_URL: nobody, RECEPTION_TOKEN: server.token });
     expect(code).toBe(1);
-    expect(stderr).toContain(`reception: cannot reach the server at ${nobody}: fetch failed: connect ECONNREFUSED`);
+    expect(stderr).toContain(
+      `reception: cannot connect to ${nobody}, is Reception running? (--url) [fetch failed: connect ECONNREFUSED`,
+    );
   });
 });

@@ -49,10 +49,12 @@ describe('reception --help', () => {
   });
 });
 
-it('--version prints the package version', async () => {
-  const { code, stdout } = await runCli(['--version']);
-  expect(code).toBe(0);
-  expect(stdout).toMatch(/^reception \d+\.\d+\.\d+\n$/);
+it('--version and the version command print the package version', async () => {
+  for (const args of [['--version'], ['version']]) {
+    const { code, stdout } = await runCli(args);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^reception \d+\.\d+\.\d+\n$/);
+  }
 });
 
 describe('command line mistakes exit 2 with a clear message', () => {
@@ -67,8 +69,26 @@ describe('command line mistakes exit 2 with a clear message', () => {
   it("an unknown flag, named, with the command's help to read", async () => {
     const { code, stderr } = await runCli(['tail', '--sauce', 'x']);
     expect(code).toBe(2);
-    expect(stderr).toContain('unknown flag --sauce for "reception tail"');
+    expect(stderr).toContain('unknown flag --sauce for "reception tail" (did you mean --source?)');
     expect(stderr).toContain('reception tail --help');
+  });
+
+  it('a mistyped flag gets the one meant, as a mistyped config key does; a flag far from any gets none', async () => {
+    const cases: Array<[string[], string]> = [
+      [['listen', '--forward', 'x'], '(did you mean --forward-to?)'],
+      [['listen', '--fowrard-to', 'x'], '(did you mean --forward-to?)'],
+      [['export', '--sinse', '24h'], '(did you mean --since?)'],
+      [['serve', '--prot', '8080'], '(did you mean --port?)'],
+      [['listen', '--retry-faild'], '(did you mean --retry-failed?)'],
+    ];
+    for (const [args, hint] of cases) {
+      const { code, stderr } = await runCli(args);
+      expect(code).toBe(2);
+      expect(stderr).toContain(hint);
+    }
+    const far = await runCli(['tail', '--completely-different']);
+    expect(far.code).toBe(2);
+    expect(far.stderr).toContain('unknown flag --completely-different for "reception tail".');
   });
 
   it('a flag without its value, a missing argument, a bad value', async () => {

@@ -204,4 +204,72 @@ describe('reception listen', { timeout: 60_000 }, () => {
     expect(numbers(target.received)).toEqual([2, 4]);
     await cli.stop();
   });
+
+  it('takes --forward-to as stripe listen does: a port alone, or host:port/path without the scheme', async () => {
+    const port = new URL(target.url()).port;
+    for (const [given, shown] of [
+      [port, `http://localhost:${port}/`],
+      [`localhost:${port}/hooks/short`, `http://localhost:${port}/hooks/short`],
+    ] as const) {
+      const cli = startCli(['listen', '--forward-to', given, '--state', join(dir.path, `state-${given.length}.json`)], {
+        RECEPTION_URL: server.url,
+        RECEPTION_TOKEN: server.token,
+        HOME: dir.path,
+      });
+      await cli.waitForStderr(new RegExp(`forwarding to ${shown.replace(/[/.]/g, '\\$&')}`));
+      await cli.waitForStderr(/connected to/);
+      await sendNumbered(server.url, 'orders', given.length);
+      await cli.waitForLines(1);
+      expect(target.received.at(-1)?.url).toBe(new URL(shown).pathname);
+      await cli.stop();
+    }
+    const bad = await startCli(['listen', '--forward-to', 'ftp://example/x'], { RECEPTION_TOKEN: server.token }).exited;
+    expect(bad).toBe(2);
+  });
+
+  it("shows the target's 4xx and 5xx as failures and counts them in the summary it prints when stopped", async () => {
+    target.status = (r) =>
+      (JSON.parse(r.body.toString('utf8')) as { n: number }).n === 2 ? 500 : r.url.includes('x') ? 404 : 200;
+    const cli = listen();
+    await cli.waitForStderr(/connected to/);
+    await sendNumbered(server.url, 'orders', 1);
+    const failed = await sendNumbered(server.url, 'orders', 2);
+    await sendNumbered(server.url, 'orders', 3);
+    const lines = await cli.waitForLines(3);
+    expect(lines[0]).toMatch(/-> 200 OK {2}\d+ ms$/);
+    expect(lines[1]).toMatch(/-> 500 Internal Server Error {2}\d+ ms {2}failed$/);
+    expect(lines[2]).toMatch(/-> 200 OK {2}\d+ ms$/);
+    // Not sent again without --retry-failed: one attempt each.
+    expect(numbers(target.received)).toEqual([1, 2, 3]);
+    expect(await cli.stop()).toBe(0);
+    expect(cli.stderr()).toContain(
+      `listen: forwarded 3: 2 succeeded, 1 failed (seq 2 ${failed.id} -> 500); send one again with: reception replay <id> --to ${target.url('/hooks/in')}`,
+    );
+  });
+
+  it('--retry-failed sends a failed delivery again with backoff, up to --max-attempts, before moving on', async () => {
+    let failures = 2;
+    target.status = (r) => {
+      const n = (JSON.parse(r.body.toString('utf8')) as { n: number }).n;
+      if (n === 1) return failures-- > 0 ? 500 : 200;
+      return n === 2 ? 422 : 200;
+    };
+    const cli = listen(['--retry-failed', '--max-attempts', '3']);
+    await cli.waitForStderr(/forwarding to .*, failures retried \(3 attempts\)/);
+    await cli.waitForStderr(/connected to/);
+    await sendNumbered(server.url, 'orders', 1);
+    const gaveUp = await sendNumbered(server.url, 'orders', 2);
+    await sendNumbered(server.url, 'orders', 3);
+    const lines = await cli.waitForLines(3, 20_000);
+    expect(lines[0]).toMatch(/-> 200 OK {2}\d+ ms {2}\(3 attempts\)$/);
+    expect(lines[1]).toMatch(/-> 422 Unprocessable Entity {2}\d+ ms {2}failed, 3 attempts$/);
+    expect(numbers(target.received)).toEqual([1, 1, 1, 2, 2, 2, 3]);
+    expect(cli.stderr()).toMatch(/target answered 500 Internal Server Error \(attempt 1 of 3\); retrying seq 1 in/);
+    expect(await cli.stop()).toBe(0);
+    expect(cli.stderr()).toContain(`listen: forwarded 3: 2 succeeded, 1 failed (seq 2 ${gaveUp.id} -> 422)`);
+
+    const alone = await startCli(['listen', '--forward-to', '3000', '--max-attempts', '3'], { RECEPTION_TOKEN: server.token })
+      .exited;
+    expect(alone).toBe(2);
+  });
 });

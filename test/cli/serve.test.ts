@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -74,5 +75,34 @@ describe('reception serve', { timeout: 60_000 }, () => {
     expect(await cli.exited).toBe(2);
     expect(cli.stderr()).toContain('--incoming-max-bytes: expected a whole number from 1024 to 17179869184, got "10"');
     expect(cli.stderr()).toContain('--forward-lease-margin-ms: expected a whole number from 100 to 3600000, got "5"');
+  });
+
+  it('a port in use and an unusable data directory name the flag that gave them, and suggest --port 0', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (taken.address() as AddressInfo).port;
+      const data = tempDir();
+      dirs.push(data);
+      const inUse = startCli(['serve', '--port', String(port), '--data', data.path, '--token', TOKEN]);
+      expect(await inUse.exited).toBe(1);
+      expect(inUse.stderr()).toContain(
+        `reception: the server could not start: port ${port} on 127.0.0.1 is already in use (--port): another program, or another Reception, listens there. Stop it, or choose another port (--port 0 picks a free one).`,
+      );
+      // The same port from the variable is named as the variable.
+      const fromEnv = startCli(['serve', '--data', data.path], { RECEPTION_PORT: String(port), RECEPTION_TOKEN: TOKEN });
+      expect(await fromEnv.exited).toBe(1);
+      expect(fromEnv.stderr()).toContain('is already in use (RECEPTION_PORT)');
+
+      const file = join(data.path, 'a-file');
+      writeFileSync(file, 'not a directory');
+      const badData = startCli(['serve', '--port', '0', '--data', join(file, 'data'), '--token', TOKEN]);
+      expect(await badData.exited).toBe(1);
+      expect(badData.stderr()).toContain(
+        `the data directory ${join(file, 'data')} (--data) cannot be used: a file, not a directory, is in the way (ENOTDIR). Point --data at a directory that this user can write.`,
+      );
+    } finally {
+      taken.close();
+    }
   });
 });

@@ -21,6 +21,11 @@ export interface ServerProcess {
   exited: Promise<number | string>;
 }
 
+/** The one line a server writes on stderr when it starts with a token it did not generate: where to open the page. */
+export function readyLine(url: string): string {
+  return `Reception is ready. The inbox page: ${url}/  API docs: ${url}/docs  Webhooks: POST ${url}/api/webhook/<source>\n`;
+}
+
 /**
  * Starts the compiled server (`npm run build` first) as a real process on a
  * free loopback port and resolves once it logs "listening".

@@ -70,6 +70,28 @@ describe('auth on the read API', () => {
     expect((await readDelivery(server, id)).body).toEqual({ secret: 'data' });
   });
 
+  it('tells a missing token, another scheme, a wrong token and a stale session cookie apart in the detail', async () => {
+    const detail = async (headers: Record<string, string>): Promise<string> => {
+      const res = await fetch(`${server.url}/api/sources`, { headers });
+      expect(res.status).toBe(401);
+      return ((await res.json()) as { detail: string }).detail;
+    };
+    const missing = await detail({});
+    const basic = await detail({ authorization: `Basic ${server.token}` });
+    const wrong = await detail({ authorization: 'Bearer wrong-token' });
+    const cookie = await detail({ cookie: 'reception_session=stale' });
+    expect(missing).toBe(
+      'No API token was sent: send it as "Authorization: Bearer <token>" (the server\'s token is RECEPTION_TOKEN, or the file "token" in its data directory).',
+    );
+    expect(basic).toBe('The Authorization header does not carry a Bearer token: send it as "Authorization: Bearer <token>".');
+    expect(wrong).toBe(
+      'The API token is wrong: it is not this server\'s token (RECEPTION_TOKEN, or the file "token" in its data directory).',
+    );
+    expect(cookie).toContain('The session cookie is not valid');
+    expect(new Set([missing, basic, wrong, cookie]).size).toBe(4);
+    for (const text of [missing, basic, wrong, cookie]) expect(text).not.toContain(server.token);
+  });
+
   it('lets the right token through on every read route', async () => {
     const expected: Record<string, number> = {
       'GET /api/deliveries': 200,

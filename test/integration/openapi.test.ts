@@ -1,5 +1,17 @@
+// Draft-07, as TypeBox writes the schemas (a tuple is `items: [...]`); ajv comes with Fastify.
+import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROUTE_EXAMPLES } from '../../src/http/openapi-examples.js';
 import { startApp, type RunningApp } from '../helpers/app.js';
+
+interface Media {
+  schema?: object;
+  example?: unknown;
+}
+interface Operation {
+  requestBody?: { content?: Record<string, Media> };
+  responses?: Record<string, { content?: Record<string, Media> }>;
+}
 
 describe('OpenAPI document', () => {
   let server: RunningApp;
@@ -104,5 +116,41 @@ describe('OpenAPI document', () => {
     const received = (await answer.json()) as Record<string, unknown>;
     for (const key of schema?.required ?? []) expect(received).toHaveProperty(key);
     for (const key of Object.keys(received)) expect(Object.keys(schema?.properties ?? {})).toContain(key);
+  });
+
+  it('has an example for each JSON request body and each JSON answer, valid against its own schema (README "API docs")', async () => {
+    const doc = (await (await fetch(`${server.url}/api/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, Operation>>;
+    };
+    const ajv = new Ajv({ strict: false, validateFormats: false });
+    const routes: string[] = [];
+    const missing: string[] = [];
+    const invalid: string[] = [];
+    for (const [path, operations] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        const route = `${method.toUpperCase()} ${path}`;
+        routes.push(route);
+        const media: Array<[string, Media]> = [
+          ...Object.entries(operation.requestBody?.content ?? {}).map(([type, m]): [string, Media] => [
+            `${route} request ${type}`,
+            m,
+          ]),
+          ...Object.entries(operation.responses ?? {}).flatMap(([status, response]) =>
+            Object.entries(response.content ?? {}).map(([type, m]): [string, Media] => [`${route} ${status} ${type}`, m]),
+          ),
+        ];
+        for (const [name, { schema, example }] of media) {
+          if (example === undefined) {
+            missing.push(name);
+            continue;
+          }
+          if (schema !== undefined && !ajv.validate(schema, example)) invalid.push(`${name}: ${ajv.errorsText()}`);
+        }
+      }
+    }
+    expect(missing).toEqual([]);
+    expect(invalid).toEqual([]);
+    // Every route has its entry, and no entry names a route that is not there.
+    expect(Object.keys(ROUTE_EXAMPLES).sort()).toEqual(routes.sort());
   });
 });

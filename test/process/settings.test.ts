@@ -1,10 +1,11 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'vitest';
 import { startChild, type ChildHandle } from '../helpers/child-process.js';
 import { MAIN } from '../helpers/server-process.js';
 import { freePort } from '../helpers/free-port.js';
+import { dropSchema, freshSchema, requirePostgres, testDatabaseUrl } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { withTimeout } from '../helpers/server-children.js';
 
@@ -140,10 +141,28 @@ describe.concurrent('invalid environment', () => {
     const result = await runToExit(started, { RECEPTION_DATA: join(file, 'data'), RECEPTION_PORT: String(port) });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(
-      `the data directory ${join(file, 'data')} (RECEPTION_DATA) cannot be created or written (ENOTDIR)`,
+      `the data directory ${join(file, 'data')} (RECEPTION_DATA) cannot be used: a file, not a directory, is in the way (ENOTDIR)`,
     );
-    expect(result.stderr).toContain('point RECEPTION_DATA at a directory that this user can write');
+    expect(result.stderr).toContain('Point RECEPTION_DATA at a directory that this user can write');
     expect(await refused(port)).toBe(true);
+  });
+
+  it('a port in use is said so, naming RECEPTION_PORT and how to get a free one (RECEPTION_PORT=0)', async (context) => {
+    const { expect } = context;
+    const started = new Started(context);
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    context.onTestFinished(() => void taken.close());
+    const port = (taken.address() as AddressInfo).port;
+    const result = await runToExit(started, {
+      RECEPTION_DATA: started.unusedDataDir(),
+      RECEPTION_PORT: String(port),
+      RECEPTION_TOKEN: 'settings-test-token-0123456789',
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      `Reception could not start: port ${port} on 127.0.0.1 is already in use (RECEPTION_PORT): another program, or another Reception, listens there. Stop it, or choose another port (RECEPTION_PORT=0 picks a free one).`,
+    );
   });
 
   it('starts with the same variables once they are valid, says what it loaded, and warns of a variable that nothing reads', async (context) => {
@@ -182,4 +201,33 @@ describe.concurrent('invalid environment', () => {
       msg: 'RECEPTION_SHUTDOWN_GRACE is not a Reception setting and is ignored: did you mean RECEPTION_SHUTDOWN_GRACE_MS?',
     });
   });
+
+  it('with PostgreSQL, the listening line names the database and claims no SQLite durability', async (context) => {
+    const { expect } = context;
+    if (!(await requirePostgres('the PostgreSQL listening line'))) return;
+    const started = new Started(context);
+    const schema = freshSchema();
+    context.onTestFinished(() => dropSchema(schema));
+    const port = await freePort();
+    const child = started.spawn({
+      RECEPTION_HOST: '127.0.0.1',
+      RECEPTION_PORT: String(port),
+      RECEPTION_DATA: started.unusedDataDir(),
+      RECEPTION_TOKEN: 'long-enough-token-1234',
+      RECEPTION_DATABASE_URL: testDatabaseUrl(),
+      RECEPTION_DATABASE_SCHEMA: schema,
+      RECEPTION_DURABILITY: 'relaxed',
+    });
+    await child.waitForStdout(/"msg":"listening"/, 25_000);
+    const stdout = child.stdout();
+    const listening = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .find((line) => line.msg === 'listening');
+    expect(listening).toMatchObject({ store: 'postgres', schema, durability: "PostgreSQL's synchronous_commit" });
+    expect(String(listening?.database)).toContain('127.0.0.1:5432/test');
+    expect(listening).not.toHaveProperty('dataDir');
+    expect(stdout).not.toContain('"durability":"relaxed"');
+  }, 40_000);
 });

@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { describe, it } from 'vitest';
-import type { ServerProcess } from '../helpers/server-process.js';
+import { readyLine, type ServerProcess } from '../helpers/server-process.js';
 import { RawConnection, postHead } from '../helpers/raw-http.js';
 import { API_TOKEN, childrenOf, sleep, timedExit, withTimeout } from '../helpers/server-children.js';
 
@@ -154,7 +154,7 @@ describe.concurrent('graceful shutdown', () => {
     children.signal(server, 'SIGTERM');
     const exit = await timedExit(server, 5000);
     expect(exit.code).toBe(0);
-    expect(server.stderr()).toBe('');
+    expect(server.stderr()).toBe(readyLine(server.url));
     const lines = server.logs.map((line) => JSON.parse(line) as { msg?: string; status?: number; req?: { path?: string } });
     const cut = lines.find((line) => line.req?.path === '/api/webhook/drain');
     expect(cut?.status).toBe(499);

@@ -61,6 +61,21 @@ function problemsOf(name: string, text: string): string[] {
   throw new Error(`${name} was accepted`);
 }
 
+/** The problems as the error's message lists them, each with its place (`name:line:column: `) when known. */
+function linesOf(name: string, text: string): string[] {
+  const path = file(name, text);
+  try {
+    loadConfigFile(path);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigFileError);
+    return (error as ConfigFileError).message
+      .split('\n')
+      .slice(1)
+      .map((line) => line.replace(/^ {2}- /, '').replaceAll(path, name));
+  }
+  throw new Error(`${name} was accepted`);
+}
+
 const yaml = (data: unknown): string => toYaml(data);
 const oneSource = (source: unknown): string => JSON.stringify({ sources: { src: source } });
 
@@ -306,12 +321,49 @@ describe('a bad config file is refused, naming the key', () => {
     );
   });
 
-  it('invalid YAML and JSON, with the line', () => {
-    expect(problemsOf('broken.yaml', 'sources:\n  stripe: [\n')).toEqual([
-      expect.stringMatching(/^the file is not valid YAML or JSON at line 3, column 1: /),
+  it('invalid YAML and JSON, at the place to fix, as file:line:column', () => {
+    expect(linesOf('broken.yaml', 'sources:\n  stripe: [\n')).toEqual([
+      'broken.yaml:2:11: the file is not valid YAML or JSON: a "[" that is not closed with "]" (noticed at line 3, column 1)',
     ]);
-    expect(problemsOf('broken.json', '{"sources": {"stripe": {}')).toContain(
-      'the file is not valid YAML or JSON at line 1, column 26: a bracket, brace or quote that is not closed',
+    expect(linesOf('broken.json', '{"sources": {"stripe": {}')).toEqual([
+      'broken.json:1:13: the file is not valid YAML or JSON: a "{" that is not closed with "}" (noticed at line 1, column 26)',
+    ]);
+    // The brace opened on line 3 is the mistake; the parser notices it only at the next key, a line below.
+    expect(
+      linesOf('brace.yaml', 'sources:\n  stripe:\n    verify: { scheme: stripe, secrets: [whsec_x]\n  github: {}\n'),
+    ).toEqual([
+      'brace.yaml:3:13: the file is not valid YAML or JSON: a "{" that is not closed with "}" (noticed at line 4, column 3)',
+    ]);
+    expect(linesOf('tab.yaml', 'sources:\n  a: {}\n\tb: {}\n')).toEqual([
+      'tab.yaml:3:1: the file is not valid YAML or JSON: a tab as indentation (YAML takes spaces only)',
+    ]);
+  });
+
+  it('a bad key or value is listed at its place in the file: the key, or the nearest key above a missing one', () => {
+    const text = [
+      'destinations:',
+      '  app: { url: "https://app.example/hooks" }',
+      'sources:',
+      '  stripe:',
+      '    verify: { scheme: stripee, secrets: [whsec_x] }',
+      '  github:',
+      '    verfy: {}',
+      '  sms:',
+      '    verify: { scheme: twilio, secrets: [x] }',
+      '  "a b":',
+      '    forward: [{ to: app }, { to: nowhere }]',
+      '',
+    ].join('\n');
+    const lines = linesOf('places.yaml', text);
+    expect(lines).toContain(
+      'places.yaml:5:15: sources.stripe.verify.scheme: expected one of "stripe", "github", "standard-webhooks", "shopify", "slack", "twilio", "zoom", "hmac", got "stripee"',
+    );
+    expect(lines).toContain('places.yaml:7:5: sources.github.verfy: unknown key (did you mean "verify"? see docs/config.md)');
+    expect(lines).toContain(
+      'places.yaml:9:5: sources.sms.verify.publicUrl: the twilio scheme needs the public URL Twilio posts to',
+    );
+    expect(lines).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^places\.yaml:11:30: sources\["a b"\]\.forward\[1\]\.to: /)]),
     );
   });
 
@@ -360,8 +412,11 @@ describe('a bad config file is refused, naming the key', () => {
     for (const problem of problems) expect(problem).not.toContain('TOPSECRET');
     expect(problems[0]).toMatch(/^sources\.a\.verify: .*got a string of 20 characters \(not shown: it may be a secret\)$/);
     expect(problems[4]).toBe(
-      'the file is not valid YAML or JSON at line 6, column 11: an unknown tag; a value that begins with one of * & ! | > % @ ` { [ must be quoted',
+      'the file is not valid YAML or JSON: an unknown tag; a value that begins with one of * & ! | > % @ ` { [ must be quoted',
     );
+    expect(
+      linesOf('tag.yaml', `sources:\n  a:\n    verify:\n      scheme: github\n      secrets:\n        - !TOPSECRET-LEAK\n`)[0],
+    ).toMatch(/^tag\.yaml:6:11: /);
   });
 
   it('never quotes a secret on a line that is not YAML: an alias, a block scalar header, a tag', () => {
@@ -388,9 +443,12 @@ describe('a bad config file is refused, naming the key', () => {
       ],
     ];
     for (const [file, text, where] of files) {
-      const problems = problemsOf(file, text);
-      expect(problems, file).toEqual([expect.stringContaining(`the file is not valid YAML or JSON at ${where}`)]);
-      expect(problems.join('\n'), file).not.toContain('TOPSECRET');
+      const [line, column, what] = /^line (\d+), column (\d+): (.*)$/.exec(where)?.slice(1) ?? [];
+      const lines = linesOf(file, text);
+      expect(lines, file).toEqual([
+        expect.stringContaining(`${file}:${line}:${column}: the file is not valid YAML or JSON: ${what}`),
+      ]);
+      expect(lines.join('\n'), file).not.toContain('TOPSECRET');
     }
   });
 
@@ -453,9 +511,9 @@ describe('a bad config file is refused, naming the key', () => {
   });
 
   it('refuses an anchor or alias without a name, which YAML would drop silently', () => {
-    expect(problemsOf('anchor.yaml', 'sources:\n  m:\n    handshake: { type: meta, verifyToken: & tok3n }\n')).toEqual([
+    expect(linesOf('anchor.yaml', 'sources:\n  m:\n    handshake: { type: meta, verifyToken: & tok3n }\n')).toEqual([
       expect.stringMatching(
-        /^the file is not valid YAML or JSON at line 3, column 43: an anchor \("&"\) or alias \("\*"\) without a name/,
+        /^anchor\.yaml:3:43: the file is not valid YAML or JSON: an anchor \("&"\) or alias \("\*"\) without a name/,
       ),
     ]);
   });

@@ -52,6 +52,8 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
     const url = req.url ?? '';
     const queryAt = url.indexOf('?');
     const path = queryAt === -1 ? url : url.slice(0, queryAt);
+    /** The body's size once read, for the log line. */
+    let size: number | undefined;
     receiver
       .handle({
         method: req.method ?? 'GET',
@@ -62,7 +64,10 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
         socketAddress: req.socket.remoteAddress,
         readBody: (limit) => {
           if (expectsContinue) res.writeContinue();
-          return readBody(req, limit, deps.incoming);
+          return readBody(req, limit, deps.incoming).then((body) => {
+            size = body.length;
+            return body;
+          });
         },
       })
       .then((answer) => {
@@ -94,6 +99,7 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
           source: answer.source,
           outcome,
           id: answer.id,
+          size,
           verification: answer.verification,
         };
         if (answer.error !== undefined) logger.error({ ...line, err: answer.error }, 'webhook failed');

@@ -1,0 +1,189 @@
+import { problemCatalogue, problemFor, type ProblemCode } from '../errors/problem-catalogue.js';
+
+/**
+ * An example for each route of the OpenAPI document: its JSON request body
+ * and its JSON success answer, and for every problem answer the problem of
+ * that status (from the error catalogue). They are added to the document
+ * (`withExamples`), so that /docs shows real values instead of "string",
+ * and test/integration/openapi.test.ts checks that each route has them and
+ * that each is valid against its own schema: a new route needs its entry.
+ */
+
+const ID = '019ab2c4-7f10-7c3e-9a51-3c2f0b9e8d41';
+const FORWARD_ID = '019ab2c4-7f10-7c3e-9a51-3c2f0b9e8d42';
+const AT = '2026-11-22T01:02:03.456Z';
+
+const DELIVERY = {
+  id: ID,
+  seq: 42,
+  source: 'github',
+  receivedAt: AT,
+  method: 'POST',
+  query: 'a=1',
+  contentType: 'application/json',
+  size: 53,
+  remoteAddress: '203.0.113.7',
+  headers: [
+    ['Host', 'hooks.example.com'],
+    ['Content-Type', 'application/json'],
+    ['X-GitHub-Event', 'push'],
+    ['Authorization', '[redacted]'],
+  ],
+  body: { event: 'push', data: { ref: 'refs/heads/main' } },
+  verification: { status: 'verified', scheme: 'github' },
+  forwards: [{ destination: 'app', status: 'succeeded' }],
+};
+
+const FORWARD = {
+  id: FORWARD_ID,
+  deliveryId: ID,
+  seq: 42,
+  source: 'github',
+  destination: 'app',
+  status: 'failed',
+  attemptCount: 12,
+  nextAttemptAt: null,
+  lastError: 'HTTP 500',
+};
+
+export interface RouteExamples {
+  /** The JSON request body, by content type (the webhook route takes form data too). */
+  request?: Readonly<Record<string, unknown>>;
+  /** The answer of each success status that has a JSON body. */
+  responses?: Readonly<Record<string, unknown>>;
+}
+
+/** By `METHOD path` as the document names the route. */
+export const ROUTE_EXAMPLES: Readonly<Record<string, RouteExamples>> = {
+  'POST /api/webhook/{source}': {
+    request: {
+      'application/json': { event: 'push', data: { ref: 'refs/heads/main' } },
+      'application/x-www-form-urlencoded': { From: '+14155550100', Body: 'hi' },
+    },
+    responses: { 200: { id: ID, source: 'github', receivedAt: AT } },
+  },
+  'GET /healthz': {},
+  'GET /readyz': {},
+  'GET /metrics': {},
+  'GET /api/deliveries': { responses: { 200: { items: [DELIVERY], nextCursor: '41' } } },
+  'GET /api/deliveries/{id}': { responses: { 200: DELIVERY } },
+  'DELETE /api/deliveries/{id}': {},
+  'GET /api/deliveries/{id}/raw': {},
+  'GET /api/sources': {
+    responses: {
+      200: {
+        items: [
+          { source: 'github', count: 1204, lastReceivedAt: AT },
+          { source: 'stripe', count: 87, lastReceivedAt: '2026-11-21T22:10:00.000Z' },
+        ],
+        nextCursor: null,
+      },
+    },
+  },
+  'GET /api/stream': {},
+  'GET /api/destinations': {
+    responses: {
+      200: {
+        items: [
+          {
+            name: 'app',
+            kind: 'http',
+            url: 'https://app.example.com/hooks',
+            paused: false,
+            pending: 3,
+            failed: 1,
+            oldestPendingAt: AT,
+            lastSuccessAt: AT,
+            lastFailureAt: '2026-11-21T23:00:00.000Z',
+            lastError: 'HTTP 500',
+          },
+        ],
+      },
+    },
+  },
+  'POST /api/destinations/{name}/pause': {},
+  'POST /api/destinations/{name}/resume': {},
+  'GET /api/deliveries/{id}/forwards': {
+    responses: {
+      200: {
+        items: [
+          {
+            id: FORWARD_ID,
+            destination: 'app',
+            status: 'pending',
+            nextAttemptAt: '2026-11-22T01:02:07.000Z',
+            attempts: [{ n: 1, startedAt: AT, durationMs: 31, status: 503, error: 'HTTP 503' }],
+          },
+        ],
+      },
+    },
+  },
+  'GET /api/forwards': { responses: { 200: { items: [FORWARD], nextCursor: null } } },
+  'POST /api/forwards/retry': {
+    request: { 'application/json': { status: 'failed', destination: 'app', since: '2026-11-21T00:00:00Z' } },
+    responses: { 200: { retried: 1 } },
+  },
+  'POST /api/forwards/{id}/cancel': {},
+  'POST /api/deliveries/{id}/forward': {
+    request: { 'application/json': { destination: 'app' } },
+    responses: { 201: { ...FORWARD, status: 'pending', attemptCount: 0, nextAttemptAt: AT, lastError: null } },
+  },
+  'POST /api/destinations/{name}/claim': {
+    request: { 'application/json': { max: 10, visibilitySeconds: 30 } },
+    responses: { 200: { items: [{ forwardId: FORWARD_ID, attempt: 1, delivery: DELIVERY }] } },
+  },
+  'POST /api/forwards/{id}/ack': {},
+  'POST /api/forwards/{id}/nack': { request: { 'application/json': { delaySeconds: 60 } } },
+  'POST /api/session': { request: { 'application/json': { token: 'the API token' } } },
+  'DELETE /api/session': {},
+};
+
+/** The first catalogue code of each status: the example of a problem answer. */
+const PROBLEM_BY_STATUS = new Map<number, ProblemCode>();
+for (const [code, { status }] of Object.entries(problemCatalogue) as Array<[ProblemCode, { status: number }]>) {
+  if (!PROBLEM_BY_STATUS.has(status)) PROBLEM_BY_STATUS.set(status, code);
+}
+const DETAILS: Partial<Record<ProblemCode, string>> = {
+  unauthorized: 'No API token was sent: send it as "Authorization: Bearer <token>".',
+  not_found: 'There is no delivery with this id.',
+  invalid_source: 'The source name may not contain "/".',
+  rate_limited: 'Too many requests: wait 1 s.',
+  storage_unavailable: 'The inbox cannot take the delivery now; send it again after Retry-After.',
+};
+
+interface MediaType {
+  schema?: unknown;
+  example?: unknown;
+}
+interface Operation {
+  requestBody?: { content?: Record<string, MediaType> };
+  responses?: Record<string, { content?: Record<string, MediaType> }>;
+}
+
+/** Puts the examples into the document's operations (`example` of each media type, as OpenAPI 3.1 has it). */
+export function withExamples(paths: Record<string, Record<string, Operation>>): void {
+  for (const [path, operations] of Object.entries(paths)) {
+    for (const [method, operation] of Object.entries(operations)) {
+      const examples = ROUTE_EXAMPLES[`${method.toUpperCase()} ${path}`];
+      for (const [type, media] of Object.entries(operation.requestBody?.content ?? {})) {
+        const example = examples?.request?.[type];
+        if (example !== undefined) media.example = example;
+      }
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        for (const [type, media] of Object.entries(response.content ?? {})) {
+          const example = examples?.responses?.[status] ?? problemExample(Number(status), type, media);
+          if (example !== undefined) media.example = example;
+        }
+      }
+    }
+  }
+}
+
+/** A problem of this status for a response whose schema is the problem's. */
+function problemExample(status: number, type: string, media: MediaType): unknown {
+  const code = PROBLEM_BY_STATUS.get(status);
+  const schema = media.schema as { properties?: Record<string, unknown> } | undefined;
+  if (code === undefined || status < 400 || (type !== 'application/problem+json' && schema?.properties?.code === undefined))
+    return undefined;
+  return problemFor(code, DETAILS[code] ?? problemCatalogue[code].title);
+}
