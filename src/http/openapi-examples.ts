@@ -59,6 +59,10 @@ export const ROUTE_EXAMPLES: Readonly<Record<string, RouteExamples>> = {
     request: {
       'application/json': { event: 'push', data: { ref: 'refs/heads/main' } },
       'application/x-www-form-urlencoded': { From: '+14155550100', Body: 'hi' },
+      'multipart/form-data': { from: 'sender@example.com', subject: 'Hello', attachment1: '(the file, as sent)' },
+      'text/plain': '{"Type":"Notification","MessageId":"22b80b92","Message":"hello"}',
+      'application/xml': '<event><type>order.paid</type><id>1001</id></event>',
+      '*/*': '(any bytes, any Content-Type or none)',
     },
     responses: { 200: { id: ID, source: 'github', receivedAt: AT } },
   },
@@ -69,6 +73,7 @@ export const ROUTE_EXAMPLES: Readonly<Record<string, RouteExamples>> = {
   'GET /api/deliveries/{id}': { responses: { 200: DELIVERY } },
   'DELETE /api/deliveries/{id}': {},
   'GET /api/deliveries/{id}/raw': {},
+  'GET /api/deliveries/{id}/files/{index}': { responses: { 200: '(the file, byte for byte as sent)' } },
   'GET /api/sources': {
     responses: {
       200: {
