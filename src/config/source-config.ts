@@ -293,6 +293,11 @@ const QUOTABLE_KEYS = new Set([
   'maxMs',
   'maxAgeSeconds',
   'to',
+  'subject',
+  'exchange',
+  'routingKey',
+  'stream',
+  'maxLen',
 ]);
 
 /**
