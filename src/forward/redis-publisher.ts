@@ -118,9 +118,13 @@ export class RedisPublisher implements Publisher {
     const lookup = brokerLookup(allowPrivateNetwork);
     const client = newClient(this.url, timeoutMs, lookup);
     let lastError: unknown;
-    // Without a listener, an 'error' event would end the process; the 'end' that follows says it.
+    // Without a listener, an 'error' event would end the process; 'terminated' (the client
+    // does not reconnect) or 'end' (closed) follows and says the connection is gone.
     client.on('error', (error: unknown) => (lastError = error));
-    const lost = new Promise<unknown>((resolve) => client.once('end', () => resolve(lastError)));
+    const lost = new Promise<unknown>((resolve) => {
+      client.once('terminated', (cause: unknown) => resolve(cause ?? lastError));
+      client.once('end', () => resolve(lastError));
+    });
     try {
       await client.connect();
     } catch (error) {

@@ -9,6 +9,10 @@ export interface TcpProxy {
    * ends. Connections made afterwards work.
    */
   freezeOpenConnections(): void;
+  /** The target goes away: open connections are reset and new ones refused (the port stops listening), until `restore`. */
+  cut(): Promise<void>;
+  /** Listens on the same port again. */
+  restore(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -38,8 +42,20 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : 0;
+  const dropAll = (): void => {
+    for (const [inbound, outbound] of pairs) {
+      inbound.resetAndDestroy();
+      outbound.destroy();
+    }
+  };
   return {
     port,
+    cut: async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      dropAll();
+      await closed;
+    },
+    restore: () => new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve)),
     freezeOpenConnections: () => {
       for (const [inbound, outbound] of pairs) {
         frozen.add(inbound);
