@@ -67,7 +67,17 @@ export async function runDestinations(argv: string[]): Promise<number> {
     const now = Date.now();
     // A broker's connection gets a column only where there is a broker.
     const brokers = destinations.some((d) => d.connection !== null);
-    const header = ['NAME', 'KIND', 'URL', ...(brokers ? ['CONNECTION'] : []), 'PAUSED', 'PENDING', 'FAILED', 'OLDEST PENDING', 'LAST ERROR'];
+    const header = [
+      'NAME',
+      'KIND',
+      'URL',
+      ...(brokers ? ['CONNECTION'] : []),
+      'PAUSED',
+      'PENDING',
+      'FAILED',
+      'OLDEST PENDING',
+      'LAST ERROR',
+    ];
     const rows = destinations.map((d) => destinationCells(d, now, brokers));
     await writeOut(`${alignColumns([header, ...rows]).join('\n')}\n`);
   }

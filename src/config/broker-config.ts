@@ -41,7 +41,8 @@ export function brokerProblems(at: string, d: DestinationConfig, broker: Broker)
     if (problem !== undefined) problems.push(`${here}.stream: ${problem}`);
   }
   for (const key of ['headers', 'sign'] as const) {
-    if (d[key] !== undefined) problems.push(`${at}.${key}: only a destination with a url takes "${key}" (a broker gets the metadata the README lists)`);
+    if (d[key] !== undefined)
+      problems.push(`${at}.${key}: only a destination with a url takes "${key}" (a broker gets the metadata the README lists)`);
   }
   return problems;
 }

@@ -43,6 +43,7 @@ export function sampleName(template: NameTemplate): string {
 export function natsSubjectProblem(sample: string): string | undefined {
   if (/[\s\p{Cc}]/u.test(sample)) return 'a NATS subject holds no white space or control characters';
   if (/[*>]/.test(sample)) return 'a subject to publish to holds no wildcard ("*" or ">")';
-  if (sample.split('.').some((token) => token === '')) return 'a NATS subject has no empty token (no leading, trailing or double ".")';
+  if (sample.split('.').some((token) => token === ''))
+    return 'a NATS subject has no empty token (no leading, trailing or double ".")';
   return undefined;
 }

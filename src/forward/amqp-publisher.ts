@@ -6,7 +6,6 @@ import { BrokerConnection, type ConnectionStatus, type OpenedConnection } from '
 import { renderName } from './broker-names.js';
 import { ABORTED, describeBrokerError, failed, unlessAborted, type BrokerPublisherOptions } from './broker-publish.js';
 import type { Destination } from './destination.js';
-import { eventTypeOfDelivery } from './event-type-of-delivery.js';
 import type { Publisher, PublishResult } from './publisher.js';
 
 /** A publish waiting for its confirm; `returned` once the broker handed it back unroutable. */
@@ -40,7 +39,7 @@ export class AmqpPublisher implements Publisher {
 
   constructor(
     private readonly destination: Destination,
-    options: BrokerPublisherOptions,
+    private readonly options: BrokerPublisherOptions,
   ) {
     if (destination.broker?.kind !== 'amqp') throw new Error(`destination ${destination.name} is not an AMQP one`);
     this.url = new URL(destination.broker.amqp.url);
@@ -73,9 +72,10 @@ export class AmqpPublisher implements Publisher {
     } catch (error) {
       return failed(describeBrokerError(error, this.url));
     }
-    const eventType = eventTypeOfDelivery(delivery);
+    const eventType = this.options.eventTypeOf(delivery);
     const routingKey = renderName(this.routingKey, 'amqp', { source: delivery.source, eventType });
-    if (Buffer.byteLength(routingKey) > 255) return failed(`the routing key is longer than 255 bytes (${Buffer.byteLength(routingKey)})`);
+    if (Buffer.byteLength(routingKey) > 255)
+      return failed(`the routing key is longer than 255 bytes (${Buffer.byteLength(routingKey)})`);
     const entry: Pending = { messageId: delivery.id, returned: false };
     let timer: NodeJS.Timeout | undefined;
     const confirmed = new Promise<Error | null>((resolve) => {

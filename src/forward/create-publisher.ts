@@ -1,5 +1,5 @@
-import type { Logger } from '../observe/logger.js';
 import { AmqpPublisher } from './amqp-publisher.js';
+import type { BrokerPublisherOptions } from './broker-publish.js';
 import type { Destination } from './destination.js';
 import { HttpPublisher } from './http-publisher.js';
 import { NatsPublisher } from './nats-publisher.js';
@@ -7,10 +7,7 @@ import type { Publisher } from './publisher.js';
 import { RedisPublisher } from './redis-publisher.js';
 
 /** The publisher of a destination that Reception sends to itself, by its kind. */
-export function createPublisher(
-  destination: Destination,
-  options: { logger: Logger; redactHeaders: ReadonlySet<string> },
-): Publisher {
+export function createPublisher(destination: Destination, options: BrokerPublisherOptions): Publisher {
   switch (destination.kind) {
     case 'nats':
       return new NatsPublisher(destination, options);

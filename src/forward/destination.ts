@@ -4,7 +4,8 @@ import type { RetryBudget } from '../store/outbox.js';
 export type DestinationKind = 'http' | 'pull' | 'nats' | 'amqp' | 'redis';
 
 /** The broker a destination publishes to (CONTRACT 7), as the config file says it. */
-export type BrokerTarget = { kind: 'nats'; nats: NatsConfig } | { kind: 'amqp'; amqp: AmqpConfig } | { kind: 'redis'; redis: RedisConfig };
+export type BrokerTarget =
+  { kind: 'nats'; nats: NatsConfig } | { kind: 'amqp'; amqp: AmqpConfig } | { kind: 'redis'; redis: RedisConfig };
 
 /** A destination's settings with the contract's defaults filled in (CONTRACT 6). */
 export interface Destination {

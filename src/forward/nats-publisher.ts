@@ -7,7 +7,6 @@ import { BrokerConnection, type ConnectionStatus } from './broker-connection.js'
 import { renderName } from './broker-names.js';
 import { ABORTED, describeBrokerError, failed, unlessAborted, type BrokerPublisherOptions } from './broker-publish.js';
 import type { Destination } from './destination.js';
-import { eventTypeOfDelivery } from './event-type-of-delivery.js';
 import type { Publisher, PublishResult } from './publisher.js';
 
 interface NatsHandle {
@@ -58,7 +57,7 @@ export class NatsPublisher implements Publisher {
     } catch (error) {
       return failed(describeBrokerError(error, this.url));
     }
-    const eventType = eventTypeOfDelivery(delivery);
+    const eventType = this.options.eventTypeOf(delivery);
     const subject = renderName(this.subject, 'nats', { source: delivery.source, eventType });
     const headers = natsHeaders();
     // A header line carries no line break: the values go percent-encoded, as x-reception-source does over HTTP.

@@ -6,7 +6,6 @@ import { BrokerConnection, type ConnectionStatus, type OpenedConnection } from '
 import { renderName } from './broker-names.js';
 import { ABORTED, describeBrokerError, failed, unlessAborted, type BrokerPublisherOptions } from './broker-publish.js';
 import type { Destination } from './destination.js';
-import { eventTypeOfDelivery } from './event-type-of-delivery.js';
 import type { Publisher, PublishResult } from './publisher.js';
 
 /** A client of this destination: node-redis with no modules and its own reconnection off. */
@@ -72,7 +71,7 @@ export class RedisPublisher implements Publisher {
     } catch (error) {
       return failed(describeBrokerError(error, this.url));
     }
-    const eventType = eventTypeOfDelivery(delivery);
+    const eventType = this.options.eventTypeOf(delivery);
     const key = renderName(this.stream, 'redis', { source: delivery.source, eventType });
     const headers = delivery.headers.filter(([name]) => !this.options.redactHeaders.has(name.toLowerCase()));
     let timer: NodeJS.Timeout | undefined;
@@ -92,7 +91,9 @@ export class RedisPublisher implements Publisher {
               headers: JSON.stringify(headers),
               body: delivery.raw,
             },
-            this.maxLen === undefined ? undefined : { TRIM: { strategy: 'MAXLEN', strategyModifier: '~', threshold: this.maxLen } },
+            this.maxLen === undefined
+              ? undefined
+              : { TRIM: { strategy: 'MAXLEN', strategyModifier: '~', threshold: this.maxLen } },
           ),
           timeout,
         ]),

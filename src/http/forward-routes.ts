@@ -288,7 +288,9 @@ function nextAttemptAt(f: Forward): string | null {
 
 /** A destination's URL as the API shows it: no user, password or query (they may carry secrets). */
 function connectionJson(status: ConnectionStatus | undefined) {
-  return status === undefined ? null : { state: status.state, lastError: status.lastError, since: new Date(status.since).toISOString() };
+  return status === undefined
+    ? null
+    : { state: status.state, lastError: status.lastError, since: new Date(status.since).toISOString() };
 }
 
 function pullDestination(destination: Destination | undefined, name: string): Destination {

@@ -1,7 +1,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { InboxStore } from '../../src/store/inbox-store.js';
 import type { RunningApp } from '../helpers/app.js';
-import { AMQP_URL, amqpQueue, NATS_URL, natsStream, REDIS_URL, redisStreams, requireBroker, uniqueName } from '../helpers/brokers.js';
+import {
+  AMQP_URL,
+  amqpQueue,
+  NATS_URL,
+  natsStream,
+  REDIS_URL,
+  redisStreams,
+  requireBroker,
+  uniqueName,
+} from '../helpers/brokers.js';
 import { createClient } from 'redis';
 import { api, forwardsOf, send, startForwarding, storeAvailable, STORES, until } from './support.js';
 
@@ -71,14 +80,19 @@ describe.each(STORES)('broker destinations that do not take a publish (%s)', (ki
     cleanups.push(() => queue.remove());
     const running = await start({ amqp: { url: AMQP_URL, exchange: queue.exchange, routingKey: '{source}' } });
     const id = await send(running, 'shop', '{"n":1}');
-    await deadLetterThenRetry(running, id, /^unroutable: no queue is bound to exchange "reception\.test\.\w+" for routing key "shop"/, async () => {
-      await queue.bind('shop');
-    });
+    await deadLetterThenRetry(
+      running,
+      id,
+      /^unroutable: no queue is bound to exchange "reception\.test\.\w+" for routing key "shop"/,
+      async () => {
+        await queue.bind('shop');
+      },
+    );
     const [message] = await queue.messages();
     expect(message?.properties.messageId).toBe(id);
   });
 
-  it('RabbitMQ: an exchange that does not exist fails with the broker\'s reason, and the connection comes back', async () => {
+  it("RabbitMQ: an exchange that does not exist fails with the broker's reason, and the connection comes back", async () => {
     if (!(await storeAvailable(kind, 'broker tests')) || !(await requireBroker('amqp', 'broker tests'))) return;
     const missing = uniqueName('reception.test.missing.');
     const running = await start({ amqp: { url: AMQP_URL, exchange: missing, routingKey: '{source}' } });

@@ -27,12 +27,18 @@ describe('broker destinations: the private-network guard and the URL password', 
   });
 
   /** A destination on each broker, at `host`, and what the broker holds of what was published to it. */
-  const targets: Record<BrokerName, (host: string) => Promise<{ settings: Record<string, unknown>; published: () => Promise<number> }>> = {
+  const targets: Record<
+    BrokerName,
+    (host: string) => Promise<{ settings: Record<string, unknown>; published: () => Promise<number> }>
+  > = {
     nats: async (host) => {
       const prefix = uniqueName('rt');
       const stream = await natsStream([`${prefix}.>`]);
       cleanups.push(() => stream.remove());
-      return { settings: { nats: { url: `nats://${host}:4222`, subject: `${prefix}.{source}` } }, published: () => stream.count() };
+      return {
+        settings: { nats: { url: `nats://${host}:4222`, subject: `${prefix}.{source}` } },
+        published: () => stream.count(),
+      };
     },
     amqp: async (host) => {
       const queue = await amqpQueue('#');
@@ -56,29 +62,32 @@ describe('broker destinations: the private-network guard and the URL password', 
     it.each([
       ['the loopback address', '127.0.0.1'],
       ['a name that resolves to loopback', 'localhost'],
-    ])(`${broker}: refuses %s without allowPrivateNetwork, publishing nothing, and says which setting allows it`, async (_what, host) => {
-      if (!(await requireBroker(broker, 'broker guard tests'))) return;
-      const target = await targets[broker](host);
-      server = await startForwarding('sqlite', {
-        destinations: { bus: { ...target.settings, retry: { attempts: 2, initialMs: 10, maxMs: 20 } } },
-        sources: { shop: { forward: [{ to: 'bus' }] } },
-      });
-      const running = server;
-      const id = await send(running, 'shop', '{"a":1}');
-      await until(async () => (await forwardsOf(running, id))[0]?.status === 'failed');
-      const [forward] = await forwardsOf(running, id);
-      for (const attempt of forward?.attempts ?? []) {
-        expect(attempt.error).toMatch(/destination_not_allowed: .*set allowPrivateNetwork: true/);
-        expect(attempt.error).toContain(host);
-      }
-      const listed = await api<Listed>(running, '/api/destinations');
-      // Between tries it is disconnected, during one connecting: never connected.
-      expect(listed.json.items[0]?.connection).toMatchObject({
-        state: expect.stringMatching(/^(disconnected|connecting)$/),
-        lastError: expect.stringMatching(/^destination_not_allowed/),
-      });
-      expect(await target.published()).toBe(0);
-    });
+    ])(
+      `${broker}: refuses %s without allowPrivateNetwork, publishing nothing, and says which setting allows it`,
+      async (_what, host) => {
+        if (!(await requireBroker(broker, 'broker guard tests'))) return;
+        const target = await targets[broker](host);
+        server = await startForwarding('sqlite', {
+          destinations: { bus: { ...target.settings, retry: { attempts: 2, initialMs: 10, maxMs: 20 } } },
+          sources: { shop: { forward: [{ to: 'bus' }] } },
+        });
+        const running = server;
+        const id = await send(running, 'shop', '{"a":1}');
+        await until(async () => (await forwardsOf(running, id))[0]?.status === 'failed');
+        const [forward] = await forwardsOf(running, id);
+        for (const attempt of forward?.attempts ?? []) {
+          expect(attempt.error).toMatch(/destination_not_allowed: .*set allowPrivateNetwork: true/);
+          expect(attempt.error).toContain(host);
+        }
+        const listed = await api<Listed>(running, '/api/destinations');
+        // Between tries it is disconnected, during one connecting: never connected.
+        expect(listed.json.items[0]?.connection).toMatchObject({
+          state: expect.stringMatching(/^(disconnected|connecting)$/),
+          lastError: expect.stringMatching(/^destination_not_allowed/),
+        });
+        expect(await target.published()).toBe(0);
+      },
+    );
   }
 
   it('never logs nor shows the password of a broker URL, whether the broker takes it or refuses it', async () => {

@@ -60,7 +60,11 @@ describe.each(STORES)('a broker that goes down and comes back while deliveries a
    * back 1.5 s later, and sending goes on for 1 s more. Answers the ids of
    * the deliveries answered 200, once every forward is settled.
    */
-  const outage = async (running: RunningApp<InboxStore>, down: () => Promise<void>, up: () => Promise<void>): Promise<string[]> => {
+  const outage = async (
+    running: RunningApp<InboxStore>,
+    down: () => Promise<void>,
+    up: () => Promise<void>,
+  ): Promise<string[]> => {
     const ids: string[] = [];
     let sending = true;
     const sender = (async () => {

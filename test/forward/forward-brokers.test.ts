@@ -1,7 +1,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { InboxStore } from '../../src/store/inbox-store.js';
 import type { RunningApp } from '../helpers/app.js';
-import { AMQP_URL, amqpQueue, NATS_URL, natsStream, REDIS_URL, redisStreams, requireBroker, uniqueName } from '../helpers/brokers.js';
+import {
+  AMQP_URL,
+  amqpQueue,
+  NATS_URL,
+  natsStream,
+  REDIS_URL,
+  redisStreams,
+  requireBroker,
+  uniqueName,
+} from '../helpers/brokers.js';
 import { api, forwardsOf, send, startForwarding, storeAvailable, STORES, until } from './support.js';
 
 /** CONTRACT 7: what each broker receives, byte for byte, against the machine's real brokers, on both stores. */
@@ -127,6 +136,10 @@ describe.each(STORES)('publishing to brokers (%s)', (kind) => {
     // The redacted headers are not passed on, as over HTTP.
     expect(headers.map(([name]) => name.toLowerCase())).not.toContain('authorization');
     const list = await api<{ items: Array<Record<string, unknown>> }>(running, '/api/destinations');
-    expect(list.json.items[0]).toMatchObject({ kind: 'redis', url: 'redis://127.0.0.1:6379', connection: { state: 'connected' } });
+    expect(list.json.items[0]).toMatchObject({
+      kind: 'redis',
+      url: 'redis://127.0.0.1:6379',
+      connection: { state: 'connected' },
+    });
   });
 });

@@ -30,7 +30,20 @@ export function ownNatsServer(): Promise<OwnBroker> {
 export function ownRedisServer(): Promise<OwnBroker> {
   return ownBroker(
     'redis-server',
-    (port, dir) => ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--dir', dir],
+    (port, dir) => [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'yes',
+      '--appendfsync',
+      'always',
+      '--dir',
+      dir,
+    ],
     'redis',
   );
 }

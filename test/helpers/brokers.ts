@@ -92,7 +92,11 @@ export async function amqpQueue(pattern = '#', url = AMQP_URL) {
     },
     async messages(): Promise<GetMessage[]> {
       const list: GetMessage[] = [];
-      for (let message = await channel.get(queue, { noAck: true }); message !== false; message = await channel.get(queue, { noAck: true }))
+      for (
+        let message = await channel.get(queue, { noAck: true });
+        message !== false;
+        message = await channel.get(queue, { noAck: true })
+      )
         list.push(message);
       return list;
     },

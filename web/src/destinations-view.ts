@@ -199,7 +199,10 @@ function connectionText(d: DestinationInfo): HTMLElement[] {
   return [
     h(
       'div',
-      { class: connection.state === 'connected' ? 'muted connection' : 'connection bad', attrs: { 'data-connection': connection.state } },
+      {
+        class: connection.state === 'connected' ? 'muted connection' : 'connection bad',
+        attrs: { 'data-connection': connection.state },
+      },
       `${connection.state}${why}`,
     ),
   ];

@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { classifyMediaType } from '../body/media-type.js';
 import { parseFormBody } from '../body/parse-form.js';
 import { jsonBodyValue } from '../body/parse-json.js';
-import { eventTypeOf } from '../receive/event-type.js';
+import { eventTypeOf } from './event-type.js';
 import type { StoredDelivery } from '../store/inbox-store.js';
 
 /**
