@@ -1,4 +1,4 @@
-import amqp, { type ChannelModel, type ConfirmChannel, type Message } from 'amqplib';
+import type { ChannelModel, ConfirmChannel, Message } from 'amqplib';
 import { parseNameTemplate, type NameTemplate } from '../config/name-template.js';
 import type { ClaimedForward } from '../store/outbox.js';
 import { bareHost, brokerLookup, checkLiteralHost } from './broker-address.js';
@@ -133,6 +133,8 @@ export class AmqpPublisher implements Publisher {
     const { allowPrivateNetwork, timeoutMs } = this.destination;
     checkLiteralHost(bareHost(this.url), allowPrivateNetwork);
     const lookup = brokerLookup(allowPrivateNetwork);
+    // Loaded with the first connection: a server without AMQP destinations never loads it.
+    const amqp = await import('amqplib');
     const model = await amqp.connect(this.url.href, { timeout: timeoutMs, ...(lookup === undefined ? {} : { lookup }) });
     let handle: AmqpHandle | undefined;
     const lost = new Promise<unknown>((resolve) => {

@@ -42,6 +42,8 @@ export interface BrokerConnectionOptions<T> {
 
 const RECONNECT_INITIAL_MS = 100;
 const RECONNECT_MAX_MS = 5000;
+/** How long closing may take (a broker that stopped answering never confirms a close): then the connection is left. */
+const CLOSE_LIMIT_MS = 5000;
 
 export class BrokerUnavailableError extends Error {
   constructor(message: string) {
@@ -98,7 +100,12 @@ export class BrokerConnection<T> {
     await this.opening;
     const handle = this.current;
     this.current = undefined;
-    if (handle !== undefined) await this.options.close(handle).catch(() => undefined);
+    if (handle !== undefined) {
+      let timer: NodeJS.Timeout | undefined;
+      const limit = new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_LIMIT_MS)));
+      await Promise.race([this.options.close(handle).catch(() => undefined), limit]);
+      clearTimeout(timer);
+    }
     this.set('closed');
   }
 

@@ -1,5 +1,6 @@
-import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
-import { connect, errors, headers as natsHeaders, type NatsConnection, type TlsOptions } from '@nats-io/transport-node';
+import type { JetStreamClient } from '@nats-io/jetstream';
+import type * as NatsClient from '@nats-io/transport-node';
+import type { NatsConnection, TlsOptions } from '@nats-io/transport-node';
 import { parseNameTemplate, type NameTemplate } from '../config/name-template.js';
 import type { ClaimedForward } from '../store/outbox.js';
 import { bareHost, guardedAddress } from './broker-address.js';
@@ -12,6 +13,8 @@ import type { Publisher, PublishResult } from './publisher.js';
 interface NatsHandle {
   nc: NatsConnection;
   js: JetStreamClient;
+  /** The client's module, loaded with the first connection (a server without NATS destinations never loads it). */
+  client: typeof NatsClient;
 }
 
 /**
@@ -59,7 +62,7 @@ export class NatsPublisher implements Publisher {
     }
     const eventType = this.options.eventTypeOf(delivery);
     const subject = renderName(this.subject, 'nats', { source: delivery.source, eventType });
-    const headers = natsHeaders();
+    const headers = handle.client.headers();
     // A header line carries no line break: the values go percent-encoded, as x-reception-source does over HTTP.
     headers.set('Reception-Source', encodeURIComponent(delivery.source));
     headers.set('Reception-Event-Type', encodeURIComponent(eventType ?? ''));
@@ -73,12 +76,12 @@ export class NatsPublisher implements Publisher {
       if (answer === 'aborted') return failed(ABORTED);
       return { ok: true, status: null, error: null };
     } catch (error) {
-      if (noResponders(error)) {
+      if (noResponders(error, handle.client.errors)) {
         return failed(
           `no JetStream stream takes the subject ${JSON.stringify(subject)} (Reception declares nothing: add the subject to a stream)`,
         );
       }
-      if (error instanceof errors.TimeoutError) return failed(`timeout: no JetStream ack within ${timeoutMs} ms`);
+      if (error instanceof handle.client.errors.TimeoutError) return failed(`timeout: no JetStream ack within ${timeoutMs} ms`);
       return failed(describeBrokerError(error, this.url));
     }
   }
@@ -93,7 +96,9 @@ export class NatsPublisher implements Publisher {
     const server = `${address.includes(':') ? `[${address}]` : address}:${this.url.port === '' ? '4222' : this.url.port}`;
     const user = decodeURIComponent(this.url.username);
     const pass = decodeURIComponent(this.url.password);
-    const nc = await connect({
+    const client = await import('@nats-io/transport-node');
+    const { jetstream } = await import('@nats-io/jetstream');
+    const nc = await client.connect({
       servers: server,
       name: 'reception',
       // This destination's BrokerConnection reconnects (through the guard), not the client;
@@ -106,12 +111,12 @@ export class NatsPublisher implements Publisher {
       // Connected by address, the certificate is still checked for the name (the client passes its TLS options on to node:tls).
       ...(this.url.protocol === 'tls:' ? { tls: address === host ? {} : ({ servername: host } as TlsOptions) } : {}),
     });
-    return { handle: { nc, js: jetstream(nc, { timeout: this.destination.timeoutMs }) }, lost: nc.closed() };
+    return { handle: { nc, js: jetstream(nc, { timeout: this.destination.timeoutMs }), client }, lost: nc.closed() };
   }
 }
 
 /** No one answered the publish: no stream takes the subject (the client calls it "jetstream is not enabled"). */
-function noResponders(error: unknown): boolean {
+function noResponders(error: unknown, errors: typeof NatsClient.errors): boolean {
   let current: unknown = error;
   for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
     if (current instanceof errors.NoRespondersError) return true;

@@ -1,4 +1,4 @@
-import { createClient } from 'redis';
+import type * as Redis from 'redis';
 import { parseNameTemplate, type NameTemplate } from '../config/name-template.js';
 import type { ClaimedForward } from '../store/outbox.js';
 import { bareHost, brokerLookup, checkLiteralHost } from './broker-address.js';
@@ -8,8 +8,13 @@ import { ABORTED, describeBrokerError, failed, unlessAborted, type BrokerPublish
 import type { Destination } from './destination.js';
 import type { Publisher, PublishResult } from './publisher.js';
 
-/** A client of this destination: node-redis with no modules and its own reconnection off. */
-function newClient(url: URL, timeoutMs: number, lookup: ReturnType<typeof brokerLookup>) {
+/** A client of this destination: node-redis with its own reconnection off. */
+function newClient(
+  createClient: typeof Redis.createClient,
+  url: URL,
+  timeoutMs: number,
+  lookup: ReturnType<typeof brokerLookup>,
+) {
   return createClient({
     url: url.href,
     disableOfflineQueue: true,
@@ -117,7 +122,9 @@ export class RedisPublisher implements Publisher {
     const { allowPrivateNetwork, timeoutMs } = this.destination;
     checkLiteralHost(bareHost(this.url), allowPrivateNetwork);
     const lookup = brokerLookup(allowPrivateNetwork);
-    const client = newClient(this.url, timeoutMs, lookup);
+    // Loaded with the first connection: a server without Redis destinations never loads it.
+    const { createClient } = await import('redis');
+    const client = newClient(createClient, this.url, timeoutMs, lookup);
     let lastError: unknown;
     // Without a listener, an 'error' event would end the process; 'terminated' (the client
     // does not reconnect) or 'end' (closed) follows and says the connection is gone.
