@@ -79,6 +79,8 @@ describe.each(STORES)('a broker that goes down and comes back while deliveries a
       await until(async () => (await row(running)).connection?.state === 'disconnected', 10_000);
       const during = await row(running);
       expect(during.connection?.lastError).not.toBeNull();
+      // Readiness is about the inbox, which still takes deliveries.
+      expect((await fetch(`${running.url}/readyz`)).status).toBe(200);
       await new Promise((resolve) => setTimeout(resolve, 1500));
       await up();
       await new Promise((resolve) => setTimeout(resolve, 1000));
