@@ -115,7 +115,12 @@ describe('broker destinations: the private-network guard and the URL password', 
     const id = await send(running, 'shop', '{"a":1}');
     await until(async () => (await forwardsOf(running, id)).every((f) => f.status === 'failed' || f.status === 'succeeded'));
     const listed = await api<Listed>(running, '/api/destinations');
-    expect(listed.json.items.map((item) => item.connection?.state)).toEqual(['connected', 'disconnected', 'connected']);
+    // RabbitMQ's is never connected: between tries disconnected, during one connecting.
+    expect(listed.json.items.map((item) => item.connection?.state)).toEqual([
+      'connected',
+      expect.stringMatching(/^(disconnected|connecting)$/),
+      'connected',
+    ]);
     const shown = [
       JSON.stringify(listed.json),
       JSON.stringify(await forwardsOf(running, id)),

@@ -47,17 +47,29 @@ export async function requireBroker(broker: BrokerName, suite: string): Promise<
 
 /** A JetStream stream of its own on `subjects`; `messages()` reads every message it holds. */
 export async function natsStream(subjects: string[], url = NATS_URL, duplicateWindowMs = 120_000) {
-  const nc = await natsConnect({ servers: new URL(url).host });
+  // The test's own server may be restarted under it: reconnect soon and without end.
+  const nc = await natsConnect({ servers: new URL(url).host, maxReconnectAttempts: -1, reconnectTimeWait: 200 });
   const jsm = await jetstreamManager(nc);
   const name = uniqueName('RECEPTION_TEST_');
   await jsm.streams.add({ name, subjects, duplicate_window: duplicateWindowMs * 1_000_000 });
+  /** The stream's state; tried again for up to 10 s while this client reconnects to a restarted server. */
+  const streamInfo = async () => {
+    for (let tries = 1; ; tries++) {
+      try {
+        return await jsm.streams.info(name);
+      } catch (error) {
+        if (tries >= 20) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    }
+  };
   return {
     name,
     async count(): Promise<number> {
-      return (await jsm.streams.info(name)).state.messages;
+      return (await streamInfo()).state.messages;
     },
     async messages(): Promise<StoredMsg[]> {
-      const info = await jsm.streams.info(name);
+      const info = await streamInfo();
       const list: StoredMsg[] = [];
       for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {
         const message = await jsm.streams.getMessage(name, { seq });
