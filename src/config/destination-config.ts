@@ -63,7 +63,9 @@ function settingProblems(at: string, d: DestinationConfig): string[] {
   const problems: string[] = [];
   const ways = WAYS.filter((key) => (key === 'pull' ? d.pull === true : d[key] !== undefined));
   const broker = brokerOf(d);
-  if (ways.length > 1) {
+  // A pull destination with a url has its own message (below): it says what pull means.
+  const pullWithUrl = ways.length === 2 && d.pull === true && d.url !== undefined;
+  if (ways.length > 1 && !pullWithUrl) {
     problems.push(`${at}: takes one of url, pull, nats, amqp or redis; it has ${ways.join(' and ')}`);
   } else if (broker !== undefined) {
     problems.push(...brokerProblems(at, d, broker));
