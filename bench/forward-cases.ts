@@ -141,7 +141,8 @@ export async function startDestination(context: ForwardContext): Promise<ServerU
  * Reception with a config file whose sources forward everything: the
  * measured and warm-up sources to the push destination, and with
  * `drain`, the measured source to all three destinations. The push
- * destination has the default `concurrency` (10) unless one is given.
+ * destination has the default `concurrency` (10) unless one is given; it
+ * is a broker instead of the HTTP destination when `broker` gives its settings.
  */
 export function forwardingReception(
   context: ForwardContext,
@@ -149,10 +150,10 @@ export function forwardingReception(
   drain: boolean,
   nodeFlags: string[],
   concurrency?: number,
+  broker?: Record<string, unknown>,
 ): StartCommand {
   const push = {
-    url: `${destinationUrl}/hook`,
-    allowPrivateNetwork: true,
+    ...(broker ?? { url: `${destinationUrl}/hook`, allowPrivateNetwork: true }),
     ...(concurrency === undefined ? {} : { concurrency }),
   };
   const config = drain

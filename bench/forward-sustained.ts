@@ -15,6 +15,7 @@ import {
   type SustainedResult,
 } from './forward-cases.js';
 import { receivedBy, waitFor } from './forward-api.js';
+import { brokerSink, type BrokerKind, type BrokerSink } from './forward-brokers.js';
 import { cpuSeconds } from './process-stats.js';
 import { startServer, tail } from './server-process.js';
 import { storedCount } from './stored-count.js';
@@ -23,15 +24,19 @@ import { storedCount } from './stored-count.js';
 const DRAIN_LIMIT_MS = 180_000;
 
 interface Target {
-  start(context: ForwardContext, destinationUrl: string, nodeFlags: string[]): StartCommand;
+  start(context: ForwardContext, destinationUrl: string, nodeFlags: string[], broker?: BrokerSink): StartCommand;
   counts(url: string, context: ForwardContext): Promise<Omit<Sample, 'at' | 'received'>>;
   /** Deliveries of the measured source stored, for the stored-versus-2xx check; undefined: checked from the counts. */
   storedMeasured?(url: string, context: ForwardContext): Promise<number>;
+  /** A broker destination instead of the HTTP one: made before the server starts, counted, deleted after. */
+  broker?: BrokerKind;
 }
 
-function reception(concurrency?: number): Target {
+function reception(concurrency?: number, broker?: BrokerKind): Target {
   return {
-    start: (context, destinationUrl, nodeFlags) => forwardingReception(context, destinationUrl, false, nodeFlags, concurrency),
+    start: (context, destinationUrl, nodeFlags, sink) =>
+      forwardingReception(context, destinationUrl, false, nodeFlags, concurrency, sink?.settings),
+    ...(broker === undefined ? {} : { broker }),
     counts: (url, { token }) => receptionCounts({ url, token }),
     storedMeasured: (url, { token }) => storedCount(url, token, MEASURED_SOURCE),
   };
@@ -61,9 +66,11 @@ async function runSustained(
 ): Promise<SustainedResult> {
   const result: SustainedResult = { kind: 'sustained', name, description, samples: [], check: '–' };
   const destination = await startDestination(context);
+  const sink = target.broker === undefined ? undefined : await brokerSink(target.broker);
+  const received = sink === undefined ? () => receivedBy(destination.url) : () => sink.received();
   try {
     const server = await startServer(
-      target.start(context, destination.url, profileFlags(context, 'server')),
+      target.start(context, destination.url, profileFlags(context, 'server'), sink),
       subdir(context, 'server'),
     );
     try {
@@ -71,9 +78,10 @@ async function runSustained(
         target,
         context,
         server.url,
-        destination.child.pid,
+        // A broker case's HTTP destination idles: its CPU says nothing (the broker's is not read).
+        sink === undefined ? destination.child.pid : undefined,
         server.child.pid,
-        destination.url,
+        received,
         result,
         problems,
         name,
@@ -84,6 +92,7 @@ async function runSustained(
     }
   } finally {
     await stopChild(destination.child, 'SIGTERM', 5000);
+    await sink?.remove();
   }
   return result;
 }
@@ -92,9 +101,9 @@ async function measureSustained(
   target: Target,
   context: ForwardContext,
   url: string,
-  destinationPid: number,
+  destinationPid: number | undefined,
   serverPid: number,
-  destinationUrl: string,
+  receivedNow: () => Promise<number>,
   result: SustainedResult,
   problems: string[],
   name: string,
@@ -107,7 +116,7 @@ async function measureSustained(
   };
   const run = { request, connections: context.connections, workDir: context.dir };
   const sample = async (start: number): Promise<Sample> => {
-    const [counts, received] = await Promise.all([target.counts(url, context), receivedBy(destinationUrl)]);
+    const [counts, received] = await Promise.all([target.counts(url, context), receivedNow()]);
     return { at: (performance.now() - start) / 1000, ...counts, received };
   };
   // Once the load stopped: polls the destination's count (cheap) until it got a forward of every stored
@@ -116,7 +125,7 @@ async function measureSustained(
     const { stored } = await target.counts(url, context);
     const deadline = Date.now() + DRAIN_LIMIT_MS;
     return (
-      (await waitFor(async () => (await receivedBy(destinationUrl)) >= stored, DRAIN_LIMIT_MS, 20)) &&
+      (await waitFor(async () => (await receivedNow()) >= stored, DRAIN_LIMIT_MS, 20)) &&
       waitFor(async () => (await target.counts(url, context)).pending === 0, Math.max(0, deadline - Date.now()), 20)
     );
   };
@@ -129,7 +138,7 @@ async function measureSustained(
   const start = performance.now();
   const first = await sample(start);
   const cpu0 = cpuSeconds(serverPid);
-  const destinationCpu0 = cpuSeconds(destinationPid);
+  const destinationCpu0 = destinationPid === undefined ? undefined : cpuSeconds(destinationPid);
   let middle: Promise<Sample | undefined> | undefined;
   const timer = setTimeout(
     () => {
@@ -142,7 +151,7 @@ async function measureSustained(
     .finally(() => clearTimeout(timer));
   const last = await sample(start);
   const cpu1 = cpuSeconds(serverPid);
-  const destinationCpu1 = cpuSeconds(destinationPid);
+  const destinationCpu1 = destinationPid === undefined ? undefined : cpuSeconds(destinationPid);
   result.load = load;
   const mid = await middle;
   result.samples = [first, ...(mid === undefined ? [] : [mid]), last];
@@ -207,6 +216,22 @@ export const SUSTAINED_CASES: readonly ForwardCase[] = [
     'forward sustained concurrency=50',
     "the same with the destination's concurrency at 50, as many as wrk's connections",
     reception(50),
+  ),
+  // Issue 20: the same to each broker, JetStream acks, publisher confirms and XADD replies.
+  sustained(
+    'forward sustained nats',
+    'the same (concurrency 10) to NATS JetStream on this machine: each publish waits for its stream ack',
+    reception(undefined, 'nats'),
+  ),
+  sustained(
+    'forward sustained amqp',
+    'the same (concurrency 10) to RabbitMQ on this machine: persistent, mandatory, each waits for its publisher confirm',
+    reception(undefined, 'amqp'),
+  ),
+  sustained(
+    'forward sustained redis',
+    'the same (concurrency 10) to Redis Streams on this machine: each XADD waits for its reply',
+    reception(undefined, 'redis'),
   ),
   sustained(
     'ref outbox floor',

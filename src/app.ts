@@ -30,6 +30,7 @@ import type { InboxStore } from './store/inbox-store.js';
 import { WriteQueue } from './store/write-queue.js';
 import type { Destination } from './forward/destination.js';
 import { Forwarder } from './forward/forwarder.js';
+import { eventTypeOfDelivery } from './receive/event-type-of-delivery.js';
 import { forwardRoutes } from './http/forward-routes.js';
 import { ForwardMetrics } from './observe/forward-metrics.js';
 
@@ -137,6 +138,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     logger,
     metrics: new ForwardMetrics(metrics.registry),
     redactHeaders: new Set(deps.redactHeaders),
+    eventTypeOf: eventTypeOfDelivery,
     leaseMarginMs: deps.forwardLeaseMarginMs,
   });
   forwarder.apply(deps.destinations ?? new Map());

@@ -18,8 +18,9 @@ export const destinationsSpec: CommandSpec = {
     'destinations resume <name> [--url URL] [--token TOKEN]',
   ],
   description:
-    'Without an action, prints one line per destination (GET /api/destinations): its name, kind (http, pull, or ' +
-    'removed when the config no longer names it but forwards remain), URL (without credentials or query), whether ' +
+    'Without an action, prints one line per destination (GET /api/destinations): its name, kind (http, pull, nats, ' +
+    'amqp, redis, or removed when the config no longer names it but forwards remain), URL (without credentials or ' +
+    "query), a broker's connection (connected, or why not; a column shown when there is a broker), whether " +
     'it is paused, how many forwards are pending (not yet settled) and failed, the age of the oldest pending one, ' +
     'and the last error. "pause" stops attempts to a destination: its forwards stay pending, and the pause outlives ' +
     'restarts, until "resume". An unknown name is an error (exit 1).',
@@ -64,8 +65,21 @@ export async function runDestinations(argv: string[]): Promise<number> {
     for (const d of destinations) await writeOut(`${escapeJsonForTerminal(JSON.stringify(d))}\n`);
   } else if (destinations.length > 0) {
     const now = Date.now();
-    const header = ['NAME', 'KIND', 'URL', 'PAUSED', 'PENDING', 'FAILED', 'OLDEST PENDING', 'LAST ERROR'];
-    await writeOut(`${alignColumns([header, ...destinations.map((d) => destinationCells(d, now))]).join('\n')}\n`);
+    // A broker's connection gets a column only where there is a broker.
+    const brokers = destinations.some((d) => d.connection !== null);
+    const header = [
+      'NAME',
+      'KIND',
+      'URL',
+      ...(brokers ? ['CONNECTION'] : []),
+      'PAUSED',
+      'PENDING',
+      'FAILED',
+      'OLDEST PENDING',
+      'LAST ERROR',
+    ];
+    const rows = destinations.map((d) => destinationCells(d, now, brokers));
+    await writeOut(`${alignColumns([header, ...rows]).join('\n')}\n`);
   }
   await flushOut();
   if (destinations.length === 0) writeErr('The server has no destinations: name them under "destinations" in the config file.');
@@ -83,15 +97,23 @@ function actionOf(text: string): (typeof ACTIONS)[number] {
 }
 
 /** The cells of one destination's line, escaped. */
-export function destinationCells(d: DestinationRow, now: number): string[] {
+export function destinationCells(d: DestinationRow, now: number, brokers = false): string[] {
   return [
     escapeForTerminal(d.name),
     escapeForTerminal(d.kind),
     d.url === null ? '-' : escapeForTerminal(d.url),
+    ...(brokers ? [connectionCell(d.connection)] : []),
     d.paused ? 'yes' : 'no',
     String(d.pending),
     String(d.failed),
     d.oldestPendingAt === null ? '-' : formatAge(now - Date.parse(d.oldestPendingAt)),
     d.lastError === null ? '-' : escapeForTerminal(d.lastError),
   ];
+}
+
+/** A broker's connection: its state, and why when it is not connected; `-` for an HTTP or pull destination. */
+function connectionCell(connection: DestinationRow['connection']): string {
+  if (connection === null) return '-';
+  if (connection.state === 'connected' || connection.lastError === null) return connection.state;
+  return escapeForTerminal(`${connection.state} (${connection.lastError})`);
 }

@@ -36,6 +36,16 @@ export type RetryRequest =
 const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 const count = (value: unknown): number => (typeof value === 'number' ? value : 0);
 
+const STATES = ['connecting', 'connected', 'disconnected', 'closed'] as const;
+
+/** A broker destination's connection as the server said it; null for others (or an older server). */
+function connectionOf(value: unknown): DestinationRow['connection'] {
+  if (!isRecord(value)) return null;
+  const state = STATES.find((s) => s === value.state);
+  if (state === undefined) return null;
+  return { state, lastError: text(value.lastError), since: text(value.since) ?? '' };
+}
+
 export class OutboxApi {
   constructor(private readonly api: ApiClient) {}
 
@@ -53,6 +63,7 @@ export class OutboxApi {
       lastSuccessAt: text(item.lastSuccessAt),
       lastFailureAt: text(item.lastFailureAt),
       lastError: text(item.lastError),
+      connection: connectionOf(item.connection),
     }));
   }
 

@@ -16,10 +16,47 @@ export const RetryConfigSchema = Type.Object(
 );
 export type RetryConfig = Static<typeof RetryConfigSchema>;
 
+/**
+ * The brokers a destination may publish to (CONTRACT 7). Reception declares
+ * nothing: the stream, exchange or queue must exist. Names take `{source}`
+ * and `{eventType}` (src/forward/broker-names.ts).
+ */
+export const NatsConfigSchema = Type.Object(
+  {
+    url: Type.String({ minLength: 1 }),
+    subject: Type.String({ minLength: 1, maxLength: 1000 }),
+  },
+  { additionalProperties: false },
+);
+export type NatsConfig = Static<typeof NatsConfigSchema>;
+
+export const AmqpConfigSchema = Type.Object(
+  {
+    url: Type.String({ minLength: 1 }),
+    exchange: Type.String({ maxLength: 255 }),
+    routingKey: Type.String({ maxLength: 1000 }),
+  },
+  { additionalProperties: false },
+);
+export type AmqpConfig = Static<typeof AmqpConfigSchema>;
+
+export const RedisConfigSchema = Type.Object(
+  {
+    url: Type.String({ minLength: 1 }),
+    stream: Type.String({ minLength: 1, maxLength: 1000 }),
+    maxLen: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000_000 })),
+  },
+  { additionalProperties: false },
+);
+export type RedisConfig = Static<typeof RedisConfigSchema>;
+
 export const DestinationConfigSchema = Type.Object(
   {
     url: Type.Optional(Type.String({ minLength: 1 })),
     pull: Type.Optional(Type.Boolean()),
+    nats: Type.Optional(NatsConfigSchema),
+    amqp: Type.Optional(AmqpConfigSchema),
+    redis: Type.Optional(RedisConfigSchema),
     timeoutMs: Type.Optional(Type.Integer({ minimum: 1, maximum: 600_000 })),
     concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
     rateLimit: Type.Optional(

@@ -4,6 +4,7 @@ import { filterProblems } from './route-filter.js';
 import { nearestWithin } from '../text/edit-distance.js';
 import { DESTINATION_NAME, DestinationConfigSchema, type DestinationConfig } from './destination-config-schema.js';
 import type { SourceConfig } from './source-config-schema.js';
+import { brokerOf, brokerProblems, BROKERS } from './broker-config.js';
 
 type ErrorsOf = (schema: TSchema, data: unknown, prefix: string) => string[];
 
@@ -55,15 +56,28 @@ export function destinationProblems(destinations: unknown, problems: string[], e
   return names;
 }
 
+/** How a destination hands forwards over: it says exactly one of these. */
+const WAYS = ['url', 'pull', ...BROKERS] as const;
+
 function settingProblems(at: string, d: DestinationConfig): string[] {
   const problems: string[] = [];
-  if (d.pull === true) {
+  const ways = WAYS.filter((key) => (key === 'pull' ? d.pull === true : d[key] !== undefined));
+  const broker = brokerOf(d);
+  // A pull destination with a url has its own message (below): it says what pull means.
+  const pullWithUrl = ways.length === 2 && d.pull === true && d.url !== undefined;
+  if (ways.length > 1 && !pullWithUrl) {
+    problems.push(`${at}: takes one of url, pull, nats, amqp or redis; it has ${ways.join(' and ')}`);
+  } else if (broker !== undefined) {
+    problems.push(...brokerProblems(at, d, broker));
+  } else if (d.pull === true) {
     if (d.url !== undefined) problems.push(`${at}.url: a pull destination has no url (consumers claim its forwards)`);
     for (const key of PUSH_ONLY) {
       if (d[key] !== undefined) problems.push(`${at}.${key}: only a destination with a url takes "${key}"`);
     }
   } else if (d.url === undefined) {
-    problems.push(`${at}: needs a url to POST to, or "pull: true" for consumers that claim`);
+    problems.push(
+      `${at}: needs a url to POST to, "pull: true" for consumers that claim, or a broker to publish to (nats, amqp or redis)`,
+    );
   } else {
     const url = parseUrl(d.url);
     if (url === undefined) problems.push(`${at}.url: not a valid http:// or https:// URL (not shown: it may hold a password)`);

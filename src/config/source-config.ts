@@ -313,6 +313,11 @@ const QUOTABLE_KEYS = new Set([
   'maxMs',
   'maxAgeSeconds',
   'to',
+  'subject',
+  'exchange',
+  'routingKey',
+  'stream',
+  'maxLen',
 ]);
 
 /**

@@ -2,10 +2,12 @@ import type { Logger } from '../observe/logger.js';
 import type { ForwardMetrics } from '../observe/forward-metrics.js';
 import type { Outbox } from '../store/outbox.js';
 import type { CommitFeed } from '../stream/commit-feed.js';
-import { sameDestination, type Destination } from './destination.js';
+import type { ConnectionStatus } from './broker-connection.js';
+import type { BrokerPublisherOptions } from './broker-publish.js';
+import { createPublisher } from './create-publisher.js';
+import { budgetOf, isPushed, sameDestination, type Destination } from './destination.js';
 import { PushDispatcher, POLL_MS } from './dispatcher.js';
-import { HttpPublisher } from './http-publisher.js';
-import { budgetOf } from './destination.js';
+import type { Publisher } from './publisher.js';
 
 export interface ForwarderDeps {
   outbox: Outbox;
@@ -13,6 +15,8 @@ export interface ForwarderDeps {
   logger: Logger;
   metrics: ForwardMetrics;
   redactHeaders: ReadonlySet<string>;
+  /** A delivery's event type, for the brokers' names and metadata. */
+  eventTypeOf: BrokerPublisherOptions['eventTypeOf'];
   /** What each lease adds to its destination's timeout (the dispatcher's default when absent). */
   leaseMarginMs?: number;
 }
@@ -26,6 +30,8 @@ export interface ForwarderDeps {
 export class Forwarder {
   private destinations = new Map<string, Destination>();
   private readonly dispatchers = new Map<string, PushDispatcher>();
+  /** Each dispatcher's publisher (a broker's holds its connection). */
+  private readonly publishers = new Map<string, Publisher>();
   /** Held while some destination is pushed to: the commit feed wakes its dispatcher. */
   private unsubscribe: (() => void) | undefined;
   private sweep: NodeJS.Timeout | undefined;
@@ -41,21 +47,25 @@ export class Forwarder {
     this.destinations = new Map(destinations);
     for (const [name, dispatcher] of this.dispatchers) {
       const next = destinations.get(name);
-      if (next === undefined || next.kind !== 'http' || !sameDestination(next, dispatcher.destination)) {
+      if (next === undefined || !isPushed(next) || !sameDestination(next, dispatcher.destination)) {
         this.dispatchers.delete(name);
+        this.publishers.delete(name);
         void dispatcher.stop(dispatcher.destination.timeoutMs);
       }
     }
     for (const destination of destinations.values()) {
-      if (destination.kind !== 'http' || this.dispatchers.has(destination.name)) continue;
+      if (!isPushed(destination) || this.dispatchers.has(destination.name)) continue;
+      const { logger, redactHeaders, eventTypeOf } = this.deps;
+      const publisher = createPublisher(destination, { logger, redactHeaders, eventTypeOf });
       const dispatcher = new PushDispatcher(destination, {
         outbox: this.deps.outbox,
-        publisher: new HttpPublisher(destination, { redactHeaders: this.deps.redactHeaders }),
+        publisher,
         metrics: this.deps.metrics,
         logger: this.deps.logger,
         leaseMarginMs: this.deps.leaseMarginMs,
       });
       this.dispatchers.set(destination.name, dispatcher);
+      this.publishers.set(destination.name, publisher);
       dispatcher.start();
     }
     if (this.dispatchers.size > 0) this.unsubscribe ??= this.deps.feed.subscribe(() => this.wakeAll());
@@ -75,6 +85,11 @@ export class Forwarder {
     return [...this.destinations.values()];
   }
 
+  /** A broker destination's connection; undefined for an HTTP or pull one. */
+  connectionOf(name: string): ConnectionStatus | undefined {
+    return this.publishers.get(name)?.connection?.();
+  }
+
   wake(name: string): void {
     this.dispatchers.get(name)?.wake();
   }
@@ -91,6 +106,7 @@ export class Forwarder {
     clearInterval(this.sweep);
     await Promise.all([...this.dispatchers.values()].map((dispatcher) => dispatcher.stop(graceMs)));
     this.dispatchers.clear();
+    this.publishers.clear();
   }
 
   private async sweepPull(): Promise<void> {

@@ -1,4 +1,5 @@
 import type { ClaimedForward } from '../store/outbox.js';
+import type { ConnectionStatus } from './broker-connection.js';
 
 /** What one attempt came to. */
 export interface PublishResult {
@@ -12,11 +13,14 @@ export interface PublishResult {
 }
 
 /**
- * Hands one claimed forward to a destination: an HTTP endpoint today, a
- * broker later. One per destination; it owns that destination's connections.
+ * Hands one claimed forward to a destination: an HTTP endpoint or a broker
+ * (NATS JetStream, RabbitMQ, Redis Streams). One per destination; it owns
+ * that destination's connections.
  */
 export interface Publisher {
   publish(claimed: ClaimedForward, signal: AbortSignal): Promise<PublishResult>;
+  /** A broker's connection: its state and last error (an HTTP destination has none to show). */
+  connection?(): ConnectionStatus;
   /** Closes the connections once what is in flight settled (or was aborted). */
   close(): Promise<void>;
 }

@@ -4,6 +4,8 @@ import { ProblemError } from '../errors/problem-catalogue.js';
 import { backoffMs } from '../forward/backoff.js';
 import { budgetOf, RETRY_DEFAULTS, type Destination } from '../forward/destination.js';
 import type { Forwarder } from '../forward/forwarder.js';
+import type { ConnectionStatus } from '../forward/broker-connection.js';
+import { shownUrl } from '../forward/url-secrets.js';
 import { newDeliveryId } from '../receive/delivery-id.js';
 import type { InboxStore } from '../store/inbox-store.js';
 import type { Forward } from '../store/outbox.js';
@@ -62,6 +64,7 @@ export const forwardRoutes: FastifyPluginAsyncTypebox<ForwardRoutesOptions> = as
           lastSuccessAt: iso(state?.lastSuccessAt ?? null),
           lastFailureAt: iso(state?.lastFailureAt ?? null),
           lastError: state?.lastError ?? null,
+          connection: connectionJson(forwarder.connectionOf(name)),
         };
       }),
     };
@@ -284,8 +287,10 @@ function nextAttemptAt(f: Forward): string | null {
 }
 
 /** A destination's URL as the API shows it: no user, password or query (they may carry secrets). */
-function shownUrl(url: URL): string {
-  return `${url.protocol}//${url.host}${url.pathname}${url.search === '' ? '' : '?…'}`;
+function connectionJson(status: ConnectionStatus | undefined) {
+  return status === undefined
+    ? null
+    : { state: status.state, lastError: status.lastError, since: new Date(status.since).toISOString() };
 }
 
 function pullDestination(destination: Destination | undefined, name: string): Destination {

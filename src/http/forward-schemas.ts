@@ -13,9 +13,10 @@ export const DestinationListSchema = Type.Object({
     Type.Object({
       name: Type.String(),
       kind: Type.String({
-        description: '`http`, `pull`, or `removed` for a destination that the config no longer names but that still has forwards',
+        description:
+          '`http`, `pull`, `nats`, `amqp`, `redis`, or `removed` for a destination that the config no longer names but that still has forwards',
       }),
-      url: Type.Union([Type.String({ description: 'without credentials or query' }), Type.Null()]),
+      url: Type.Union([Type.String({ description: 'the HTTP or broker URL, without credentials or query' }), Type.Null()]),
       paused: Type.Boolean(),
       pending: Type.Integer({ description: 'forwards not yet settled: pending and delivering' }),
       failed: Type.Integer(),
@@ -23,6 +24,19 @@ export const DestinationListSchema = Type.Object({
       lastSuccessAt: Time,
       lastFailureAt: Time,
       lastError: Type.Union([Type.String(), Type.Null()]),
+      connection: Type.Union(
+        [
+          Type.Object({
+            state: Type.Enum(['connecting', 'connected', 'disconnected', 'closed']),
+            lastError: Type.Union([Type.String(), Type.Null()], {
+              description: 'why the last connection failed or was lost (never a password)',
+            }),
+            since: Type.String({ description: 'when the state last changed, RFC 3339 UTC with milliseconds' }),
+          }),
+          Type.Null(),
+        ],
+        { description: "a broker destination's connection; null for an HTTP or pull destination" },
+      ),
     }),
   ),
 });

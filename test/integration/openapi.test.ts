@@ -69,6 +69,30 @@ describe('OpenAPI document', () => {
     for (const [path, method] of routes) expect(doc.paths[path]?.[method], `${method} ${path}`).toBeDefined();
   });
 
+  it("describes a broker destination's connection in the destinations list (CONTRACT 7)", async () => {
+    const doc = (await (await fetch(`${server.url}/api/openapi.json`)).json()) as {
+      paths: Record<string, { get?: { responses: Record<string, { content: Record<string, { schema: unknown }> }> } }>;
+    };
+    const schema = doc.paths['/api/destinations']?.get?.responses['200']?.content['application/json']?.schema;
+    expect(schema).toMatchObject({
+      properties: {
+        items: {
+          items: {
+            properties: {
+              connection: {
+                anyOf: expect.arrayContaining([
+                  expect.objectContaining({
+                    properties: expect.objectContaining({ state: expect.anything(), lastError: expect.anything() }),
+                  }),
+                ]),
+              },
+            },
+          },
+        },
+      },
+    });
+  });
+
   it('describes the receive route, which needs no token, and its answer as the server gives it', async () => {
     const doc = (await (await fetch(`${server.url}/api/openapi.json`)).json()) as {
       paths: Record<

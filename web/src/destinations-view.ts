@@ -152,7 +152,7 @@ export class DestinationsView {
       'tr',
       { attrs: { 'data-destination': d.name, 'data-paused': String(d.paused) } },
       h('th', { attrs: { scope: 'row' } }, d.name),
-      cell('Kind', 'kind', d.kind),
+      cell('Kind', 'kind', d.kind, ...connectionText(d)),
       cell('URL', 'url', d.url ?? '—'),
       cell('Paused', 'paused', d.paused ? 'paused' : 'no'),
       cell('Pending', 'pending', d.pending.toLocaleString()),
@@ -189,6 +189,23 @@ export class DestinationsView {
     }
     this.poller?.now();
   }
+}
+
+/** A broker's connection under its kind: "connected", or the state and why (text only: the error may quote a broker). */
+function connectionText(d: DestinationInfo): HTMLElement[] {
+  const connection = d.connection;
+  if (connection === null) return [];
+  const why = connection.state === 'connected' || connection.lastError === null ? '' : `: ${connection.lastError}`;
+  return [
+    h(
+      'div',
+      {
+        class: connection.state === 'connected' ? 'muted connection' : 'connection bad',
+        attrs: { 'data-connection': connection.state },
+      },
+      `${connection.state}${why}`,
+    ),
+  ];
 }
 
 /** "12 s", "3 min", "2 h 5 min", "4 d": how long a forward has waited. */
