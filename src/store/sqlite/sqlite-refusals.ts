@@ -19,11 +19,13 @@ import {
  * connection: a second connection would wait for the inbox's write lock
  * with the event loop blocked, or make the inbox's commits wait for its own.
  *
- * A refusal is not worth an fsync: its transactions commit with
+ * A refusal is not worth an fsync, nor a wait: its transactions commit with
  * `synchronous=NORMAL` whatever the inbox's durability, so that writing
  * refusals never makes the event loop wait for the disk (the next commit of
- * a delivery syncs the WAL, refusals and all). A crash may lose the last
- * refusals; never a delivery.
+ * a delivery syncs the WAL, refusals and all), and with no busy timeout: a
+ * write lock held by another process fails the batch at once (it is tried
+ * again later) rather than holding the event loop for the inbox's timeout.
+ * A crash may lose the last refusals; never a delivery.
  */
 export class SqliteRefusals implements RefusalStore {
   private readonly q;
@@ -129,11 +131,13 @@ export class SqliteRefusals implements RefusalStore {
     return this.withoutSync(() => this.pruneAll(before, limit), 'prune refusals');
   }
 
-  /** Runs `work` (one transaction) with synchronous=NORMAL, then puts the connection's level back. */
+  /** Runs `work` (one transaction) with synchronous=NORMAL and no busy timeout, then puts the connection's back. */
   private withoutSync<T>(work: () => T, what: string): T {
     const level = this.db.pragma('synchronous', { simple: true }) as number;
+    const busyTimeout = this.db.pragma('busy_timeout', { simple: true }) as number;
     try {
       if (level > 1) this.db.pragma('synchronous = NORMAL');
+      this.db.pragma('busy_timeout = 0');
       return work();
     } catch (error) {
       const code = (error as { code?: unknown } | undefined)?.code;
@@ -142,6 +146,7 @@ export class SqliteRefusals implements RefusalStore {
       }
       throw new StoreUnavailableError(`SQLite could not ${what}: ${describeStoreError(error)}`, { cause: error });
     } finally {
+      this.db.pragma(`busy_timeout = ${busyTimeout}`);
       if (level > 1) this.db.pragma(`synchronous = ${level}`);
     }
   }
