@@ -18,11 +18,11 @@ export interface RefusalWriterOptions {
   maxBuffered?: number;
   /** Their bytes (previews, headers, details), at most (default 8 MiB). */
   maxBufferedBytes?: number;
-  /** Refusals per transaction, at most (default 200). */
+  /** Refusals per transaction, at most (default 100). */
   maxBatch?: number;
   /** Their bytes per transaction, at most (default 1 MiB), save that one always goes. */
   maxBatchBytes?: number;
-  /** Time between writes, in ms (default 100). */
+  /** Time between writes, in ms (default 250). */
   intervalMs?: number;
   /** The first wait after the store could not take a batch, doubling up to 30 s (default 1000). */
   retryMs?: number;
@@ -33,6 +33,8 @@ export interface RefusalWriterOptions {
 }
 
 const MAX_RETRY_MS = 30_000;
+/** With 100 a batch: at most 400 refusals a second are written, whatever comes; the rest are dropped, counted. */
+const DEFAULT_INTERVAL_MS = 250;
 
 interface Held {
   refusal: NewRefusal;
@@ -90,7 +92,7 @@ export class RefusalWriter {
     }
     this.buffer.push({ refusal, bytes });
     this.bufferedBytes += bytes;
-    if (this.timer === undefined && !this.timerWriting) this.schedule(this.options.intervalMs ?? 100);
+    if (this.timer === undefined && !this.timerWriting) this.schedule(this.options.intervalMs ?? DEFAULT_INTERVAL_MS);
   }
 
   /** Writes everything buffered now, batch by batch; resolves when done or when the store could not take a batch. */
@@ -122,7 +124,7 @@ export class RefusalWriter {
       void this.writeNext().then((ok) => {
         this.timerWriting = false;
         if (this.buffer.length > 0 && this.timer === undefined) {
-          this.schedule(ok ? (this.options.intervalMs ?? 100) : this.waitMs);
+          this.schedule(ok ? (this.options.intervalMs ?? DEFAULT_INTERVAL_MS) : this.waitMs);
         }
       });
     }, ms);
@@ -175,7 +177,7 @@ export class RefusalWriter {
 
   /** How many of the buffered refusals the next transaction takes: maxBatch, or fewer to stay within maxBatchBytes. */
   private batchLength(): number {
-    const most = Math.min(this.buffer.length, this.options.maxBatch ?? 200);
+    const most = Math.min(this.buffer.length, this.options.maxBatch ?? 100);
     const maxBytes = this.options.maxBatchBytes ?? 1024 * 1024;
     let bytes = 0;
     for (let count = 0; count < most; count++) {
