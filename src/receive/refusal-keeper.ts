@@ -5,7 +5,11 @@ import { newDeliveryId } from './delivery-id.js';
 
 /** Where kept refusals go: the refusal writer's buffer (store/refusal-writer.ts), which never waits. */
 export interface RefusalSink {
+  /** Whether one more refusal would be taken now (a flood fills the buffer between writes). */
+  hasRoom(): boolean;
   record(refusal: NewRefusal): void;
+  /** Counts a refusal that was not even built, the sink having no room for it. */
+  drop(): void;
 }
 
 /** What is known of a refused request to the webhook route, by the receiver or by the front door. */
@@ -43,7 +47,17 @@ export class RefusalKeeper {
     private readonly redactHeaders: ReadonlySet<string>,
   ) {}
 
+  /** Whether a refusal would be taken now: when not, its body need not be read for a preview. */
+  hasRoom(): boolean {
+    return this.sink.hasRoom();
+  }
+
   keep(facts: RefusalFacts): void {
+    // In a flood, most refusals find the buffer full: they are counted, and cost no more.
+    if (!this.sink.hasRoom()) {
+      this.sink.drop();
+      return;
+    }
     const { rawHeaders } = facts;
     this.sink.record({
       id: newDeliveryId(facts.receivedAt),

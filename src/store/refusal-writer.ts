@@ -79,6 +79,16 @@ export class RefusalWriter {
     return this.buffer.length;
   }
 
+  /** Whether `record` would take one more refusal now (as far as their number goes). */
+  hasRoom(): boolean {
+    return !this.stopped && this.buffer.length < (this.options.maxBuffered ?? 1000);
+  }
+
+  /** Counts a refusal dropped before it was recorded (`hasRoom` said no). */
+  drop(): void {
+    this.options.onDropped?.(1, this.stopped ? 'shutdown' : 'buffer_full');
+  }
+
   /** Takes a refusal to be written soon; drops it (counted) when the buffer is full or the writer stopped. */
   record(refusal: NewRefusal): void {
     const bytes = sizeOf(refusal);

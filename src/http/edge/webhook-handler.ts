@@ -78,7 +78,7 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
           if (closing) connection.markClosing(res);
           send(res, answer, closing);
           if (answer.closeConnection) {
-            if (answer.refused?.bodyUnread === true && deps.refusals !== undefined) bodyStart = new BodyStart();
+            if (answer.refused?.bodyUnread === true && deps.refusals?.hasRoom() === true) bodyStart = new BodyStart();
             discardRest(req, connection, bodyStart);
           }
         }

@@ -1,6 +1,4 @@
-import type pg from 'pg';
 import {
-  countBySource,
   REFUSAL_COLUMNS,
   refusalFromRow,
   sourceKey,
@@ -23,16 +21,38 @@ import { holdable } from './text-values.js';
  */
 const REFUSAL_LOCK = 7_305_162_022;
 
-const INSERT = `INSERT INTO refusals (id, source, received_at, method, status, code, detail, content_type, size, headers, preview)
-  SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::integer[], $6::text[], $7::text[], $8::text[],
-    $9::bigint[], $10::text[], $11::bytea[])`;
-
-const ADD_COUNTS = `INSERT INTO refusal_counts (source, count) SELECT * FROM unnest($1::text[], $2::bigint[])
+/** Inserts the batch and adds it to the counts of its sources, in one statement; answers each source's count. */
+const INSERT_AND_COUNT = `WITH inserted AS (
+    INSERT INTO refusals (id, source, received_at, method, status, code, detail, content_type, size, headers, preview)
+    SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::integer[], $6::text[], $7::text[], $8::text[],
+      $9::bigint[], $10::text[], $11::bytea[])
+    RETURNING source)
+  INSERT INTO refusal_counts (source, count) SELECT source, count(*) FROM inserted GROUP BY source
   ON CONFLICT (source) DO UPDATE SET count = refusal_counts.count + excluded.count
   RETURNING source, count`;
 
-const SUBTRACT_COUNTS = `UPDATE refusal_counts c SET count = c.count - d.n
-  FROM unnest($1::text[], $2::bigint[]) AS d (source, n) WHERE c.source = d.source`;
+/** Deletes the oldest $2 refusals of source $1 and takes them off its count; answers how many. */
+const PRUNE_SOURCE = `WITH deleted AS (
+    DELETE FROM refusals WHERE seq IN (SELECT seq FROM refusals WHERE source = $1 ORDER BY seq LIMIT $2) RETURNING 1)
+  UPDATE refusal_counts SET count = count - (SELECT count(*) FROM deleted) WHERE source = $1
+  RETURNING (SELECT count(*) FROM deleted) AS deleted`;
+
+/** Takes the rows `deleted` (a CTE with their sources) off the counts, per source and in all. */
+const UNCOUNT = `by_source AS (SELECT source, count(*) AS n FROM deleted GROUP BY source),
+  per_source AS (UPDATE refusal_counts c SET count = c.count - b.n FROM by_source b WHERE c.source = b.source RETURNING 1)
+  UPDATE refusal_total SET count = count - (SELECT count(*) FROM deleted)
+  RETURNING (SELECT count(*) FROM deleted) AS deleted`;
+
+/** Deletes the oldest $1 refusals of every source, with their counts. */
+const PRUNE_OLDEST = `WITH deleted AS (DELETE FROM refusals WHERE seq IN (SELECT seq FROM refusals ORDER BY seq LIMIT $1) RETURNING source),
+  ${UNCOUNT}`;
+
+/** Deletes at most $2 refusals received before $1, with their counts. */
+const PRUNE_BEFORE = `WITH deleted AS (DELETE FROM refusals WHERE seq IN (
+    SELECT seq FROM refusals WHERE received_at < $1 ORDER BY received_at LIMIT $2) RETURNING source),
+  ${UNCOUNT}`;
+
+const BEGIN_WRITE = `SET LOCAL synchronous_commit = off; SELECT pg_advisory_xact_lock(${REFUSAL_LOCK})`;
 
 /**
  * The refusals on PostgreSQL (see `RefusalStore`). A refusal is not worth a
@@ -43,12 +63,13 @@ const SUBTRACT_COUNTS = `UPDATE refusal_counts c SET count = c.count - d.n
 export class PostgresRefusals implements RefusalStore {
   constructor(private readonly db: PostgresRunner) {}
 
+  /** Six round trips in the steady state of a flood (one source at its bound): the transaction's, and four statements. */
   async add(batch: readonly NewRefusal[], bounds: RefusalBounds): Promise<void> {
     if (batch.length === 0) return;
     const rows = batch.map(holdableRefusal);
     await this.db.transaction(async (client) => {
-      await client.query(`SET LOCAL synchronous_commit = off; SELECT pg_advisory_xact_lock(${REFUSAL_LOCK})`);
-      await client.query(INSERT, [
+      await client.query(BEGIN_WRITE);
+      const counts = await client.query<{ source: string; count: string }>(INSERT_AND_COUNT, [
         rows.map((r) => r.id),
         rows.map((r) => sourceKey(r.source)),
         rows.map((r) => r.receivedAt),
@@ -61,36 +82,19 @@ export class PostgresRefusals implements RefusalStore {
         rows.map((r) => JSON.stringify(r.headers)),
         rows.map((r) => r.preview),
       ]);
-      const added = [...countBySource(rows)];
-      const counts = await client.query<{ source: string; count: string }>(ADD_COUNTS, [
-        added.map(([source]) => source),
-        added.map(([, n]) => n),
-      ]);
-      let total = rows.length;
+      let added = rows.length;
       for (const { source, count } of counts.rows) {
         const over = Number(count) - bounds.perSource;
         if (over <= 0) continue;
-        const deleted = await client.query(
-          'DELETE FROM refusals WHERE seq IN (SELECT seq FROM refusals WHERE source = $1 ORDER BY seq LIMIT $2)',
-          [source, over],
-        );
-        const n = deleted.rowCount ?? 0;
-        await client.query('UPDATE refusal_counts SET count = count - $2 WHERE source = $1', [source, n]);
-        total -= n;
+        const pruned = await client.query<{ deleted: string }>(PRUNE_SOURCE, [source, over]);
+        added -= Number(pruned.rows[0]?.deleted ?? 0);
       }
-      const after = await client.query<{ count: string }>('UPDATE refusal_total SET count = count + $1 RETURNING count', [total]);
+      const after = await client.query<{ count: string }>('UPDATE refusal_total SET count = count + $1 RETURNING count', [added]);
       const excess = Number(after.rows[0]?.count ?? 0) - bounds.total;
       if (excess > 0) {
-        const deleted = await client.query<{ source: string }>(
-          'DELETE FROM refusals WHERE seq IN (SELECT seq FROM refusals ORDER BY seq LIMIT $1) RETURNING source',
-          [excess],
-        );
-        await uncount(
-          client,
-          deleted.rows.map((row) => row.source),
-        );
+        await client.query(PRUNE_OLDEST, [excess]);
+        await client.query('DELETE FROM refusal_counts WHERE count <= 0');
       }
-      await client.query('DELETE FROM refusal_counts WHERE count <= 0');
     });
   }
 
@@ -124,29 +128,13 @@ export class PostgresRefusals implements RefusalStore {
 
   async pruneOlderThan(before: number, limit: number): Promise<number> {
     return this.db.transaction(async (client) => {
-      await client.query(`SET LOCAL synchronous_commit = off; SELECT pg_advisory_xact_lock(${REFUSAL_LOCK})`);
-      const deleted = await client.query<{ source: string }>(
-        `DELETE FROM refusals WHERE seq IN (SELECT seq FROM refusals WHERE received_at < $1 ORDER BY received_at LIMIT $2)
-         RETURNING source`,
-        [before, limit],
-      );
-      const sources = deleted.rows.map((row) => row.source);
-      if (sources.length > 0) {
-        await uncount(client, sources);
-        await client.query('DELETE FROM refusal_counts WHERE count <= 0');
-      }
-      return sources.length;
+      await client.query(BEGIN_WRITE);
+      const pruned = await client.query<{ deleted: string }>(PRUNE_BEFORE, [before, limit]);
+      const deleted = Number(pruned.rows[0]?.deleted ?? 0);
+      if (deleted > 0) await client.query('DELETE FROM refusal_counts WHERE count <= 0');
+      return deleted;
     });
   }
-}
-
-/** Takes deleted rows' sources off the counts (per source and in all). */
-async function uncount(client: pg.PoolClient, sources: readonly string[]): Promise<void> {
-  const bySource = new Map<string, number>();
-  for (const source of sources) bySource.set(source, (bySource.get(source) ?? 0) + 1);
-  const entries = [...bySource];
-  await client.query(SUBTRACT_COUNTS, [entries.map(([source]) => source), entries.map(([, n]) => n)]);
-  await client.query('UPDATE refusal_total SET count = count - $1', [sources.length]);
 }
 
 // eslint-disable-next-line no-control-regex
