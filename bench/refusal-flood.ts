@@ -159,8 +159,13 @@ async function measure(store: string, mode: Mode): Promise<Run> {
       deliver(server.url, () => !warm).then(() => undefined),
       sleep(1000).then(() => (warm = false)),
     ]);
-    // What the warm-up left in the writer's buffer is written before the measured window (1,000 at 400 a second).
-    await sleep(3000);
+    // What the warm-up left in the writer's buffer is written (or dropped) before the measured window.
+    for (let last = -1, now = 0; now !== last; await sleep(700)) {
+      last = now;
+      now =
+        (await metric(server.url, 'reception_refusals_kept_total')) +
+        (await metric(server.url, 'reception_refusals_dropped_total'));
+    }
     const keptBefore = await metric(server.url, 'reception_refusals_kept_total');
     const droppedBefore = await metric(server.url, 'reception_refusals_dropped_total');
     await loopDelay(server.child, delayFile, 1);

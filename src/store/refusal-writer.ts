@@ -22,7 +22,7 @@ export interface RefusalWriterOptions {
   maxBatch?: number;
   /** Their bytes per transaction, at most (default 1 MiB), save that one always goes. */
   maxBatchBytes?: number;
-  /** Time between writes, in ms (default 250). */
+  /** Time between writes, in ms (default 500). */
   intervalMs?: number;
   /** The first wait after the store could not take a batch, doubling up to 30 s (default 1000). */
   retryMs?: number;
@@ -33,8 +33,13 @@ export interface RefusalWriterOptions {
 }
 
 const MAX_RETRY_MS = 30_000;
-/** With 100 a batch: at most 400 refusals a second are written, whatever comes; the rest are dropped, counted. */
-const DEFAULT_INTERVAL_MS = 250;
+/**
+ * With 100 a batch: at most 200 refusals a second are written, whatever comes; the rest are dropped, counted.
+ * At 400 a second, a flood's refusals on SQLite made the deliveries' p99 beside it a third longer than with none
+ * kept (their WAL pages bring the checkpoints, and their fsyncs, on the event loop sooner); at 200, no longer
+ * than with none kept (bench/RESULTS.md, "A flood of refused requests").
+ */
+const DEFAULT_INTERVAL_MS = 500;
 
 interface Held {
   refusal: NewRefusal;
