@@ -16,6 +16,9 @@ import type { Logger } from './observe/logger.js';
 import type { Metrics } from './observe/metrics.js';
 import { BodyBudget } from './body/body-budget.js';
 import { Receiver } from './receive/receiver.js';
+import { RefusalKeeper } from './receive/refusal-keeper.js';
+import { RefusalWriter, type RefusalWriterOptions } from './store/refusal-writer.js';
+import { refusalRoutes } from './http/refusal-routes.js';
 import { SourceRules } from './receive/source-rules.js';
 import { TrustedProxies } from './receive/remote-address.js';
 import { sessionRoutes } from './http/session-routes.js';
@@ -72,7 +75,17 @@ export interface AppDeps {
   forwardLeaseMarginMs?: number;
   /** How wrong API tokens are throttled per address (DEFAULT_THROTTLE when absent; tests loosen it). */
   wrongTokenThrottle?: Partial<ThrottleOptions>;
+  /** Refusals kept per source, at most (RECEPTION_REFUSALS_KEEP; 10,000 when absent); 0 keeps none. */
+  refusalsKeep?: number;
+  /** Refusals kept in all, at most (RECEPTION_REFUSALS_KEEP_TOTAL; 100,000 when absent). */
+  refusalsKeepTotal?: number;
+  /** How the refusal writer batches (its defaults when absent; tests make it quicker). */
+  refusalWriter?: Partial<Pick<RefusalWriterOptions, 'intervalMs' | 'maxBatch' | 'maxBuffered' | 'retryMs'>>;
 }
+
+/** The bounds of the refusals when the settings do not say (CONTRACT 9). */
+export const REFUSALS_KEEP = 10_000;
+export const REFUSALS_KEEP_TOTAL = 100_000;
 
 export interface App {
   fastify: FastifyInstance;
@@ -81,6 +94,8 @@ export interface App {
   feed: PublishingFeed;
   streams: StreamHub;
   forwarder: Forwarder;
+  /** Writes the refusals in batches, off the delivery path; stop it before closing the store. */
+  refusals: RefusalWriter;
   /** Puts new per-source rules in force (a config reload); requests already running keep theirs. */
   setRules(rules: SourceRules): void;
   /** Marks the app as shutting down: answers from now on close their connection. */
@@ -124,6 +139,16 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     rules: () => rules,
   });
   const incoming = new BodyBudget(deps.incomingMaxBytes);
+  const refusals = new RefusalWriter({
+    store: store.refusals,
+    bounds: { perSource: deps.refusalsKeep ?? REFUSALS_KEEP, total: deps.refusalsKeepTotal ?? REFUSALS_KEEP_TOTAL },
+    log: logger,
+    ...deps.refusalWriter,
+    onKept: (batch) => {
+      for (const refusal of batch) metrics.refusalsKept.inc({ code: refusal.code });
+    },
+    onDropped: (count, reason) => metrics.refusalsDropped.inc({ reason }, count),
+  });
   const edge = createEdge({
     receiver,
     logger,
@@ -131,6 +156,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     incoming,
     requestTimeoutMs: deps.requestTimeoutMs,
     keepAliveTimeoutMs: deps.keepAliveTimeoutMs,
+    ...((deps.refusalsKeep ?? REFUSALS_KEEP) > 0 ? { refusals: new RefusalKeeper(refusals, new Set(deps.redactHeaders)) } : {}),
   });
   const forwarder = new Forwarder({
     outbox: store.outbox,
@@ -170,6 +196,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await fastify.register(healthRoutes, { store, queue, incoming, metrics });
   await fastify.register(inboxRoutes, { store, guard });
   await fastify.register(fileRoutes, { store, guard });
+  await fastify.register(refusalRoutes, { store, guard });
   await fastify.register(streamRoute, { hub: streams, guard });
   await fastify.register(forwardRoutes, { store, guard, forwarder });
   await fastify.register(sessionRoutes, { guard });
@@ -184,5 +211,5 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     rules = next;
     metrics.setConfiguredSources(next.configuredSources);
   };
-  return { fastify, server: edge.server, queue, feed, streams, forwarder, setRules, beginClosing };
+  return { fastify, server: edge.server, queue, feed, streams, forwarder, refusals, setRules, beginClosing };
 }

@@ -52,17 +52,21 @@ export async function startServer(settings: Settings): Promise<void> {
     ...(feed === undefined ? {} : { feed }),
   });
   reloadConfigOnSighup(start, app, metrics);
-  const pruner =
-    settings.retentionMs === undefined
-      ? undefined
-      : new RetentionPruner({ store, retentionMs: settings.retentionMs, logger: start.logger, metrics });
+  // Refusals always have a retention (7 days unless set); deliveries only when RECEPTION_RETENTION is.
+  const pruner = new RetentionPruner({
+    store,
+    ...(settings.retentionMs === undefined ? {} : { retentionMs: settings.retentionMs }),
+    refusalRetentionMs: settings.refusalsRetentionMs,
+    logger: start.logger,
+    metrics,
+  });
   shutDownOnSignals(start, { app, store, feed, pruner, logDestination });
   const base = await listen(settings, app, apiToken);
   start.logger.info(
     { url: base, pid: process.pid, ...storeDescription(settings), retention: retentionText(settings) },
     'listening',
   );
-  pruner?.start();
+  pruner.start();
   showAddress(base);
   if (apiToken.generated) showGeneratedToken(apiToken, base);
 }
@@ -204,7 +208,7 @@ interface Running {
   app: App;
   store: InboxStore;
   feed: PostgresCommitFeed | undefined;
-  pruner: RetentionPruner | undefined;
+  pruner: RetentionPruner;
   logDestination: LogDestination;
 }
 
@@ -230,7 +234,9 @@ function shutDownOnSignals({ settings, logger }: Start, { app, store, feed, prun
     }, settings.shutdownGraceMs);
     await closed;
     clearTimeout(grace);
-    await pruner?.stop();
+    await pruner.stop();
+    // The refusals buffered are written (one try, bounded by the store) before it closes.
+    await within(app.refusals.stop(), STORE_GIVE_UP_MS);
     // The store bounds each commit (PostgreSQL: its query timeout), so the
     // queue drains; these bounds are for a store that stopped answering
     // altogether, so that the process still ends.

@@ -34,7 +34,11 @@ export class BodyBudget {
 
 /** A body refused because the bodies arriving hold the bound: load shed on purpose (503, retry later), no failure. */
 export class BodyBudgetSpentError extends Error {
-  constructor(held: number) {
+  /** `received`: the body's chunks that had arrived, for a refusal's preview. */
+  constructor(
+    held: number,
+    readonly received: readonly Buffer[] = [],
+  ) {
     super(`Bodies arriving hold ${held} bytes, the most this server takes at once (RECEPTION_INCOMING_MAX_BYTES).`);
     this.name = 'BodyBudgetSpentError';
   }

@@ -27,11 +27,11 @@ export function readBody(stream: Readable, limit: number, budget: BodyBudget): P
     };
     const onData = (chunk: Buffer): void => {
       if (size + chunk.length > limit) {
-        refuse(new ProblemError('payload_too_large', `The body is larger than ${limit} bytes.`));
+        refuse(new BodyTooLargeError(limit, size + chunk.length));
         return;
       }
       if (!budget.take(chunk.length, size)) {
-        refuse(new BodyBudgetSpentError(budget.bytes));
+        refuse(new BodyBudgetSpentError(budget.bytes, [...chunks, chunk]));
         return;
       }
       size += chunk.length;
@@ -45,11 +45,11 @@ export function readBody(stream: Readable, limit: number, budget: BodyBudget): P
     // error ("aborted") before 'close': either way the body will not complete.
     const onError = (): void => {
       cleanup();
-      reject(new BodyAbortedError());
+      reject(new BodyAbortedError(chunks, size));
     };
     const onClose = (): void => {
       cleanup();
-      reject(new BodyAbortedError());
+      reject(new BodyAbortedError(chunks, size));
     };
     stream.on('data', onData);
     stream.on('end', onEnd);
@@ -58,9 +58,27 @@ export function readBody(stream: Readable, limit: number, budget: BodyBudget): P
   });
 }
 
-/** The sender went away before the body was complete; nobody is left to answer. */
+/** The body is larger than the limit: `received` bytes had arrived when it was refused. */
+export class BodyTooLargeError extends ProblemError {
+  constructor(
+    limit: number,
+    readonly received: number,
+  ) {
+    super('payload_too_large', `The body is larger than ${limit} bytes.`);
+    this.name = 'BodyTooLargeError';
+  }
+}
+
+/**
+ * The body stopped before it was complete: the sender went away, or Node's
+ * parser cut the request (its timeout, a broken chunk). `received` holds
+ * what had arrived, `size` bytes, for a refusal's preview.
+ */
 export class BodyAbortedError extends Error {
-  constructor() {
+  constructor(
+    readonly received: readonly Buffer[] = [],
+    readonly size = 0,
+  ) {
     super('The request was aborted before its body was complete.');
     this.name = 'BodyAbortedError';
   }

@@ -1,5 +1,6 @@
 import type { Static } from 'typebox';
 import type { DeliveryJson, DeliveryPage, SourceListSchema } from '../http/schemas.js';
+import type { RefusalJson, RefusalPage } from '../http/refusal-schemas.js';
 import { describeError } from './backoff.js';
 import type { ServerTarget } from './server-target.js';
 import { CliError } from './usage.js';
@@ -87,6 +88,18 @@ export class ApiClient {
       })),
       nextCursor: typeof body.nextCursor === 'string' ? body.nextCursor : null,
     };
+  }
+
+  /** One page of the refused requests, newest first (`GET /api/refusals`). */
+  async listRefusals(query: { source?: string; limit?: number; cursor?: string }, signal?: AbortSignal): Promise<RefusalPage> {
+    const params = new URLSearchParams();
+    if (query.source !== undefined) params.set('source', query.source);
+    if (query.limit !== undefined) params.set('limit', String(query.limit));
+    if (query.cursor !== undefined) params.set('cursor', query.cursor);
+    const body = await this.json(`/api/refusals?${params.toString()}`, signal);
+    if (!isRecord(body) || !Array.isArray(body.items)) throw malformed('/api/refusals');
+    const nextCursor = typeof body.nextCursor === 'string' ? body.nextCursor : null;
+    return { items: body.items.map((item) => asRefusal(item)), nextCursor };
   }
 
   /** How many deliveries the inbox (or one source) holds: the counts of every page of sources added up. */
@@ -183,6 +196,26 @@ export function asDelivery(value: unknown): DeliveryJson {
       Array.isArray(pair) && pair.length === 2 && typeof pair[0] === 'string' && typeof pair[1] === 'string',
   );
   return { ...(value as unknown as DeliveryJson), headers };
+}
+
+/** Checks the fields the CLI relies on; the rest of the Refusal is passed through as is. */
+export function asRefusal(value: unknown): RefusalJson {
+  if (
+    !isRecord(value) ||
+    typeof value.seq !== 'number' ||
+    typeof value.id !== 'string' ||
+    !(typeof value.source === 'string' || value.source === null) ||
+    typeof value.receivedAt !== 'string' ||
+    typeof value.method !== 'string' ||
+    typeof value.status !== 'number' ||
+    typeof value.code !== 'string' ||
+    typeof value.detail !== 'string' ||
+    typeof value.size !== 'number' ||
+    typeof value.bodyPreview !== 'string'
+  ) {
+    throw new Error('The server sent something that is not a Refusal.');
+  }
+  return value as unknown as RefusalJson;
 }
 
 /** The API's answer to a wrong token: 401, or 429 rate_limited once the address sent too many. */

@@ -5,27 +5,38 @@ import { eventStream } from './event-stream.js';
 import { exitQuietlyOnClosedPipe, reportStatus, stopSignal, writeOut } from './process-io.js';
 import { SERVER_FLAGS, serverTarget } from './server-target.js';
 import { booleanFlag, parseCommand, renderHelp, stringFlag, UsageError, type CommandSpec } from './usage.js';
+import { tailRefused } from './tail-refused.js';
 
 export const tailSpec: CommandSpec = {
   name: 'tail',
   summary: 'print each new delivery as it arrives',
-  usage: ['tail [--source S] [--json] [--after SEQ] [--url URL] [--token TOKEN]'],
+  usage: ['tail [--source S] [--json] [--after SEQ] [--refused] [--url URL] [--token TOKEN]'],
   description:
     'Follows the live stream (GET /api/stream) and prints one line per delivery: time received, source, method, ' +
     'size, id and the start of the body. Control characters and bidirectional overrides in payloads are printed ' +
     'as escapes (\\e, \\x9b, \\u202e), so a hostile payload cannot take over the terminal. ' +
     'When the connection drops, tail reconnects and resumes after the last delivery it printed (Last-Event-ID): ' +
-    'nothing is skipped or printed twice. Connection messages go to stderr. Ctrl-C stops it.',
+    'nothing is skipped or printed twice. Connection messages go to stderr. Ctrl-C stops it. ' +
+    'With --refused it prints the requests the webhook route refused instead (GET /api/refusals, read every second): ' +
+    'time, source (- for a name that is not valid), method, status and code, size, the detail the sender was answered, ' +
+    'and the start of the body.',
   flags: [
     { name: 'source', type: 'string', value: 'S', help: 'Only deliveries to this source.' },
     { name: 'json', type: 'boolean', help: 'Print each Delivery as one line of JSON (NDJSON) instead.' },
-    { name: 'after', type: 'string', value: 'SEQ', help: 'Start after this seq instead of now (0: the whole inbox, then live).' },
+    {
+      name: 'after',
+      type: 'string',
+      value: 'SEQ',
+      help: "Start after this seq instead of now (0: the whole inbox, then live); with --refused, a refusal's seq (0: every refusal kept).",
+    },
+    { name: 'refused', type: 'boolean', help: 'Print each refused request instead (why a webhook did not arrive).' },
     ...SERVER_FLAGS,
   ],
   examples: [
     'reception tail',
     'reception tail --source github --url https://hooks.example.com --token "$TOKEN"',
     'reception tail --json | jq .body',
+    'reception tail --refused --source stripe',
   ],
 };
 
@@ -44,6 +55,9 @@ export async function runTail(argv: string[]): Promise<number> {
 
   exitQuietlyOnClosedPipe();
   const signal = stopSignal();
+  if (booleanFlag(values, 'refused')) {
+    return tailRefused({ target, source, after: after === undefined ? undefined : Number(after), json, signal });
+  }
   const url = new URL(`${target.base}/api/stream`);
   if (source !== undefined) url.searchParams.set('source', source);
   const events = eventStream({

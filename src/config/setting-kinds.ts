@@ -106,6 +106,25 @@ export function list(fallback: readonly string[], check?: Check): SettingKind<st
   };
 }
 
+/** A duration (`30d`, `12h`, `90m`), in ms, with a default written the same way. */
+export function durationOr(fallback: string): SettingKind<number> {
+  const fallbackMs = parseDuration(fallback);
+  if (fallbackMs === undefined) throw new Error(`bad default duration "${fallback}"`);
+  return {
+    fallback,
+    parse(raw, problem) {
+      const value = trimmed(raw);
+      if (value === undefined) return fallbackMs;
+      const ms = parseDuration(value);
+      if (ms === undefined) {
+        problem(`expected a duration such as "7d", "12h" or "90m", got "${value}".`);
+        return fallbackMs;
+      }
+      return ms;
+    },
+  };
+}
+
 /** A duration (`30d`, `12h`, `90m`), in ms; undefined when unset. */
 export function duration(): SettingKind<number | undefined> {
   return {

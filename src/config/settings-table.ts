@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { DEFAULT_REDACTED_HEADERS } from '../store/header-list.js';
 import type { Durability } from '../store/inbox-store.js';
-import { duration, integer, list, mapped, oneOf, optionalText, text, type SettingKind } from './setting-kinds.js';
+import { duration, durationOr, integer, list, mapped, oneOf, optionalText, text, type SettingKind } from './setting-kinds.js';
 
 /** The server's settings, each read from one `RECEPTION_*` variable (or its `serve` flag). */
 export interface SettingValues {
@@ -18,6 +18,12 @@ export interface SettingValues {
   durability: Durability;
   /** Deliveries older than this many ms are pruned; undefined keeps them forever. */
   retentionMs: number | undefined;
+  /** Refusals kept per source, at most; 0 keeps none. */
+  refusalsKeep: number;
+  /** Refusals kept in all, at most. */
+  refusalsKeepTotal: number;
+  /** Refusals older than this many ms are pruned. */
+  refusalsRetentionMs: number;
   maxBodyBytes: number;
   trustedProxies: string[];
   redactHeaders: string[];
@@ -166,6 +172,30 @@ export const SETTINGS: SettingsTable = {
     unset: 'keep forever',
     help: 'Delete deliveries older than this, e.g. 30d, 12h.',
     doc: 'delete deliveries older than this: a whole number and a unit (`ms`, `s`, `m`, `h`, `d`, `w`), e.g. `30d`, `12h`, `90m`, `2w`',
+  },
+  refusalsKeep: {
+    env: 'RECEPTION_REFUSALS_KEEP',
+    flag: 'refusals-keep',
+    value: 'N',
+    kind: integer(10_000, 0, 1_000_000),
+    help: 'Refused webhook requests kept per source (the newest); 0 keeps none.',
+    doc: 'refused webhook requests kept per source, the newest (`GET /api/refusals`, see "Why didn\'t my webhook arrive?"); names that are not valid count as one source; `0` keeps none',
+  },
+  refusalsKeepTotal: {
+    env: 'RECEPTION_REFUSALS_KEEP_TOTAL',
+    flag: 'refusals-keep-total',
+    value: 'N',
+    kind: integer(100_000, 1, 100_000_000),
+    help: 'Refused webhook requests kept in all, over every source (the newest).',
+    doc: 'refused webhook requests kept in all, the newest: the bound that holds when a flood names many sources',
+  },
+  refusalsRetentionMs: {
+    env: 'RECEPTION_REFUSALS_RETENTION',
+    flag: 'refusals-retention',
+    value: 'DURATION',
+    kind: durationOr('7d'),
+    help: 'Delete refused requests older than this, e.g. 7d, 12h.',
+    doc: 'delete refused requests older than this (a duration as for `RECEPTION_RETENTION`)',
   },
   maxBodyBytes: {
     env: 'RECEPTION_MAX_BODY_BYTES',

@@ -63,6 +63,23 @@ export class Metrics {
     help: 'Deliveries deleted by retention.',
     registers: [this.registry],
   });
+  readonly refusalsKept = new Counter({
+    name: 'reception_refusals_kept_total',
+    help: 'Refused webhook requests written to the refusals (GET /api/refusals), by problem code.',
+    labelNames: ['code'] as const,
+    registers: [this.registry],
+  });
+  readonly refusalsDropped = new Counter({
+    name: 'reception_refusals_dropped_total',
+    help: 'Refused webhook requests not kept, by reason: buffer_full (a flood, or the store down), refused (by the store), shutdown.',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+  readonly refusalsPruned = new Counter({
+    name: 'reception_refusals_pruned_total',
+    help: 'Refusals deleted for their age (RECEPTION_REFUSALS_RETENTION); those past the count bounds are not counted here.',
+    registers: [this.registry],
+  });
   /** Unconfigured sources that got a label of their own, first come first served. */
   private readonly sourceLabels = new Set<string>();
   /** The config file's sources (replaced on reload): each always labelled as itself. */

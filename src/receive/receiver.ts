@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { PROBLEM_CONTENT_TYPE, ProblemError, problemFor, type ProblemCode } from '../errors/problem-catalogue.js';
-import { StoreUnavailableError, type NewDelivery, type Verification } from '../store/inbox-store.js';
+import { ProblemError } from '../errors/problem-catalogue.js';
+import type { NewDelivery, Verification } from '../store/inbox-store.js';
 import type { WriteQueue } from '../store/write-queue.js';
 import { newDeliveryId } from './delivery-id.js';
 import { bodyHandshake, queryHandshake, type HandshakeReply } from './handshake.js';
@@ -9,7 +9,7 @@ import { headerList } from '../store/header-list.js';
 import { bodyKindFor, hasConflictingContentTypes, type BodyKind } from '../body/media-type.js';
 import { parseReceivedBody, type ReceivedBody } from '../body/parse-body.js';
 import { BodyBudgetSpentError } from '../body/body-budget.js';
-import { BodyAbortedError } from '../body/read-body.js';
+import { BodyAbortedError, BodyTooLargeError } from '../body/read-body.js';
 import { clientAddress, type TrustedProxies } from './remote-address.js';
 import { decodeSourceName } from '../config/source-name.js';
 import { FAILURE_TEXT, type VerifyFailure } from '../verify/verifier.js';
@@ -18,6 +18,9 @@ import { destinationsFor, filterHeaders, filterQuery } from '../forward/routes.j
 import type { NewForward } from '../store/outbox.js';
 import { eventTypeOf } from './event-type.js';
 import { renderAnswer } from './custom-answer.js';
+import { answerForError, isRefusal, problemAnswer, type Answer } from './answer.js';
+
+export type { Answer } from './answer.js';
 
 /** A request to `/api/webhook/{source}`, as any HTTP adapter hands it over. */
 export interface InboundRequest {
@@ -33,25 +36,6 @@ export interface InboundRequest {
   socketAddress: string | undefined;
   /** Reads the whole body, refusing with `payload_too_large` past `limit` bytes. */
   readBody(limit: number): Promise<Buffer>;
-}
-
-/** What the adapter writes back. */
-export interface Answer {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-  /** For logs and metrics: `stored`, `duplicate` or the problem code. */
-  outcome: string;
-  source?: string;
-  id?: string;
-  /** The body was not read to its end: the rest is discarded (within bounds) after the answer. */
-  closeConnection?: boolean;
-  /** The sender went away; there is nobody to answer. */
-  aborted?: boolean;
-  /** An unexpected failure behind a 5xx answer, for the log only. */
-  error?: unknown;
-  /** The signature check's outcome, for logs and metrics. */
-  verification?: Verification;
 }
 
 export interface ReceiverOptions {
@@ -72,7 +56,6 @@ export interface ReceiverOptions {
 const MAX_HANDSHAKE_BYTES = 64 * 1024;
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' } as const;
-const PROBLEM_HEADERS = { 'content-type': PROBLEM_CONTENT_TYPE } as const;
 
 /** What admission learnt from the request line and headers, for the steps after it. */
 interface Admitted {
@@ -104,6 +87,17 @@ interface Known {
   verification?: Verification;
 }
 
+/** What became known of the body, for a refusal's preview and size. */
+interface BodySeen {
+  /** The Content-Length, when one was sent. */
+  declared?: number;
+  /** The body, read whole. */
+  raw?: Buffer;
+  /** Bytes that had arrived when reading stopped (too large, or cut), and the chunks when cut. */
+  received?: number;
+  chunks?: readonly Buffer[];
+}
+
 /** A step's answer that ends the request there: a refusal or a handshake. */
 class Finished {
   constructor(readonly answer: Answer) {}
@@ -122,9 +116,31 @@ export class Receiver {
   constructor(private readonly options: ReceiverOptions) {}
 
   async handle(request: InboundRequest): Promise<Answer> {
-    const admitted = this.admit(request);
+    const receivedAt = Date.now();
+    const seen: BodySeen = {};
+    const answer = await this.decide(request, seen);
+    if (isRefusal(answer) && answer.problem !== undefined) {
+      const { code, detail } = answer.problem;
+      answer.refused = {
+        receivedAt,
+        source: answer.source ?? null,
+        method: request.method,
+        code,
+        detail,
+        rawHeaders: request.rawHeaders,
+        size: seen.raw?.length ?? seen.declared ?? seen.received ?? 0,
+        body: seen.raw !== undefined ? [seen.raw] : (seen.chunks ?? []),
+        // Refused for its size: nothing of it is shown, so nothing of it is read for that.
+        bodyUnread: code !== 'payload_too_large' && seen.raw === undefined && seen.received === undefined,
+      };
+    }
+    return answer;
+  }
+
+  private async decide(request: InboundRequest, seen: BodySeen): Promise<Answer> {
+    const admitted = this.admit(request, seen);
     if (admitted instanceof Finished) return admitted.answer;
-    const body = await this.read(request, admitted);
+    const body = await this.read(request, admitted, seen);
     if (body instanceof Finished) return body.answer;
     const checked = this.verify(request, admitted, body);
     if (checked instanceof Finished) return checked.answer;
@@ -132,7 +148,7 @@ export class Receiver {
   }
 
   /** Admit: everything decided before the body is read. A handshake on the query is answered here. */
-  private admit(request: InboundRequest): Admitted | Finished {
+  private admit(request: InboundRequest, seen: BodySeen): Admitted | Finished {
     const source = this.step({ bodyRead: false }, () => decodeSourceName(request.sourceSegment));
     if (source instanceof Finished) return source;
     return this.step({ source, bodyRead: false }, () => {
@@ -162,6 +178,7 @@ export class Receiver {
       const conflicting = hasConflictingContentTypes(request.rawHeaders);
       const kind = conflicting ? undefined : bodyKindFor(contentType, rule.accept);
       const declaredLength = parseContentLength(request.headers['content-length']);
+      if (declaredLength !== undefined) seen.declared = declaredLength;
       if (declaredLength !== undefined && declaredLength > maxBodyBytes) {
         throw new ProblemError('payload_too_large', `The body is larger than ${maxBodyBytes} bytes.`);
       }
@@ -175,10 +192,24 @@ export class Receiver {
   }
 
   /** Read: the whole body within the source's limit, then the refusals that needed it, then its syntax. */
-  private async read(request: InboundRequest, admitted: Admitted): Promise<ReceivedBody | Finished> {
+  private async read(request: InboundRequest, admitted: Admitted, seen: BodySeen): Promise<ReceivedBody | Finished> {
     const { source, rule, contentType, conflicting, kind, coding } = admitted;
-    const raw = await this.stepAsync({ source, bodyRead: false }, () => request.readBody(rule.policy.maxBodyBytes));
+    const raw = await this.stepAsync({ source, bodyRead: false }, () =>
+      request.readBody(rule.policy.maxBodyBytes).catch((error: unknown) => {
+        if (error instanceof BodyTooLargeError) seen.received = error.received;
+        if (error instanceof BodyAbortedError) {
+          seen.received = error.size;
+          seen.chunks = error.received;
+        }
+        if (error instanceof BodyBudgetSpentError) {
+          seen.chunks = error.received;
+          seen.received = error.received.reduce((bytes, chunk) => bytes + chunk.length, 0);
+        }
+        throw error;
+      }),
+    );
     if (raw instanceof Finished) return raw;
+    seen.raw = raw;
     return this.stepAsync({ source, bodyRead: true }, async () => {
       if (raw.length === 0) throw new ProblemError('empty_body', 'The request has no body.');
       if (kind === undefined) throw unsupported(contentType, conflicting, rule.accept);
@@ -257,7 +288,7 @@ export class Receiver {
       }
       const outcome = await this.options.queue.enqueue(delivery);
       if (failed) {
-        const refusal = this.problem('signature_invalid', `${signatureDetail(verification)} The delivery was kept, as failed.`);
+        const refusal = problemAnswer('signature_invalid', `${signatureDetail(verification)} The delivery was kept, as failed.`);
         return { ...refusal, source, id: outcome.id, verification };
       }
       const receivedAt = new Date(outcome.receivedAt).toISOString();
@@ -299,9 +330,9 @@ export class Receiver {
   /** The answer to an error thrown by a step. A body not read to its end closes the connection after the answer. */
   private refusal(error: unknown, { source, bodyRead, verification }: Known): Answer {
     if (error instanceof BodyAbortedError) {
-      return { ...this.problem('request_timeout', error.message), aborted: true, ...(source === undefined ? {} : { source }) };
+      return { ...problemAnswer('request_timeout', error.message), aborted: true, ...(source === undefined ? {} : { source }) };
     }
-    const answer = this.answerFor(error);
+    const answer = answerForError(error, this.options.retryAfterSeconds);
     if (source !== undefined) answer.source = source;
     if (verification !== undefined && verification.status !== 'none') answer.verification = verification;
     if (!bodyRead) answer.closeConnection = true;
@@ -328,7 +359,7 @@ export class Receiver {
   }
 
   private handshakeAnswer(reply: HandshakeReply, source: string, verification?: Verification): Answer {
-    if (reply.refused !== undefined) return { ...this.problem('handshake_failed', reply.refused), source };
+    if (reply.refused !== undefined) return { ...problemAnswer('handshake_failed', reply.refused), source };
     return {
       status: reply.status,
       // The answer echoes the sender's text, on the web page's origin: never to be sniffed as HTML.
@@ -338,35 +369,6 @@ export class Receiver {
       source,
       ...(verification === undefined ? {} : { verification }),
     };
-  }
-
-  private answerFor(error: unknown): Answer {
-    if (error instanceof ProblemError) {
-      const answer = this.problem(error.code, error.message);
-      Object.assign(answer.headers, error.headers);
-      return answer;
-    }
-    if (error instanceof BodyBudgetSpentError) {
-      // Load shed on purpose: the answer and its log line say so, not as a failure.
-      return this.retryLater('storage_unavailable', 'This server is taking in as many bodies as it holds at once; retry later.');
-    }
-    if (error instanceof StoreUnavailableError) {
-      return this.retryLater('storage_unavailable', 'The inbox cannot take this delivery right now; retry later.', error);
-    }
-    return this.retryLater('internal_error', 'The delivery could not be received; retry later.', error);
-  }
-
-  /** A refusal that the sender should retry: with `Retry-After`, and the error to log when it is a failure. */
-  private retryLater(code: ProblemCode, detail: string, error?: unknown): Answer {
-    const answer = this.problem(code, detail);
-    answer.headers['retry-after'] = String(this.options.retryAfterSeconds ?? 5);
-    if (error !== undefined) answer.error = error;
-    return answer;
-  }
-
-  private problem(code: ProblemCode, detail: string): Answer {
-    const problem = problemFor(code, detail);
-    return { status: problem.status, headers: { ...PROBLEM_HEADERS }, body: JSON.stringify(problem), outcome: code };
   }
 }
 

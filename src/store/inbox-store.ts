@@ -1,5 +1,6 @@
 import type { HeaderList } from './header-list.js';
 import type { ForwardSummary, NewForward, Outbox } from './outbox.js';
+import type { RefusalStore } from './refusals.js';
 
 /**
  * How hard the store syncs a commit before the delivery is acknowledged.
@@ -115,6 +116,8 @@ export interface InboxStore {
   readonly kind: string;
   /** The forwards of the deliveries (CONTRACT 6), in the same database. */
   readonly outbox: Outbox;
+  /** The requests refused on the webhook route (CONTRACT 9), apart from the inbox in the same database. */
+  readonly refusals: RefusalStore;
   /**
    * Commits a batch in one transaction and resolves only after the commit.
    * Rejects as a whole when the batch could not be committed: with

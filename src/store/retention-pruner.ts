@@ -13,11 +13,16 @@ export interface PrunerLog {
 export interface PrunerMetrics {
   /** reception_retention_pruned_total */
   pruned: { inc(count: number): void };
+  /** reception_refusals_pruned_total */
+  refusalsPruned?: { inc(count: number): void };
 }
 
 export interface PrunerOptions {
   store: InboxStore;
-  retentionMs: number;
+  /** Deliveries older than this (ms) are deleted; none when absent (RECEPTION_RETENTION unset). */
+  retentionMs?: number;
+  /** Refusals older than this (ms) are deleted; none when absent (RECEPTION_REFUSALS_RETENTION). */
+  refusalRetentionMs?: number;
   logger: PrunerLog;
   metrics: PrunerMetrics;
   /** Deliveries deleted per transaction. */
@@ -27,8 +32,9 @@ export interface PrunerOptions {
 }
 
 /**
- * Deletes deliveries older than the retention in small transactions, giving
- * the event loop back between them so that receiving never waits long.
+ * Deletes deliveries, and refusals, older than their retention in small
+ * transactions, giving the event loop back between them so that receiving
+ * never waits long.
  */
 export class RetentionPruner {
   private timer: NodeJS.Timeout | undefined;
@@ -48,25 +54,50 @@ export class RetentionPruner {
     this.timer = setTimeout(tick, 1000).unref();
   }
 
-  /** One round: deletes every delivery past the retention, batch by batch. */
+  /** One round: deletes every delivery, and every refusal, past its retention, batch by batch; answers how many deliveries. */
   async pruneOnce(): Promise<number> {
-    const { store, retentionMs, logger, metrics } = this.options;
+    const { store, retentionMs, refusalRetentionMs, metrics } = this.options;
+    const refusals = metrics.refusalsPruned;
+    if (refusalRetentionMs !== undefined) {
+      await this.prune(
+        'refusals',
+        refusalRetentionMs,
+        (before, limit) => store.refusals.pruneOlderThan(before, limit),
+        (n) => refusals?.inc(n),
+      );
+    }
+    if (retentionMs === undefined) return 0;
+    return this.prune(
+      'deliveries',
+      retentionMs,
+      (before, limit) => store.pruneOlderThan(before, limit),
+      (n) => metrics.pruned.inc(n),
+    );
+  }
+
+  private async prune(
+    what: string,
+    retentionMs: number,
+    pruneOlderThan: (before: number, limit: number) => Promise<number>,
+    count: (deleted: number) => void,
+  ): Promise<number> {
+    const { logger } = this.options;
     const batchSize = this.options.batchSize ?? 500;
     const cutoff = Date.now() - retentionMs;
     let total = 0;
     try {
       for (;;) {
         if (this.stopped) break;
-        const deleted = await store.pruneOlderThan(cutoff, batchSize);
+        const deleted = await pruneOlderThan(cutoff, batchSize);
         total += deleted;
-        metrics.pruned.inc(deleted);
+        count(deleted);
         if (deleted < batchSize) break;
         await new Promise((resolve) => setImmediate(resolve));
       }
     } catch (error) {
-      logger.warn({ err: error }, 'retention pruning failed; it will be tried again');
+      logger.warn({ err: error, what }, 'retention pruning failed; it will be tried again');
     }
-    if (total > 0) logger.info({ deleted: total, olderThan: new Date(cutoff).toISOString() }, 'retention pruned deliveries');
+    if (total > 0) logger.info({ deleted: total, olderThan: new Date(cutoff).toISOString() }, `retention pruned ${what}`);
     return total;
   }
 

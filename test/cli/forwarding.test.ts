@@ -1,9 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
 import type { InboxStore } from '../../src/store/inbox-store.js';
 import type { RunningApp } from '../helpers/app.js';
 import { DestinationServer } from '../helpers/destination-server.js';
+
 import { api, forwardsOf, send, startForwarding } from '../helpers/forwarding-app.js';
+
 import { killAllClis, runCli } from '../helpers/cli.js';
+
 import { eventually } from '../helpers/eventually.js';
 
 // A source name may hold a right-to-left override (only controls are refused): the CLI must print it as an escape.

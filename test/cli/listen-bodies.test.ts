@@ -1,12 +1,19 @@
 import { join } from 'node:path';
+
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
 import type { InboxStore } from '../../src/store/inbox-store.js';
 import type { RunningApp } from '../helpers/app.js';
 import { tempDir } from '../helpers/temp-dir.js';
+
 import { startForwarding, storeAvailable, STORES } from '../helpers/forwarding-app.js';
+
 import { killAllClis, startCli } from '../helpers/cli.js';
+
 import { eventually } from '../helpers/eventually.js';
+
 import { hmacHex, sendWebhook } from '../helpers/cli-send.js';
+
 import { headerPairs, headerValue, Target, type Received } from '../helpers/listen-target.js';
 
 /**

@@ -1,12 +1,21 @@
 import { join } from 'node:path';
+
 import { readFileSync } from 'node:fs';
+
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
 import { startApp, type RunningApp } from '../helpers/app.js';
+
 import { tempDir } from '../helpers/temp-dir.js';
+
 import { killAllClis, startCli } from '../helpers/cli.js';
+
 import { hmacHex, sendNumbered, sendWebhook } from '../helpers/cli-send.js';
+
 import { headerPairs, headerValue, Target, type Received } from '../helpers/listen-target.js';
+
 import { startTcpProxy } from '../helpers/tcp-proxy.js';
+
 import { eventually } from '../helpers/eventually.js';
 
 let server: RunningApp;

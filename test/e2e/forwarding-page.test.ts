@@ -1,12 +1,18 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+
 import type { InboxStore } from '../../src/store/inbox-store.js';
 import type { RunningApp } from '../helpers/app.js';
 import { DestinationServer } from '../helpers/destination-server.js';
+
 import { api, forwardsOf, send, startForwarding } from '../helpers/forwarding-app.js';
+
 import { launchChromium, skipBrowserTests } from '../helpers/browser.js';
+
 import { openPage, row, type PageSession } from '../helpers/page.js';
+
 import { ensureWebBuilt } from '../helpers/web-build.js';
+
 import { eventually } from '../helpers/eventually.js';
 
 describe.skipIf(skipBrowserTests)('forwarding on the inbox page in Chromium', { timeout: 60_000 }, () => {

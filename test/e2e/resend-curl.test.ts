@@ -1,17 +1,27 @@
 import { execFile, execFileSync } from 'node:child_process';
+
 import { existsSync, writeFileSync } from 'node:fs';
+
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+
 import type { Browser } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
+
 import type { RunningApp } from '../helpers/app.js';
 import { eventually } from '../helpers/eventually.js';
+
 import { tempDir } from '../helpers/temp-dir.js';
+
 import { LONGEST_ARGUMENT, resendCommand } from '../../web/src/curl-command.js';
+
 import type { Delivery } from '../../web/src/delivery.js';
 import { skipBrowserTests, useBrowserAndServer } from '../helpers/browser.js';
+
 import { hasScript, InteractiveBash } from '../helpers/interactive-bash.js';
+
 import { openPage, row, sendWebhook } from '../helpers/page.js';
 
 const hasCurl = ((): boolean => {

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+
 import type { InboxStore } from '../../src/store/inbox-store.js';
 import type { RunningApp } from '../helpers/app.js';
 import {
@@ -11,8 +12,11 @@ import {
   requireBroker,
   uniqueName,
 } from '../helpers/brokers.js';
+
 import { createClient } from 'redis';
+
 import { api, forwardsOf, send, startForwarding, storeAvailable, STORES } from '../helpers/forwarding-app.js';
+
 import { eventually } from '../helpers/eventually.js';
 
 /**

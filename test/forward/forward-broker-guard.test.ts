@@ -1,9 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
+
 import type { InboxStore } from '../../src/store/inbox-store.js';
 import type { RunningApp } from '../helpers/app.js';
 import { amqpQueue, natsStream, redisStreams, requireBroker, uniqueName, type BrokerName } from '../helpers/brokers.js';
+
 import { capturingLogger } from '../helpers/log-capture.js';
+
 import { api, forwardsOf, send, startForwarding } from '../helpers/forwarding-app.js';
+
 import { eventually } from '../helpers/eventually.js';
 
 /**

@@ -1,10 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
+
 import type { InboxStore } from '../../src/store/inbox-store.js';
 import type { RunningApp } from '../helpers/app.js';
 import { ownNatsServer, ownRedisServer } from '../helpers/broker-processes.js';
+
 import { amqpQueue, natsStream, redisStreams, requireBroker, uniqueName } from '../helpers/brokers.js';
+
 import { startTcpProxy } from '../helpers/tcp-proxy.js';
+
 import { api, send, startForwarding, storeAvailable, STORES } from '../helpers/forwarding-app.js';
+
 import { eventually } from '../helpers/eventually.js';
 
 /**

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+
 import type { InboxStore } from '../../src/store/inbox-store.js';
 import type { RunningApp } from '../helpers/app.js';
 import {
@@ -11,7 +12,9 @@ import {
   requireBroker,
   uniqueName,
 } from '../helpers/brokers.js';
+
 import { api, forwardsOf, send, startForwarding, storeAvailable, STORES } from '../helpers/forwarding-app.js';
+
 import { eventually } from '../helpers/eventually.js';
 
 /** CONTRACT 7: what each broker receives, byte for byte, against the machine's real brokers, on both stores. */

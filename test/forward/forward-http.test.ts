@@ -1,9 +1,13 @@
 import { Webhook } from 'standardwebhooks';
+
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
 import type { InboxStore } from '../../src/store/inbox-store.js';
 import type { RunningApp } from '../helpers/app.js';
 import { DestinationServer } from '../helpers/destination-server.js';
+
 import { api, forwardsOf, send, startForwarding, storeAvailable, STORES } from '../helpers/forwarding-app.js';
+
 import { eventually } from '../helpers/eventually.js';
 
 const SECRET = `whsec_${Buffer.from('a secret of thirty-two bytes!!!!').toString('base64')}`;

@@ -1,8 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
+
 import type { InboxStore } from '../../src/store/inbox-store.js';
 import type { RunningApp } from '../helpers/app.js';
 import { DestinationServer } from '../helpers/destination-server.js';
+
 import { api, send, startForwarding } from '../helpers/forwarding-app.js';
+
 import { eventually } from '../helpers/eventually.js';
 
 describe('a dead destination costs receiving nothing', () => {

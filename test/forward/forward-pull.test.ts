@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
+
 import type { InboxStore } from '../../src/store/inbox-store.js';
 import type { RunningApp } from '../helpers/app.js';
 import { api, forwardsOf, send, startForwarding, storeAvailable, STORES } from '../helpers/forwarding-app.js';
+
 import { eventually } from '../helpers/eventually.js';
 
 interface Claimed {

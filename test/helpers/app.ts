@@ -123,6 +123,7 @@ async function listenOn<S extends InboxStore>(
       app.server.closeAllConnections();
       await new Promise<void>((resolve) => app.server.close(() => resolve()));
       await app.queue.drain();
+      await app.refusals.stop();
       await app.forwarder.stop(0);
       await store.close();
       await afterClose();

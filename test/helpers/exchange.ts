@@ -30,7 +30,7 @@ export interface SendOptions {
 }
 
 /** One request with `node:http`, no keep-alive; the path is sent as given. */
-export function send(server: RunningApp, options: SendOptions): Promise<Exchange> {
+export function send(server: Pick<RunningApp, 'url'>, options: SendOptions): Promise<Exchange> {
   const { port } = new URL(server.url);
   return new Promise((resolve, reject) => {
     const req = httpRequest(
@@ -68,7 +68,7 @@ export function send(server: RunningApp, options: SendOptions): Promise<Exchange
  * the server's close. For requests `node:http` cannot express, such as a
  * POST without Content-Length and without Transfer-Encoding.
  */
-export function sendRaw(server: RunningApp, head: string): Promise<Exchange> {
+export function sendRaw(server: Pick<RunningApp, 'url'>, head: string): Promise<Exchange> {
   const { port } = new URL(server.url);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), '127.0.0.1');
@@ -114,7 +114,7 @@ export interface ClosedExchange {
  * connection closes, with what the server wrote. `leaveAfterMs`: the sender
  * itself closes the connection then.
  */
-export function sendUntilClose(server: RunningApp, bytes: string, leaveAfterMs?: number): Promise<ClosedExchange> {
+export function sendUntilClose(server: Pick<RunningApp, 'url'>, bytes: string, leaveAfterMs?: number): Promise<ClosedExchange> {
   const { port } = new URL(server.url);
   const started = Date.now();
   return new Promise((resolve) => {

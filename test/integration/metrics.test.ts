@@ -67,6 +67,27 @@ describe('/metrics', () => {
     expect(valueOf(samples, 'reception_write_queue_depth')).toBe(0);
   });
 
+  it('counts the refusals kept, by code, and those dropped, by reason (CONTRACT 9)', async () => {
+    const kept = async (): Promise<number> =>
+      valueOf(parseExposition(await (await fetch(`${server.url}/metrics`)).text()), 'reception_refusals_kept_total', {
+        code: 'unsupported_media_type',
+      }) ?? 0;
+    await server.app.refusals.flush();
+    const before = await kept();
+    const refused = await post(server, 'metered', 'a=1', 'text/plain');
+    expect(refused.status).toBe(415);
+    await refused.arrayBuffer();
+    // Once the writer has written it.
+    for (let i = 0; i < 100 && (await kept()) === before; i++) await server.app.refusals.flush();
+    expect(await kept()).toBe(before + 1);
+    await server.app.refusals.stop();
+    const late = await post(server, 'metered', 'b=1', 'text/plain');
+    await late.arrayBuffer();
+    const samples = parseExposition(await (await fetch(`${server.url}/metrics`)).text());
+    expect(valueOf(samples, 'reception_refusals_dropped_total', { reason: 'shutdown' })).toBe(1);
+    expect(samples.some((s) => s.name === 'reception_refusals_pruned_total')).toBe(true);
+  });
+
   it('reports the deliveries that wait for a commit as the write queue depth', async () => {
     const dir = tempDir();
     const real = new SqliteStore({ file: join(dir.path, 'held.sqlite'), durability: 'relaxed' });

@@ -1,12 +1,20 @@
 import { join } from 'node:path';
+
 import { PassThrough, Writable } from 'node:stream';
+
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
 import type { StoredDelivery } from '../../src/store/inbox-store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+
 import { LocalCommitFeed } from '../../src/stream/commit-feed.js';
+
 import { StreamHub } from '../../src/stream/stream-hub.js';
+
 import { tempDir } from '../helpers/temp-dir.js';
+
 import { newDeliveries } from '../helpers/delivery-factory.js';
+
 import { eventually } from '../helpers/eventually.js';
 
 /** A reader's end of the stream: the seqs of the events written to it. */

@@ -1,7 +1,10 @@
 import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import { startApp, type RunningApp } from '../helpers/app.js';
+
 import { connectSse, type SseClient } from '../helpers/sse.js';
+
 import { eventually } from '../helpers/eventually.js';
 
 const READERS = 30;

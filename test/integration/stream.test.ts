@@ -1,8 +1,12 @@
 import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+
 import { startApp, type RunningApp } from '../helpers/app.js';
+
 import { connectSse } from '../helpers/sse.js';
+
 import { eventually } from '../helpers/eventually.js';
+
 import { firstAnswer, sendUntilClose } from '../helpers/exchange.js';
 
 let server: RunningApp | undefined;

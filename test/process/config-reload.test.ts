@@ -1,9 +1,15 @@
 import { createHmac, randomUUID } from 'node:crypto';
+
 import { writeFileSync } from 'node:fs';
+
 import { join } from 'node:path';
+
 import { afterEach, describe, expect, it } from 'vitest';
+
 import { spawnServer, type ServerProcess } from '../helpers/server-process.js';
+
 import { API_TOKEN, ServerChildren } from '../helpers/server-children.js';
+
 import { eventually } from '../helpers/eventually.js';
 
 /**

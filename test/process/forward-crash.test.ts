@@ -1,8 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
+
 import { DestinationServer } from '../helpers/destination-server.js';
+
 import { freePort } from '../helpers/free-port.js';
+
 import type { ServerProcess } from '../helpers/server-process.js';
 import { listAll, sendLoad, type Acked } from '../helpers/webhook-load.js';
+
 import {
   apiCall,
   destinationsOf,
@@ -13,7 +17,9 @@ import {
   untilReceived,
   writeConfig,
 } from '../helpers/forwarding-process.js';
+
 import { API_TOKEN, ServerChildren, withTimeout } from '../helpers/server-children.js';
+
 import { eventually } from '../helpers/eventually.js';
 
 /**

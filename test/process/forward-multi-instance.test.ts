@@ -1,10 +1,16 @@
 import { afterAll, describe, expect, it } from 'vitest';
+
 import { DestinationServer } from '../helpers/destination-server.js';
+
 import { dropSchema, freshSchema, requirePostgres, testDatabaseUrl } from '../helpers/postgres.js';
+
 import type { ServerProcess } from '../helpers/server-process.js';
 import { listAll, sendLoad } from '../helpers/webhook-load.js';
+
 import { apiCall, destinationsOf, duplicated, receiptsById, untilReceived, writeConfig } from '../helpers/forwarding-process.js';
+
 import { API_TOKEN, ServerChildren, withTimeout } from '../helpers/server-children.js';
+
 import { eventually } from '../helpers/eventually.js';
 
 /**

@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
+
 import { DestinationServer } from '../helpers/destination-server.js';
+
 import type { ServerProcess } from '../helpers/server-process.js';
 import {
   apiCall,
@@ -13,7 +15,9 @@ import {
   untilReceived,
   writeConfig,
 } from '../helpers/forwarding-process.js';
+
 import { API_TOKEN, ServerChildren, sleep } from '../helpers/server-children.js';
+
 import { eventually } from '../helpers/eventually.js';
 
 /**

@@ -1,6 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
+
 import { DestinationServer } from '../helpers/destination-server.js';
+
 import { dropSchema, freshSchema, requirePostgres, testDatabaseUrl } from '../helpers/postgres.js';
+
 import type { ServerProcess } from '../helpers/server-process.js';
 import {
   apiCall,
@@ -13,7 +16,9 @@ import {
   untilReceived,
   writeConfig,
 } from '../helpers/forwarding-process.js';
+
 import { API_TOKEN, ServerChildren, sleep, timedExit } from '../helpers/server-children.js';
+
 import { eventually } from '../helpers/eventually.js';
 
 /**

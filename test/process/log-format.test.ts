@@ -1,8 +1,13 @@
 import { spawn } from 'node:child_process';
+
 import { describe, it } from 'vitest';
+
 import { MAIN, spawnServer } from '../helpers/server-process.js';
+
 import { freePort } from '../helpers/free-port.js';
+
 import { API_TOKEN, killAndWait } from '../helpers/server-children.js';
+
 import { tempDir } from '../helpers/temp-dir.js';
 
 async function eventually(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {

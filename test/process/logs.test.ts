@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import type { ServerProcess } from '../helpers/server-process.js';
 import { RawConnection } from '../helpers/raw-http.js';
+
 import { API_TOKEN, ServerChildren, sleep, withTimeout } from '../helpers/server-children.js';
+
 import { eventually } from '../helpers/eventually.js';
 
 /**

@@ -1,8 +1,13 @@
 import { join } from 'node:path';
+
 import { describe, expect, it } from 'vitest';
+
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+
 import { newDeliveries, newDelivery } from '../helpers/delivery-factory.js';
+
 import { API_TOKEN, childrenOf, timedExit } from '../helpers/server-children.js';
+
 import { eventually } from '../helpers/eventually.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;

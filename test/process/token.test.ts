@@ -1,8 +1,13 @@
 import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+
 import { join } from 'node:path';
+
 import { describe, expect, it } from 'vitest';
+
 import { readyLine, type ServerProcess } from '../helpers/server-process.js';
+
 import { childrenOf, type ServerChildren, sleep, timedExit } from '../helpers/server-children.js';
+
 import { eventually } from '../helpers/eventually.js';
 
 /**

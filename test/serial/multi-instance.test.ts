@@ -1,9 +1,15 @@
 import { writeFileSync } from 'node:fs';
+
 import { join } from 'node:path';
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import { freshSchema } from '../helpers/postgres.js';
+
 import { requirePrivatePostgres, startPrivatePostgres, type PrivatePostgres } from '../helpers/postgres-control.js';
+
 import { ResumingSseClient, streamProblems } from '../helpers/resuming-sse.js';
+
 import type { ServerProcess } from '../helpers/server-process.js';
 import {
   inboxProblems,
@@ -15,7 +21,9 @@ import {
   type Failed,
   type Refused,
 } from '../helpers/webhook-load.js';
+
 import { API_TOKEN, ServerChildren, withTimeout } from '../helpers/server-children.js';
+
 import { eventually } from '../helpers/eventually.js';
 
 /**

@@ -1,12 +1,20 @@
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
+
 import { StoreUnavailableError } from '../../src/store/inbox-store.js';
+
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+
 import { PostgresCommitFeed } from '../../src/stream/postgres-commit-feed.js';
+
 import { capturingLogger, type LogLine } from '../helpers/log-capture.js';
+
 import { dropSchema, freshSchema, requirePostgres, testDatabaseUrl } from '../helpers/postgres.js';
+
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
+
 import { newDelivery } from '../helpers/delivery-factory.js';
+
 import { eventually } from '../helpers/eventually.js';
 
 const run = await requirePostgres('the tests of a PostgreSQL that stops answering');

@@ -6,6 +6,7 @@ import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { capturingLogger } from '../helpers/log-capture.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { newDelivery } from '../helpers/delivery-factory.js';
+import { newRefusal, newRefusals } from './refusal-factory.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -101,5 +102,25 @@ describe('RetentionPruner', () => {
     await store.close();
     expect(await pruner.pruneOnce()).toBe(0);
     expect(lines.find((l) => l.msg === 'retention pruning failed; it will be tried again')).toMatchObject({ level: 40 });
+  });
+
+  it('deletes refusals past their own retention (RECEPTION_REFUSALS_RETENTION), and no delivery without RECEPTION_RETENTION', async () => {
+    const now = Date.now();
+    const oldDelivery = newDelivery({ receivedAt: now - 30 * DAY_MS });
+    await store.append([oldDelivery]);
+    const old = newRefusals(5, { receivedAt: now - 8 * DAY_MS });
+    const fresh = newRefusal({ receivedAt: now - DAY_MS });
+    await store.refusals.add([...old, fresh], { perSource: 100, total: 100 });
+    const metrics = new Metrics();
+    const { logger, lines } = capturingLogger();
+    const pruner = new RetentionPruner({ store, refusalRetentionMs: 7 * DAY_MS, logger, metrics, batchSize: 2 });
+
+    expect(await pruner.pruneOnce()).toBe(0);
+    expect((await store.refusals.list({ limit: 10 })).map((r) => r.id)).toEqual([fresh.id]);
+    expect(await store.refusals.count()).toBe(1);
+    expect((await store.get(oldDelivery.id))?.id).toBe(oldDelivery.id);
+    expect((await metrics.refusalsPruned.get()).values[0]?.value).toBe(5);
+    expect(lines.find((l) => l.msg === 'retention pruned refusals')).toMatchObject({ deleted: 5 });
+    await pruner.stop();
   });
 });

@@ -29,7 +29,7 @@ function metaRow(term: string, ...value: Array<Node | string>): HTMLElement[] {
   return [h('dt', {}, term), h('dd', {}, ...value)];
 }
 
-function headersTable(headers: Delivery['headers']): HTMLElement {
+export function headersTable(headers: Delivery['headers']): HTMLElement {
   if (headers.length === 0) return h('p', { class: 'muted' }, 'No headers.');
   return h(
     'table',

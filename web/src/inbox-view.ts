@@ -6,6 +6,7 @@ import { cursorBefore } from './cursor.ts';
 import { DeliveryList } from './delivery-list.ts';
 import { renderDetail, renderNoDetail } from './detail-view.ts';
 import { DestinationsView } from './destinations-view.ts';
+import { RefusalsView } from './refusals-view.ts';
 import { button, h, replaceChildren } from './dom.ts';
 import { followRowBadges } from './forward-badges.ts';
 import { relativeTime } from './format.ts';
@@ -38,6 +39,7 @@ export class InboxView {
   private readonly findInput: HTMLInputElement;
   private readonly stream: LiveStream;
   private readonly destinations = new DestinationsView();
+  private readonly refusals = new RefusalsView();
   private readonly cleanups: Array<() => void> = [];
   private filter: string | undefined;
   private openId: string | undefined;
@@ -89,6 +91,7 @@ export class InboxView {
         h('h1', { class: 'brand' }, h('a', { attrs: { href: '#' } }, 'Reception')),
         this.liveBadge,
         find,
+        this.refusals.toggle,
         this.destinations.toggle,
         button('Log out', () => void this.logOut(), 'button quiet', { 'data-action': 'logout' }),
       ),
@@ -105,7 +108,11 @@ export class InboxView {
         this.detailPane,
       ),
       this.destinations.element,
+      this.refusals.element,
     );
+    // The two panels take the same place: opening one closes the other.
+    this.refusals.toggle.addEventListener('click', () => this.destinations.close());
+    this.destinations.toggle.addEventListener('click', () => this.refusals.close());
     this.stream = new LiveStream({
       onDelivery: (delivery) => this.arrived(delivery),
       onState: (state) => {
@@ -137,7 +144,11 @@ export class InboxView {
       }
     }, 15_000);
     this.cleanups.push(() => clearInterval(tick));
-    this.cleanups.push(followRowBadges(this.list.element), () => this.destinations.close());
+    this.cleanups.push(
+      followRowBadges(this.list.element),
+      () => this.destinations.close(),
+      () => this.refusals.close(),
+    );
 
     // The stream starts right after the newest delivery there is now; anything
     // newer arrives through it, and the list below is de-duplicated by id.
@@ -146,6 +157,7 @@ export class InboxView {
     const route = readRoute();
     this.filter = route.source;
     this.sources.setActive(this.filter);
+    this.refusals.setSource(this.filter);
     // Counts can be one off for a delivery that arrives between these reads
     // and the stream's start (counted by both, or by neither); a search or a
     // reload reads them again.
@@ -164,6 +176,7 @@ export class InboxView {
     if (route.source !== this.filter) {
       this.filter = route.source;
       this.sources.setActive(this.filter);
+      this.refusals.setSource(this.filter);
       await this.loadList();
     }
     if (route.id !== this.openId) await this.open(route.id);

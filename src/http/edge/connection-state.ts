@@ -34,6 +34,8 @@ export class ConnectionState {
    * that broke HTTP halfway (a bad chunk: 400). The route logs that status.
    */
   refusal: ProblemCode | undefined;
+  /** The detail of that answer, for the request's kept refusal. */
+  refusalDetail: string | undefined;
 
   /** A parser refusal waits for the answer in flight to be written whole before it (parser-refusals.ts). */
   refusalWaits = false;

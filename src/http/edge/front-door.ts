@@ -4,6 +4,7 @@ import type { Logger } from '../../observe/logger.js';
 import type { Metrics } from '../../observe/metrics.js';
 import type { BodyBudget } from '../../body/body-budget.js';
 import type { Receiver } from '../../receive/receiver.js';
+import type { RefusalKeeper } from '../../receive/refusal-keeper.js';
 import { Connections } from './connection-state.js';
 import { createParserRefusalHandler, type ParserError } from './parser-refusals.js';
 import { createConnectHandler, hasUnknownTransferCoding, hostProblem, refuseBeforeRouting } from './protocol-refusals.js';
@@ -21,6 +22,8 @@ export interface EdgeOptions {
   requestTimeoutMs: number;
   /** Time an idle keep-alive connection stays open, in ms (5000 when absent). */
   keepAliveTimeoutMs?: number;
+  /** Keeps the refusals of the webhook route, wherever they are made (CONTRACT 9); none kept when absent. */
+  refusals?: RefusalKeeper;
 }
 
 type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -52,7 +55,7 @@ export interface Edge {
  * lives in one `ConnectionState` per socket.
  */
 export function createEdge(options: EdgeOptions): Edge {
-  const { logger } = options;
+  const { logger, refusals } = options;
   const connections = new Connections();
   let closing = false;
   let server: Server | undefined;
@@ -65,7 +68,7 @@ export function createEdge(options: EdgeOptions): Edge {
       connection.begin(res);
       const wrongHost = hostProblem(req);
       if (wrongHost !== undefined) {
-        refuseBeforeRouting(logger, req, res, 'bad_request', wrongHost);
+        refuseBeforeRouting(logger, req, res, 'bad_request', wrongHost, refusals);
         return;
       }
       if (hasUnknownTransferCoding(req)) {
@@ -106,11 +109,11 @@ export function createEdge(options: EdgeOptions): Edge {
     // section bounds their number anyway (431 headers_too_large).
     server.maxHeadersCount = 0;
     answerHalfClosedSenders(server);
-    server.on('connect', createConnectHandler(logger));
+    server.on('connect', createConnectHandler(logger, refusals));
     // `Expect` with anything but 100-continue: Node's own 417 has no body and no log line.
     server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
       connections.of(req.socket).begin(res);
-      refuseBeforeRouting(logger, req, res, 'expectation_failed', 'Only "Expect: 100-continue" is understood here.');
+      refuseBeforeRouting(logger, req, res, 'expectation_failed', 'Only "Expect: 100-continue" is understood here.', refusals);
     });
     // `Expect: 100-continue`: Node would answer 100 at once; the webhook
     // route answers it only once the request passed its checks.
@@ -124,7 +127,7 @@ export function createEdge(options: EdgeOptions): Edge {
       return server;
     },
     serverFactory,
-    clientErrorHandler: createParserRefusalHandler(logger, connections),
+    clientErrorHandler: createParserRefusalHandler(logger, connections, refusals),
     get closing() {
       return closing;
     },

@@ -1,7 +1,9 @@
 import type { Socket } from 'node:net';
 import { problemCatalogue, type ProblemCode } from '../../errors/problem-catalogue.js';
 import type { Logger } from '../../observe/logger.js';
+import type { RefusalKeeper } from '../../receive/refusal-keeper.js';
 import type { Connections } from './connection-state.js';
+import { keepParserRefusal } from './kept-refusals.js';
 import { writeProblem } from './write-problem.js';
 
 /** What Node's parser hands the server's `clientError` listener. */
@@ -56,14 +58,16 @@ function refusal(error: ParserError): { code: ProblemCode; detail: string } {
  * are too large `431 headers_too_large`, a webhook path with raw non-ASCII
  * bytes `400 invalid_source`, anything else that is not valid HTTP
  * `400 bad_request`, each as a problem. The connection is always
- * closed. A refusal before any request began is logged here, one line; a
- * request already handed to a route (a body that stopped arriving) is
- * logged by that route, which reads what it was answered from the
- * connection's `refusal`.
+ * closed. A refusal before any request began is logged here, one line, and
+ * kept as a refusal when its bytes begin a request for the webhook route
+ * (kept-refusals.ts); a request already handed to a route (a body that
+ * stopped arriving) is logged and kept by that route, which reads what it
+ * was answered from the connection's `refusal`.
  */
 export function createParserRefusalHandler(
   logger: Logger,
   connections: Connections,
+  keeper?: RefusalKeeper,
 ): (error: ParserError, socket: Socket) => void {
   return (error, socket) => {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
@@ -83,8 +87,10 @@ export function createParserRefusalHandler(
         writeProblem(socket, code, detail);
         status = problemCatalogue[code].status;
         connection.refusal = code;
+        connection.refusalDetail = detail;
       }
       if (response === undefined || response.writableFinished) {
+        if (status !== undefined) keepParserRefusal(keeper, error.rawPacket, code, detail);
         // Only Node's error code goes to the log: the bytes it refused are the
         // sender's. Info, as every refused request: a browser's preconnect that
         // never sends a request ends here too, after the request timeout.

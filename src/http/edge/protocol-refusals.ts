@@ -2,6 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { problemCatalogue, type ProblemCode } from '../../errors/problem-catalogue.js';
 import type { Logger } from '../../observe/logger.js';
+import type { RefusalKeeper } from '../../receive/refusal-keeper.js';
+import { keepFrontDoorRefusal } from './kept-refusals.js';
 import { WEBHOOK_PREFIX } from './webhook-handler.js';
 import { writeProblem } from './write-problem.js';
 
@@ -16,18 +18,15 @@ import { writeProblem } from './write-problem.js';
  * `CONNECT` never reaches a route: Node hands it to the server's `connect`
  * event, and without a listener closes the connection with no answer. It is
  * answered `405 method_not_allowed`, with `Allow` (`POST` on the webhook
- * route). Reception is no proxy.
+ * route). Reception is no proxy. One to the webhook route is kept as a refusal.
  */
-export function createConnectHandler(logger: Logger): (req: IncomingMessage, socket: Duplex) => void {
+export function createConnectHandler(logger: Logger, keeper?: RefusalKeeper): (req: IncomingMessage, socket: Duplex) => void {
   return (req, socket) => {
     const webhook = (req.url ?? '').startsWith(WEBHOOK_PREFIX);
     socket.on('error', () => undefined);
-    writeProblem(
-      socket,
-      'method_not_allowed',
-      webhook ? 'Use POST to send a webhook, not CONNECT.' : 'CONNECT is not served here: Reception is no proxy.',
-      { Allow: webhook ? 'POST' : 'GET, HEAD, POST, DELETE' },
-    );
+    const detail = webhook ? 'Use POST to send a webhook, not CONNECT.' : 'CONNECT is not served here: Reception is no proxy.';
+    writeProblem(socket, 'method_not_allowed', detail, { Allow: webhook ? 'POST' : 'GET, HEAD, POST, DELETE' });
+    keepFrontDoorRefusal(keeper, req, 'method_not_allowed', detail, false);
     socket.end();
     logger.info(
       { req: { method: 'CONNECT', remoteAddress: req.socket.remoteAddress }, status: 405, outcome: 'method_not_allowed' },
@@ -36,15 +35,21 @@ export function createConnectHandler(logger: Logger): (req: IncomingMessage, soc
   };
 }
 
-/** Answers a request that HTTP rules out before any route looks at it, and logs it. */
+/**
+ * Answers a request that HTTP rules out before any route looks at it, and
+ * logs it; one to the webhook route answered with a 4xx is kept as a
+ * refusal (a 501 is not one, CONTRACT 9).
+ */
 export function refuseBeforeRouting(
   logger: Logger,
   req: IncomingMessage,
   res: ServerResponse,
   code: ProblemCode,
   detail: string,
+  keeper?: RefusalKeeper,
 ): void {
   writeProblem(res, code, detail);
+  if (problemCatalogue[code].status < 500) keepFrontDoorRefusal(keeper, req, code, detail, true);
   req.resume();
   logger.info(
     {

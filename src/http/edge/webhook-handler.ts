@@ -5,8 +5,10 @@ import type { Metrics } from '../../observe/metrics.js';
 import type { BodyBudget } from '../../body/body-budget.js';
 import { readBody } from '../../body/read-body.js';
 import type { Answer, Receiver } from '../../receive/receiver.js';
+import type { RefusalKeeper } from '../../receive/refusal-keeper.js';
 import type { ConnectionState } from './connection-state.js';
 import { discardRest } from './discard-rest.js';
+import { BodyStart } from './kept-refusals.js';
 
 export const WEBHOOK_PREFIX = '/api/webhook/';
 
@@ -26,6 +28,8 @@ export interface WebhookHandlerDeps {
   incoming: BodyBudget;
   /** True once shutdown began: answers then close their connection. */
   isClosing: () => boolean;
+  /** Keeps the refusals (CONTRACT 9); none kept when absent. */
+  refusals?: RefusalKeeper;
 }
 
 /** Handles one webhook request; `connection` is the state of the connection it came on. */
@@ -71,13 +75,19 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
         },
       })
       .then((answer) => {
-        if (!answer.aborted && !res.headersSent && !res.destroyed) {
+        const sent = !answer.aborted && !res.headersSent && !res.destroyed;
+        let bodyStart: BodyStart | undefined;
+        if (sent) {
           // While shutting down, the last answer on a connection closes it; one with a request behind it does not.
           const closing = deps.isClosing() && !connection.hasRequestBehind(res);
           if (closing) connection.markClosing(res);
           send(res, answer, closing);
-          if (answer.closeConnection) discardRest(req, connection);
+          if (answer.closeConnection) {
+            if (answer.refused?.bodyUnread === true && deps.refusals?.hasRoom() === true) bodyStart = new BodyStart();
+            discardRest(req, connection, bodyStart);
+          }
         }
+        keepRefusal(deps.refusals, answer, sent, connection, bodyStart);
         const seconds = Number(process.hrtime.bigint() - started) / 1e9;
         // Aborted: answered by Node's parser handler (parser-refusals.ts: 408 at the request
         // timeout, 400 for a body that broke HTTP), or the sender left (499, nginx's word for it).
@@ -131,6 +141,32 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
       );
     });
   };
+}
+
+/**
+ * Keeps the request's refusal, if it was one and its sender was answered:
+ * at once, or once the body that was not read has arrived (its start is the
+ * preview). An aborted request is kept when Node's parser answered it after
+ * all (408 at the request timeout, 400 for a body that broke HTTP), with
+ * that answer; a sender that left got no answer, and is no refusal.
+ */
+function keepRefusal(
+  keeper: RefusalKeeper | undefined,
+  answer: Answer,
+  sent: boolean,
+  connection: ConnectionState,
+  bodyStart: BodyStart | undefined,
+): void {
+  const facts = answer.refused;
+  if (keeper === undefined || facts === undefined) return;
+  if (answer.aborted === true) {
+    const code = connection.refusal;
+    if (code !== undefined) keeper.keep({ ...facts, code, detail: connection.refusalDetail ?? facts.detail });
+    return;
+  }
+  if (!sent) return;
+  if (bodyStart === undefined) keeper.keep(facts);
+  else bodyStart.then((start, bytes) => keeper.keep({ ...facts, body: [start], size: facts.size || bytes }));
 }
 
 function send(res: ServerResponse, answer: Answer, closing: boolean): void {

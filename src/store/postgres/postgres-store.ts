@@ -13,6 +13,7 @@ import {
 import { DELIVERY_COLUMNS, describeStoreError, type DeliveryRow } from '../delivery-row.js';
 import { migrate } from './migrate.js';
 import { PostgresOutbox } from './postgres-outbox.js';
+import { PostgresRefusals } from './postgres-refusals.js';
 import { deliveryFromPgRow as fromRow, escapeKey, holdable } from './text-values.js';
 
 export interface PostgresStoreOptions {
@@ -58,6 +59,7 @@ export class PostgresStore implements InboxStore {
   /** The NOTIFY channel that tells other instances about commits. */
   readonly channel: string;
   readonly outbox: PostgresOutbox;
+  readonly refusals: PostgresRefusals;
 
   private constructor(options: PostgresStoreOptions) {
     this.schema = options.schema ?? 'public';
@@ -82,10 +84,12 @@ export class PostgresStore implements InboxStore {
     // An idle connection that dies (PostgreSQL restarted) must not crash the process;
     // the pool opens a new one for the next query.
     this.pool.on('error', () => undefined);
-    this.outbox = new PostgresOutbox({
-      execute: (text, values) => this.execute(text, values),
-      transaction: (work) => this.transaction(work),
-    });
+    const runner = {
+      execute: <R extends pg.QueryResultRow>(text: string, values?: unknown[]) => this.execute<R>(text, values),
+      transaction: <T>(work: (client: pg.PoolClient) => Promise<T>) => this.transaction(work),
+    };
+    this.outbox = new PostgresOutbox(runner);
+    this.refusals = new PostgresRefusals(runner);
   }
 
   /**

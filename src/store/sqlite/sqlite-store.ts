@@ -16,6 +16,7 @@ import {
 import { DELIVERY_COLUMNS, deliveryFromRow, describeStoreError, type DeliveryRow } from '../delivery-row.js';
 import { migrate } from './migrate.js';
 import { SqliteOutbox } from './sqlite-outbox.js';
+import { SqliteRefusals } from './sqlite-refusals.js';
 
 export interface SqliteStoreOptions {
   file: string;
@@ -106,6 +107,7 @@ export class SqliteStore implements InboxStore {
   readonly db: Database;
   readonly file: string;
   readonly outbox: SqliteOutbox;
+  readonly refusals: SqliteRefusals;
   private readonly statements;
   private readonly appendAll: (batch: readonly NewDelivery[]) => AppendOutcome[];
 
@@ -119,6 +121,7 @@ export class SqliteStore implements InboxStore {
       typeof text === 'string' ? text.toLowerCase() : null,
     );
     this.outbox = new SqliteOutbox(db);
+    this.refusals = new SqliteRefusals(db);
     const outbox = this.outbox;
     this.statements = {
       insert: db.prepare(`INSERT INTO deliveries (id, source, received_at, method, query, content_type,
