@@ -86,6 +86,33 @@ export const ROUTE_EXAMPLES: Readonly<Record<string, RouteExamples>> = {
     },
   },
   'GET /api/stream': {},
+  'GET /api/refusals': {
+    responses: {
+      200: {
+        items: [
+          {
+            id: '019ab2c4-7f10-7c3e-9a51-3c2f0b9e8d43',
+            seq: 7,
+            source: 'stripe',
+            receivedAt: AT,
+            method: 'POST',
+            status: 401,
+            code: 'signature_invalid',
+            detail: 'The Stripe-Signature header does not match the body.',
+            contentType: 'application/json',
+            size: 18,
+            headers: [
+              ['Host', 'hooks.example.com'],
+              ['Content-Type', 'application/json'],
+              ['Stripe-Signature', 't=1795600000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd'],
+            ],
+            bodyPreview: '{"type":"test"}',
+          },
+        ],
+        nextCursor: null,
+      },
+    },
+  },
   'GET /api/destinations': {
     responses: {
       200: {
@@ -101,6 +128,7 @@ export const ROUTE_EXAMPLES: Readonly<Record<string, RouteExamples>> = {
             lastSuccessAt: AT,
             lastFailureAt: '2026-11-21T23:00:00.000Z',
             lastError: 'HTTP 500',
+            connection: null,
           },
         ],
       },
