@@ -112,7 +112,7 @@ afterEach(async () => {
  * bounds, per source and in all, and keeping them does not slow the
  * deliveries sent beside it (bench/RESULTS.md measures it more closely).
  */
-describe.each(kinds)('a flood of %i bad requests on %s', (kind) => {
+describe.each(kinds)(`a flood of ${FLOOD} bad requests on %s`, (kind) => {
   it(
     `leaves at most ${PER_SOURCE} refusals per source and ${TOTAL} in all, and deliveries beside it keep their pace`,
     { timeout: 240_000 },
@@ -138,10 +138,11 @@ describe.each(kinds)('a flood of %i bad requests on %s', (kind) => {
       let flooding = true;
       const floodStarted = performance.now();
       let floodMs = 0;
-      const floods = Promise.all([
-        flood(server.url, '/api/webhook/flood-a', FLOOD / 2),
-        flood(server.url, '/api/webhook/flood-b', FLOOD / 2),
-      ]).finally(() => {
+      // Half to one source, then half to another: without the bound per source, the second would fill the total.
+      const floods = (async () => [
+        await flood(server.url, '/api/webhook/flood-a', FLOOD / 2),
+        await flood(server.url, '/api/webhook/flood-b', FLOOD / 2),
+      ])().finally(() => {
         flooding = false;
         floodMs = performance.now() - floodStarted;
       });
@@ -158,6 +159,9 @@ describe.each(kinds)('a flood of %i bad requests on %s', (kind) => {
       for (const r of kept) bySource.set(r.source, (bySource.get(r.source) ?? 0) + 1);
       expect([...bySource.keys()].sort()).toEqual(['flood-a', 'flood-b']);
       for (const count of bySource.values()) expect(count).toBeLessThanOrEqual(PER_SOURCE);
+      // The newest of each: flood-b up to its bound, the rest of the total left to flood-a's last.
+      expect(bySource.get('flood-b')).toBe(PER_SOURCE);
+      expect(bySource.get('flood-a')).toBe(TOTAL - PER_SOURCE);
       // The bounds were reached: the flood was kept, as far as the bounds go.
       expect(kept.length).toBe(TOTAL);
       expect(kept.every((r) => r.code === 'unsupported_media_type' && r.bodyPreview === 'not json at all')).toBe(true);
