@@ -356,7 +356,7 @@ describe('a bad config file is refused, naming the key', () => {
     ].join('\n');
     const lines = linesOf('places.yaml', text);
     expect(lines).toContain(
-      'places.yaml:5:15: sources.stripe.verify.scheme: expected one of "stripe", "github", "standard-webhooks", "shopify", "slack", "twilio", "zoom", "hmac", got "stripee"',
+      'places.yaml:5:15: sources.stripe.verify.scheme: expected one of "stripe", "github", "standard-webhooks", "shopify", "slack", "twilio", "zoom", "hmac", got "stripee"; did you mean "stripe"?',
     );
     expect(lines).toContain('places.yaml:7:5: sources.github.verfy: unknown key (did you mean "verify"? see docs/config.md)');
     expect(lines).toContain(
