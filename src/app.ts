@@ -33,9 +33,11 @@ import type { InboxStore } from './store/inbox-store.js';
 import { WriteQueue } from './store/write-queue.js';
 import type { Destination } from './forward/destination.js';
 import { Forwarder } from './forward/forwarder.js';
-import { eventTypeOfDelivery } from './receive/event-type-of-delivery.js';
+import { storedEventTypeSubject } from './receive/event-type-of-delivery.js';
 import { forwardRoutes } from './http/forward-routes.js';
 import { ForwardMetrics } from './observe/forward-metrics.js';
+import { BackgroundIndex } from './store/background-index.js';
+import { eventTypeOf } from './receive/event-type.js';
 
 /**
  * Body bytes per group commit, at most (one larger delivery still goes
@@ -96,6 +98,8 @@ export interface App {
   forwarder: Forwarder;
   /** Writes the refusals in batches, off the delivery path; stop it before closing the store. */
   refusals: RefusalWriter;
+  /** The search index and event type fill behind the commits (stop it before closing the store). */
+  index: BackgroundIndex;
   /** Puts new per-source rules in force (a config reload); requests already running keep theirs. */
   setRules(rules: SourceRules): void;
   /** Marks the app as shutting down: answers from now on close their connection. */
@@ -111,6 +115,7 @@ export interface App {
 export async function buildApp(deps: AppDeps): Promise<App> {
   const { metrics, logger, store } = deps;
   const feed = deps.feed ?? new LocalCommitFeed();
+  let index: BackgroundIndex | undefined;
   const queue = new WriteQueue(store, {
     maxPending: deps.queueMaxPending,
     maxPendingBytes: deps.queueMaxPendingBytes,
@@ -118,7 +123,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     maxBatchBytes: MAX_BATCH_BYTES,
     onCommit: (size, seconds, ok) => {
       metrics.recordCommit(size, seconds, ok);
-      if (ok) feed.publish();
+      if (ok) {
+        feed.publish();
+        index?.wake();
+      }
     },
   });
   const streams = new StreamHub({
@@ -130,6 +138,19 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   let rules = deps.rules ?? SourceRules.fromConfig(undefined, { maxBodyBytes: deps.maxBodyBytes, anyJson: false });
   metrics.setConfiguredSources(rules.configuredSources);
+  let commitsSeen = 0;
+  index = new BackgroundIndex({
+    store,
+    logger,
+    // Deliveries stored before event types were kept get the type the receiver would give them now.
+    derive: (d) =>
+      eventTypeOf(storedEventTypeSubject(d), rules.forSource(d.source)?.eventType),
+    busy: () => {
+      const busy = queue.depth > 0 || queue.commits !== commitsSeen;
+      commitsSeen = queue.commits;
+      return busy;
+    },
+  });
   const trustedProxies = new TrustedProxies(deps.trustedProxies);
   const guard = new TokenGuard(deps.token, trustedProxies, new WrongTokenThrottle(deps.wrongTokenThrottle));
   const receiver = new Receiver({
@@ -164,7 +185,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     logger,
     metrics: new ForwardMetrics(metrics.registry),
     redactHeaders: new Set(deps.redactHeaders),
-    eventTypeOf: eventTypeOfDelivery,
     leaseMarginMs: deps.forwardLeaseMarginMs,
   });
   forwarder.apply(deps.destinations ?? new Map());
@@ -211,5 +231,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     rules = next;
     metrics.setConfiguredSources(next.configuredSources);
   };
-  return { fastify, server: edge.server, queue, feed, streams, forwarder, refusals, setRules, beginClosing };
+  index.start();
+  return { fastify, server: edge.server, queue, feed, streams, forwarder, refusals, index, setRules, beginClosing };
 }

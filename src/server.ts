@@ -242,6 +242,7 @@ function shutDownOnSignals({ settings, logger }: Start, { app, store, feed, prun
     // altogether, so that the process still ends.
     const drained = await within(app.queue.drain(), STORE_GIVE_UP_MS);
     await within(forwardingStopped, STORE_GIVE_UP_MS);
+    await within(app.index.stop(), STORE_GIVE_UP_MS);
     await feed?.stop();
     const closedStore = await within(store.close(), STORE_CLOSE_MS);
     if (!drained || !closedStore) {

@@ -39,6 +39,20 @@ export const ResponseConfigSchema = Type.Object(
 );
 export type ResponseConfig = Static<typeof ResponseConfigSchema>;
 
+/**
+ * Where a source's event type is read (CONTRACT 8) when its scheme does not
+ * say: a header, or a dotted path into the body (`data.kind`; for form data,
+ * the field of that name). Exactly one of the two.
+ */
+export const EventTypeConfigSchema = Type.Object(
+  {
+    header: Type.Optional(HeaderNameSchema),
+    body: Type.Optional(Type.String({ minLength: 1, maxLength: 256, pattern: '^[^.]+(\\.[^.]+)*$' })),
+  },
+  { additionalProperties: false },
+);
+export type EventTypeConfig = Static<typeof EventTypeConfigSchema>;
+
 export const SourceConfigSchema = Type.Object(
   {
     verify: Type.Optional(VerifyConfigSchema),
@@ -63,6 +77,7 @@ export const SourceConfigSchema = Type.Object(
     /** The kinds of body taken (CONTRACT 9); `[json, form]` when absent. */
     accept: Type.Optional(Type.Array(Type.Enum([...ACCEPT_KINDS]), { minItems: 1 })),
     response: Type.Optional(ResponseConfigSchema),
+    eventType: Type.Optional(EventTypeConfigSchema),
   },
   { additionalProperties: false },
 );

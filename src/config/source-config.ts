@@ -150,11 +150,28 @@ function ruleProblems(at: string, source: SourceConfig): string[] {
       `${at}.handshake.secret: only the x and zoom handshakes take "secret"${handshake.type === 'slack' ? " (Slack's signing secret goes under verify)" : ''}`,
     );
   }
+  problems.push(...eventTypeProblems(at, source));
   if (source.onFailure === 'keep' && verify === undefined) {
     problems.push(`${at}.onFailure: "keep" only means something for a source that verifies signatures`);
   }
   problems.push(...bodyAndAnswerProblems(at, source));
   return problems;
+}
+
+/** Schemes whose deliveries carry their event type where the scheme says (CONTRACT 8): a source's own setting is not read. */
+const TYPED_SCHEMES: ReadonlySet<string> = new Set(['github', 'stripe', 'standard-webhooks', 'shopify', 'slack', 'zoom']);
+
+function eventTypeProblems(at: string, source: SourceConfig): string[] {
+  const setting = source.eventType;
+  if (setting === undefined) return [];
+  if ((setting.header === undefined) === (setting.body === undefined)) {
+    return [`${at}.eventType: name either a header ({ header: X-Event }) or a body field ({ body: data.kind }), one of the two`];
+  }
+  const scheme = source.verify?.scheme;
+  if (scheme !== undefined && TYPED_SCHEMES.has(scheme)) {
+    return [`${at}.eventType: the ${scheme} scheme says where the event type is, so this setting would not be read; remove it`];
+  }
+  return [];
 }
 
 function schemeProblem(verify: VerifyConfig): string | undefined {
@@ -318,6 +335,8 @@ const QUOTABLE_KEYS = new Set([
   'routingKey',
   'stream',
   'maxLen',
+  'eventType',
+  'body',
 ]);
 
 /**

@@ -72,7 +72,7 @@ export class AmqpPublisher implements Publisher {
     } catch (error) {
       return failed(describeBrokerError(error, this.url));
     }
-    const eventType = this.options.eventTypeOf(delivery);
+    const eventType = delivery.eventType ?? null;
     const routingKey = renderName(this.routingKey, 'amqp', { source: delivery.source, eventType });
     if (Buffer.byteLength(routingKey) > 255)
       return failed(`the routing key is longer than 255 bytes (${Buffer.byteLength(routingKey)})`);

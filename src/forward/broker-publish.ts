@@ -1,5 +1,4 @@
 import type { Logger } from '../observe/logger.js';
-import type { StoredDelivery } from '../store/inbox-store.js';
 import type { PublishResult } from './publisher.js';
 import { GUARD_ERROR_CODE } from './network-guard.js';
 import { withoutUrlSecrets } from './url-secrets.js';
@@ -9,8 +8,6 @@ export interface BrokerPublisherOptions {
   logger: Logger;
   /** Header names (lower case) whose values the inbox redacts: not passed on (Redis's `headers` field). */
   redactHeaders: ReadonlySet<string>;
-  /** A delivery's event type, for `{eventType}` and the metadata (the receiver's rule; app.ts wires it). */
-  eventTypeOf: (delivery: StoredDelivery) => string | null;
 }
 
 export function failed(error: string): PublishResult {

@@ -3,7 +3,6 @@ import type { ForwardMetrics } from '../observe/forward-metrics.js';
 import type { Outbox } from '../store/outbox.js';
 import type { CommitFeed } from '../stream/commit-feed.js';
 import type { ConnectionStatus } from './broker-connection.js';
-import type { BrokerPublisherOptions } from './broker-publish.js';
 import { createPublisher } from './create-publisher.js';
 import { budgetOf, isPushed, sameDestination, type Destination } from './destination.js';
 import { PushDispatcher, POLL_MS } from './dispatcher.js';
@@ -15,8 +14,6 @@ export interface ForwarderDeps {
   logger: Logger;
   metrics: ForwardMetrics;
   redactHeaders: ReadonlySet<string>;
-  /** A delivery's event type, for the brokers' names and metadata. */
-  eventTypeOf: BrokerPublisherOptions['eventTypeOf'];
   /** What each lease adds to its destination's timeout (the dispatcher's default when absent). */
   leaseMarginMs?: number;
 }
@@ -55,8 +52,8 @@ export class Forwarder {
     }
     for (const destination of destinations.values()) {
       if (!isPushed(destination) || this.dispatchers.has(destination.name)) continue;
-      const { logger, redactHeaders, eventTypeOf } = this.deps;
-      const publisher = createPublisher(destination, { logger, redactHeaders, eventTypeOf });
+      const { logger, redactHeaders } = this.deps;
+      const publisher = createPublisher(destination, { logger, redactHeaders });
       const dispatcher = new PushDispatcher(destination, {
         outbox: this.deps.outbox,
         publisher,

@@ -60,7 +60,7 @@ export class NatsPublisher implements Publisher {
     } catch (error) {
       return failed(describeBrokerError(error, this.url));
     }
-    const eventType = this.options.eventTypeOf(delivery);
+    const eventType = delivery.eventType ?? null;
     const subject = renderName(this.subject, 'nats', { source: delivery.source, eventType });
     const headers = handle.client.headers();
     // A header line carries no line break: the values go percent-encoded, as x-reception-source does over HTTP.

@@ -76,7 +76,7 @@ export class RedisPublisher implements Publisher {
     } catch (error) {
       return failed(describeBrokerError(error, this.url));
     }
-    const eventType = this.options.eventTypeOf(delivery);
+    const eventType = delivery.eventType ?? null;
     const key = renderName(this.stream, 'redis', { source: delivery.source, eventType });
     const headers = delivery.headers.filter(([name]) => !this.options.redactHeaders.has(name.toLowerCase()));
     let timer: NodeJS.Timeout | undefined;

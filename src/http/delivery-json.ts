@@ -28,6 +28,7 @@ export function deliveryJson(d: StoredDelivery): DeliveryJson {
     id: d.id,
     seq: d.seq,
     source: d.source,
+    eventType: d.eventType,
     receivedAt: new Date(d.receivedAt).toISOString(),
     method: d.method,
     query: d.query,

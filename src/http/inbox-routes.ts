@@ -2,13 +2,20 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ProblemError } from '../errors/problem-catalogue.js';
 import type { InboxStore, StoredDelivery } from '../store/inbox-store.js';
+import { narrows, type DeliveryFilter } from '../store/delivery-filter.js';
 import type { TokenGuard } from './auth.js';
 import { sourceFilter } from './query-params.js';
+import { deliveryFilter, FILTER_PARAMS } from './delivery-filters.js';
 import { decodeCursor, decodeNameCursor, encodeCursor, encodeNameCursor } from './cursor.js';
 import { deliveryJson, deliveryPageText, deliveryText } from './delivery-json.js';
 import {
+  DeletedSchema,
+  DeleteQuerySchema,
   DeliveryPageSchema,
   DeliverySchema,
+  EventTypeListSchema,
+  EventTypeQuerySchema,
+  MAX_EVENT_TYPES,
   IdParamsSchema,
   ListQuerySchema,
   MAX_PAGE,
@@ -44,12 +51,12 @@ export const inboxRoutes: FastifyPluginAsyncTypebox<InboxRoutesOptions> = async 
     },
     async (request, reply) => {
       const limit = Math.min(Number(request.query.limit ?? '50'), MAX_PAGE);
-      const source = sourceFilter(request.query.source);
+      const filter = deliveryFilter(request.query);
       const beforeSeq = request.query.cursor === undefined ? undefined : decodeCursor(request.query.cursor);
       const rows = await store.list({
+        ...filter,
         limit: limit + 1,
         maxBytes: PAGE_BYTES,
-        ...(source === undefined ? {} : { source }),
         ...(beforeSeq === undefined ? {} : { beforeSeq }),
       });
       const page = rows.slice(0, limit);
@@ -60,8 +67,58 @@ export const inboxRoutes: FastifyPluginAsyncTypebox<InboxRoutesOptions> = async 
         .send({
           items: page.map(deliveryJson),
           nextCursor:
-            last !== undefined && (await moreAfter(store, rows, limit, last.seq, source)) ? encodeCursor(last.seq) : null,
+            last !== undefined && (await moreAfter(store, rows, limit, last.seq, filter)) ? encodeCursor(last.seq) : null,
         });
+    },
+  );
+
+  // Deletes what the filters match (CONTRACT 8), a batch of DELETE_BATCH per
+  // transaction so that receiving never waits long; deliveries that arrive
+  // meanwhile are not deleted (only seqs below the newest at the start).
+  app.delete(
+    '/api/deliveries',
+    {
+      schema: { querystring: DeleteQuerySchema, response: { 200: DeletedSchema, ...errors } },
+    },
+    async (request) => {
+      refuseUnknownParams(request.url);
+      const filter = deliveryFilter(request.query);
+      if (!narrows(filter)) {
+        throw new ProblemError(
+          'invalid_query',
+          `A delete by filter needs at least one filter (${FILTER_PARAMS.join(', ')}); to delete one delivery, DELETE /api/deliveries/{id}.`,
+        );
+      }
+      let beforeSeq = (await store.latestSeq()) + 1;
+      let deleted = 0;
+      for (;;) {
+        const batch = await store.deleteMatching(filter, beforeSeq, DELETE_BATCH);
+        deleted += batch.deleted;
+        if (batch.deleted < DELETE_BATCH || batch.lowestSeq === undefined) break;
+        beforeSeq = batch.lowestSeq;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      return { deleted };
+    },
+  );
+
+  app.get(
+    '/api/event-types',
+    {
+      schema: { querystring: EventTypeQuerySchema, response: { 200: EventTypeListSchema, ...errors } },
+    },
+    async (request) => {
+      const source = sourceFilter(request.query.source);
+      const limit = Math.min(Number(request.query.limit ?? MAX_EVENT_TYPES), MAX_EVENT_TYPES);
+      const rows = await store.eventTypes({ limit, ...(source === undefined ? {} : { source }) });
+      return {
+        items: rows.map((row) => ({
+          source: row.source,
+          eventType: row.eventType,
+          count: row.count,
+          lastReceivedAt: new Date(row.lastReceivedAt).toISOString(),
+        })),
+      };
     },
   );
 
@@ -142,12 +199,32 @@ async function moreAfter(
   rows: readonly StoredDelivery[],
   limit: number,
   lastSeq: number,
-  source: string | undefined,
+  filter: DeliveryFilter,
 ): Promise<boolean> {
   if (rows.length > limit) return true;
   if (rows.reduce((bytes, d) => bytes + d.raw.length, 0) < PAGE_BYTES) return false;
-  const next = await store.list({ limit: 1, beforeSeq: lastSeq, ...(source === undefined ? {} : { source }) });
+  const next = await store.list({ ...filter, limit: 1, beforeSeq: lastSeq });
   return next.length > 0;
+}
+
+/** Deliveries deleted per transaction by a delete by filter. */
+const DELETE_BATCH = 500;
+
+/**
+ * A delete by filter takes its filters and nothing else: a misspelt filter
+ * (`evenType=…`) beside a right one would otherwise delete far more than
+ * meant. (The schema cannot say so: Fastify drops unknown parameters.)
+ */
+function refuseUnknownParams(url: string): void {
+  const query = url.includes('?') ? url.slice(url.indexOf('?') + 1) : '';
+  for (const name of new URLSearchParams(query).keys()) {
+    if (!(FILTER_PARAMS as readonly string[]).includes(name)) {
+      throw new ProblemError(
+        'invalid_query',
+        `A delete by filter takes only ${FILTER_PARAMS.join(', ')}; "${name.slice(0, 100)}" is none of them.`,
+      );
+    }
+  }
 }
 
 function notFound(id: string): ProblemError {

@@ -32,6 +32,10 @@ export const DeliverySchema = Type.Object({
   id: Type.String(),
   seq: Type.Integer(),
   source: Type.String(),
+  eventType: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'Its event type (CONTRACT 8: from its scheme, the source\'s eventType setting, or the usual headers and body fields); null when it has none',
+  }),
   receivedAt: Type.String({ description: 'RFC 3339 UTC with milliseconds' }),
   method: Type.String(),
   query: Type.String(),
@@ -69,8 +73,33 @@ export const MAX_PAGE = 500;
  */
 export const PAGE_BYTES = 8 * 1024 * 1024;
 
+/** The filters of the list and of the delete by filter (CONTRACT 8); checked further in delivery-filters.ts. */
+const FILTER_PROPERTIES = {
+  source: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'Only deliveries to this source.' })),
+  eventType: Type.Optional(
+    Type.String({
+      maxLength: 1024,
+      description: 'Only deliveries of this event type, or with a trailing *, of every type that begins with the rest (invoice.*).',
+    }),
+  ),
+  verification: Type.Optional(Type.String({ maxLength: 16, description: 'Only deliveries whose verification is verified, failed or none.' })),
+  since: Type.Optional(Type.String({ maxLength: 64, description: 'Only deliveries received at or after this RFC 3339 time.' })),
+  until: Type.Optional(Type.String({ maxLength: 64, description: 'Only deliveries received before this RFC 3339 time.' })),
+  q: Type.Optional(
+    Type.String({
+      maxLength: 1024,
+      description:
+        'Only deliveries whose raw body (as UTF-8 text) or a header value contains this text, ignoring case: 3 to 256 characters.',
+    }),
+  ),
+};
+
+export const DeleteQuerySchema = Type.Object(FILTER_PROPERTIES);
+
+export const DeletedSchema = Type.Object({ deleted: Type.Integer({ description: 'How many deliveries were deleted' }) });
+
 export const ListQuerySchema = Type.Object({
-  source: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
+  ...FILTER_PROPERTIES,
   limit: Type.Optional(
     Type.String({
       pattern: POSITIVE_DIGITS,
@@ -123,3 +152,29 @@ export const SourceListSchema = Type.Object({
     description: 'Pass it back as cursor (with the same q) for the next page; null on the last page',
   }),
 });
+
+/** Event types per page, at most (a larger `limit` is capped to it), and when `limit` is absent. */
+export const MAX_EVENT_TYPES = 1000;
+
+export const EventTypeQuerySchema = Type.Object({
+  source: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'Only this source\'s event types.' })),
+  limit: Type.Optional(
+    Type.String({
+      pattern: POSITIVE_DIGITS,
+      description: `Event types at most, the most frequent first: a whole number from 1 (${MAX_EVENT_TYPES} when absent, and at most).`,
+    }),
+  ),
+});
+
+export const EventTypeListSchema = Type.Object({
+  items: Type.Array(
+    Type.Object({
+      source: Type.String(),
+      eventType: Type.Union([Type.String(), Type.Null()], { description: 'null: the deliveries that have no event type' }),
+      count: Type.Integer(),
+      lastReceivedAt: Type.String({ description: 'RFC 3339 UTC with milliseconds' }),
+    }),
+    { description: 'The most frequent first, then by source and event type' },
+  ),
+});
+export type EventTypeList = Static<typeof EventTypeListSchema>;

@@ -1,31 +1,44 @@
-import type { IncomingHttpHeaders } from 'node:http';
+import type { MultipartBody } from '../body/parse-multipart.js';
+import { textBodyJson } from '../body/parse-text.js';
+import type { ReceivedBody } from '../body/parse-body.js';
+import type { FormBody } from '../body/parse-form.js';
 import { classifyMediaType } from '../body/media-type.js';
-import { parseFormBody } from '../body/parse-form.js';
-import { jsonBodyValue } from '../body/parse-json.js';
-import { eventTypeOf } from './event-type.js';
+import type { EventTypeSubject } from './event-type.js';
 import type { StoredDelivery } from '../store/inbox-store.js';
 
-/**
- * A stored delivery's event type, worked out again from what it keeps (its
- * scheme, headers and body) as the receiver does for the routes' filters.
- * (To be replaced by the stored `eventType` column when the store has it.)
- */
-export function eventTypeOfDelivery(delivery: StoredDelivery): string | null {
-  const headers: IncomingHttpHeaders = {};
-  for (const [name, value] of delivery.headers) {
-    const lower = name.toLowerCase();
-    if (headers[lower] === undefined) headers[lower] = value;
+type BodyFieldsOf = Pick<EventTypeSubject, 'form' | 'jsonText'>;
+
+/** What a received body adds to its event type subject: a form's or a multipart body's fields, a text body's JSON. */
+export function receivedBodyFields(body: ReceivedBody): BodyFieldsOf {
+  switch (body.kind) {
+    case 'form':
+      return { form: body.value() as FormBody };
+    case 'multipart':
+      return { form: (body.value() as MultipartBody).fields };
+    case 'text':
+      return textBodyJson(body.raw) === undefined ? {} : { jsonText: body.raw };
+    default:
+      return {};
   }
-  return eventTypeOf(delivery.verification.scheme, headers, bodyOf(delivery));
 }
 
-function bodyOf(delivery: StoredDelivery): unknown {
-  try {
-    const kind = classifyMediaType(delivery.contentType);
-    if (kind === 'json') return jsonBodyValue(delivery.raw);
-    if (kind === 'form') return parseFormBody(delivery.raw);
-  } catch {
-    // A body kept on purpose though it does not parse (a failed verification): none.
+/**
+ * The event type subject of a stored delivery, for one stored before types
+ * were kept: the same fields the receiver reads (a multipart body's fields
+ * from the parsed body kept beside its bytes).
+ */
+export function storedEventTypeSubject(delivery: StoredDelivery): EventTypeSubject {
+  const { verification, headers, contentType, raw, parsedBody } = delivery;
+  const subject: EventTypeSubject = { scheme: verification.scheme, headers, contentType, raw };
+  if (parsedBody !== undefined && parsedBody !== null && /^multipart\/form-data\b/i.test(contentType.trim())) {
+    try {
+      const parsed = JSON.parse(parsedBody) as MultipartBody | null;
+      if (parsed !== null && typeof parsed === 'object') subject.form = parsed.fields;
+    } catch {
+      // A parsed body that is not JSON cannot be: no fields, then.
+    }
+  } else if (classifyMediaType(contentType) !== 'json' && /^text\/plain\b/i.test(contentType.trim()) && textBodyJson(raw) !== undefined) {
+    subject.jsonText = raw;
   }
-  return undefined;
+  return subject;
 }

@@ -17,6 +17,7 @@ import type { SourceRule, SourceRules } from './source-rules.js';
 import { destinationsFor, filterHeaders, filterQuery } from '../forward/routes.js';
 import type { NewForward } from '../store/outbox.js';
 import { eventTypeOf } from './event-type.js';
+import { receivedBodyFields } from './event-type-of-delivery.js';
 import { renderAnswer } from './custom-answer.js';
 import { answerForError, isRefusal, problemAnswer, type Answer } from './answer.js';
 
@@ -283,8 +284,12 @@ export class Receiver {
         verification,
         dedupKey: failed ? null : (dedupHeaderValue(request.headers, rule.dedupHeader) ?? deliveryId ?? null),
       };
+      delivery.eventType = eventTypeOf(
+        { scheme: verification.scheme, headers: delivery.headers, contentType: delivery.contentType, raw: body.raw, ...receivedBodyFields(body) },
+        rule.eventType,
+      );
       if (!failed && rule.routes.length > 0) {
-        delivery.forwards = this.forwardsOf(rule, request, body, verification);
+        delivery.forwards = this.forwardsOf(rule, request, body, delivery.eventType ?? null);
       }
       const outcome = await this.options.queue.enqueue(delivery);
       if (failed) {
@@ -340,21 +345,14 @@ export class Receiver {
   }
 
   /** The forwards a delivery gets: one per destination whose route matches (CONTRACT 6). */
-  private forwardsOf(
-    rule: SourceRule,
-    request: InboundRequest,
-    received: ReceivedBody,
-    verification: Verification,
-  ): NewForward[] {
-    const destinations = destinationsFor(rule.routes, () => {
-      const body = received.value();
-      return {
-        body,
-        headers: filterHeaders(request.headers, this.options.redactHeaders),
-        query: filterQuery(request.query),
-        eventType: eventTypeOf(verification.scheme, request.headers, body),
-      };
-    });
+  private forwardsOf(rule: SourceRule, request: InboundRequest, received: ReceivedBody, eventType: string | null): NewForward[] {
+    const destinations = destinationsFor(rule.routes, () => ({
+      body: received.value(),
+      headers: filterHeaders(request.headers, this.options.redactHeaders),
+      query: filterQuery(request.query),
+      // The type the delivery is stored with, not derived again.
+      eventType,
+    }));
     return destinations.map((destination) => ({ id: newDeliveryId(), destination }));
   }
 

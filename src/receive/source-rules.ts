@@ -1,4 +1,4 @@
-import type { ConfigFile, HandshakeConfig, SourceConfig } from '../config/source-config-schema.js';
+import type { ConfigFile, EventTypeConfig, HandshakeConfig, SourceConfig } from '../config/source-config-schema.js';
 import { createVerifier } from '../verify/create-verifier.js';
 import type { Verifier } from '../verify/verifier.js';
 import { compileRoutes, type Route } from '../forward/routes.js';
@@ -34,6 +34,8 @@ export interface SourceRule {
   rateLimiter?: RateLimiter;
   /** Where its deliveries are forwarded (CONTRACT 6); empty: nowhere. */
   routes: readonly Route[];
+  /** Where its event type is read when its scheme does not say (CONTRACT 8). */
+  eventType?: EventTypeConfig;
 }
 
 /** The rules in force: the config file resolved, swapped whole on reload. */
@@ -82,6 +84,7 @@ function resolveRule(config: SourceConfig, defaults: SourcePolicy): SourceRule {
     routes: compileRoutes(config.forward),
   };
   if (config.verify !== undefined) rule.verifier = createVerifier(config.verify);
+  if (config.eventType !== undefined) rule.eventType = config.eventType;
   if (config.dedup !== undefined) rule.dedupHeader = config.dedup.header.toLowerCase();
   if (config.handshake !== undefined) {
     rule.handshake = config.handshake;

@@ -20,11 +20,25 @@ export interface DeliveryRow {
   verification_scheme: string | null;
   verification_reason: string | null;
   dedup_key: string | null;
+  /** Its event type; '' when it has none, NULL when it was stored before types were kept and not yet filled in. */
+  event_type: string | null;
   parsed_body: string | null;
 }
 
 export const DELIVERY_COLUMNS = `seq, id, source, received_at, method, query, content_type, remote_address, headers, raw,
-  verification_status, verification_scheme, verification_reason, dedup_key, parsed_body`;
+  verification_status, verification_scheme, verification_reason, dedup_key, event_type, parsed_body`;
+
+/** `DELIVERY_COLUMNS` of the table aliased `alias`, for joins. */
+export function deliveryColumnsOf(alias: string): string {
+  return DELIVERY_COLUMNS.split(',')
+    .map((column) => `${alias}.${column.trim()}`)
+    .join(', ');
+}
+
+/** An event type as the `event_type` column keeps it: '' for none (a key column cannot be NULL on every store). */
+export function storedEventType(eventType: string | null | undefined): string {
+  return eventType ?? '';
+}
 
 export function deliveryFromRow(row: DeliveryRow): StoredDelivery {
   return {
@@ -45,6 +59,7 @@ export function deliveryFromRow(row: DeliveryRow): StoredDelivery {
     },
     dedupKey: row.dedup_key,
     ...(row.parsed_body === null ? {} : { parsedBody: row.parsed_body }),
+    eventType: row.event_type === null || row.event_type === '' ? null : row.event_type,
   };
 }
 

@@ -1,3 +1,4 @@
+import type { DeliveryFilter } from './delivery-filter.js';
 import type { HeaderList } from './header-list.js';
 import type { ForwardSummary, NewForward, Outbox } from './outbox.js';
 import type { RefusalStore } from './refusals.js';
@@ -52,13 +53,20 @@ export interface NewDelivery {
   verification: Verification;
   /** When set, a second delivery of the same source with the same key is a duplicate. */
   dedupKey: string | null;
+  /** Its event type (CONTRACT 8; see receive/event-type.ts); none when absent. */
+  eventType?: string | null;
   /** The forwards to create with it (CONTRACT 6); none for a duplicate. */
   forwards?: readonly NewForward[];
 }
 
 /** A delivery as it sits in the inbox. */
-export interface StoredDelivery extends Omit<NewDelivery, 'forwards'> {
+export interface StoredDelivery extends Omit<NewDelivery, 'forwards' | 'eventType'> {
   seq: number;
+  /**
+   * Its event type; null when it has none, and for a delivery stored before
+   * event types were kept until the background fill reaches it.
+   */
+  eventType: string | null;
   /** Its forwards and where each stands; read with the delivery (absent: none). */
   forwards?: ForwardSummary[];
 }
@@ -72,8 +80,8 @@ export interface AppendOutcome {
   duplicate: boolean;
 }
 
-export interface ListQuery {
-  source?: string;
+/** A page of the inbox: the deliveries that match the filter (CONTRACT 8), newest first. */
+export interface ListQuery extends DeliveryFilter {
   limit: number;
   /** Only deliveries with a smaller seq (the list is newest first). */
   beforeSeq?: number;
@@ -107,6 +115,47 @@ export interface SourceSummary {
   lastReceivedAt: number;
 }
 
+/** How many deliveries of one source have one event type (null: none), kept as they are stored and deleted. */
+export interface EventTypeSummary {
+  source: string;
+  eventType: string | null;
+  count: number;
+  /** Milliseconds since the epoch. */
+  lastReceivedAt: number;
+}
+
+export interface EventTypeQuery {
+  /** Only this source's; every source's when absent. */
+  source?: string;
+  /** At most this many, the most frequent first. */
+  limit: number;
+}
+
+export interface DeletedBatch {
+  deleted: number;
+  /** The lowest seq deleted; undefined when none was. */
+  lowestSeq: number | undefined;
+}
+
+/** The event type of a delivery stored before types were kept (the app derives it as the receiver would). */
+export type DeriveEventType = (delivery: StoredDelivery) => string | null;
+
+/** How much one step of the background indexing may do. */
+export interface IndexBudget {
+  /** Stop after this many milliseconds (the row or chunk in hand is finished). */
+  maxMs: number;
+  /** Rows read per query, at most. */
+  maxRows: number;
+}
+
+/** What one step did, and whether there is more to do now. */
+export interface IndexProgress {
+  /** Rows typed or indexed, chunks of large bodies counted one by one. */
+  done: number;
+  /** True while deliveries wait for their event type or their place in the search index. */
+  more: boolean;
+}
+
 /**
  * The inbox, as every backend (SQLite, PostgreSQL) implements it. The store
  * contract suite in `test/store/inbox-store-contract.ts` holds each of them
@@ -137,6 +186,23 @@ export interface InboxStore {
   delete(id: string): Promise<boolean>;
   /** Sources with their counts, by name (see SourceQuery). */
   sources(query?: SourceQuery): Promise<SourceSummary[]>;
+  /** Counts per source and event type, the most frequent first (then by source and type). */
+  eventTypes(query: EventTypeQuery): Promise<EventTypeSummary[]>;
+  /**
+   * Deletes at most `limit` of the deliveries that match `filter` and have a
+   * seq below `beforeSeq`, newest first (their forwards with them): how
+   * many, and the lowest seq deleted (a next call may start below it).
+   */
+  deleteMatching(filter: DeliveryFilter, beforeSeq: number, limit: number): Promise<DeletedBatch>;
+  /**
+   * One step of the work behind the commits, in short transactions: the
+   * search index of new deliveries where the store indexes after the commit
+   * (SQLite), then, for deliveries stored before event types and search
+   * were kept, their type (from `derive`), its count and their search text,
+   * newest first. Until a delivery is reached, it has no type and `text`
+   * does not find it.
+   */
+  indexStep(budget: IndexBudget, derive: DeriveEventType): Promise<IndexProgress>;
   /**
    * Deletes at most `limit` deliveries received before `before` (ms); returns
    * how many. A delivery whose forwards are not all settled (`pending`,

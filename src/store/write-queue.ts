@@ -46,6 +46,7 @@ export class WriteQueue {
   private flushing = false;
   private scheduled = false;
   private idleWaiters: Array<() => void> = [];
+  private commitCount = 0;
 
   constructor(
     private readonly store: InboxStore,
@@ -69,6 +70,11 @@ export class WriteQueue {
       this.pendingBytes += delivery.raw.length;
       this.schedule();
     });
+  }
+
+  /** Transactions run so far (committed or not): a change says that deliveries are coming in. */
+  get commits(): number {
+    return this.commitCount;
   }
 
   /** Resolves once every delivery enqueued so far has been committed or refused. */
@@ -153,6 +159,7 @@ export class WriteQueue {
   }
 
   private report(batchSize: number, started: bigint, ok: boolean): void {
+    this.commitCount++;
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     try {
       this.options.onCommit?.(batchSize, seconds, ok);

@@ -125,6 +125,7 @@ async function listenOn<S extends InboxStore>(
       await app.queue.drain();
       await app.refusals.stop();
       await app.forwarder.stop(0);
+      await app.index.stop();
       await store.close();
       await afterClose();
       dir.remove();

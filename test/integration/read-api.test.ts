@@ -155,6 +155,7 @@ describe('read API', () => {
       expect(Object.keys(delivery).sort()).toEqual([
         'body',
         'contentType',
+        'eventType',
         'forwards',
         'headers',
         'id',
@@ -171,6 +172,7 @@ describe('read API', () => {
       expect(delivery.receivedAt).toBe(receipt?.receivedAt);
       expect(delivery.receivedAt).toMatch(RFC3339_UTC_MS);
       expect(delivery.forwards).toEqual([]);
+      expect(delivery.eventType).toBeNull();
     });
 
     it.each([

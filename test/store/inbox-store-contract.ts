@@ -189,6 +189,7 @@ function describeRoundTripContract(store: () => InboxStore): void {
         ]),
         verification: { status: 'verified', scheme: 'github' },
         dedupKey: 'delivery-72d3162e',
+        eventType: 'pull_request.opened',
       };
       const [outcome] = await store().append([delivery]);
       const stored = await store().get(delivery.id);

@@ -503,9 +503,9 @@ describe('a bad config file is refused, naming the key', () => {
     ];
     expect(problems).toEqual([
       '(top level): an unknown key of 20 characters (not shown: it may be a secret; the settings here are strict, sources, destinations)',
-      'sources.src: an unknown key of 20 characters (not shown: it may be a secret; the settings here are verify, handshake, dedup, anyJson, maxBodyBytes, rateLimit, onFailure, forward, accept, response)',
+      'sources.src: an unknown key of 20 characters (not shown: it may be a secret; the settings here are verify, handshake, dedup, anyJson, maxBodyBytes, rateLimit, onFailure, forward, accept, response, eventType)',
       'sources.src.dedup: an unknown key of 20 characters (not shown: it may be a secret; the settings here are header)',
-      'sources.stripe: an unknown key of 20 characters (not shown: it may be a secret; the settings here are verify, handshake, dedup, anyJson, maxBodyBytes, rateLimit, onFailure, forward, accept, response)',
+      'sources.stripe: an unknown key of 20 characters (not shown: it may be a secret; the settings here are verify, handshake, dedup, anyJson, maxBodyBytes, rateLimit, onFailure, forward, accept, response, eventType)',
     ]);
     expect(problems.join('\n')).not.toContain('REALSECRET');
   });

@@ -3,15 +3,25 @@ import {
   BatchRefusedError,
   StoreUnavailableError,
   type AppendOutcome,
+  type DeletedBatch,
+  type DeriveEventType,
+  type EventTypeQuery,
+  type EventTypeSummary,
   type InboxStore,
+  type IndexBudget,
+  type IndexProgress,
   type ListQuery,
   type NewDelivery,
   type SourceQuery,
   type SourceSummary,
   type StoredDelivery,
 } from '../inbox-store.js';
-import { DELIVERY_COLUMNS, describeStoreError, type DeliveryRow } from '../delivery-row.js';
+import { DELIVERY_COLUMNS, describeStoreError, storedEventType, type DeliveryRow } from '../delivery-row.js';
+import type { DeliveryFilter } from '../delivery-filter.js';
+import { searchText } from '../search-text.js';
 import { migrate } from './migrate.js';
+import { backfillStep, COUNT_EVENT_TYPES } from './postgres-backfill.js';
+import { deleteMatching, listPage } from './postgres-list.js';
 import { PostgresOutbox } from './postgres-outbox.js';
 import { PostgresRefusals } from './postgres-refusals.js';
 import { deliveryFromPgRow as fromRow, escapeKey, holdable } from './text-values.js';
@@ -34,9 +44,9 @@ export interface PostgresStoreOptions {
 const APPEND_LOCK = 7_305_162_021;
 
 const INSERT = `INSERT INTO deliveries (id, source, received_at, method, query, content_type, remote_address,
-    headers, raw, verification_status, verification_scheme, verification_reason, dedup_key, parsed_body)
+    headers, raw, verification_status, verification_scheme, verification_reason, dedup_key, parsed_body, event_type)
   SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[],
-    $8::text[], $9::bytea[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[])
+    $8::text[], $9::bytea[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[])
   ON CONFLICT (source, dedup_key) WHERE dedup_key IS NOT NULL DO NOTHING
   RETURNING id, seq`;
 
@@ -45,6 +55,9 @@ const INSERT_FORWARDS = `INSERT INTO forwards (id, delivery_seq, delivery_id, so
   SELECT f.id, f.seq, f.delivery_id, f.source, f.destination, 'pending', f.at, f.at, f.at, f.at
   FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::bigint[])
     AS f (id, seq, delivery_id, source, destination, at)`;
+
+/** The search text of each new delivery (CONTRACT 8), indexed by pg_trgm in the same transaction. */
+const INSERT_TEXTS = 'INSERT INTO delivery_text (seq, text) SELECT * FROM unnest($1::bigint[], $2::text[])';
 
 const COUNT_SOURCES = `INSERT INTO sources (source, count, last_received_at)
   SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[])
@@ -60,6 +73,8 @@ export class PostgresStore implements InboxStore {
   readonly channel: string;
   readonly outbox: PostgresOutbox;
   readonly refusals: PostgresRefusals;
+
+  private readonly runner;
 
   private constructor(options: PostgresStoreOptions) {
     this.schema = options.schema ?? 'public';
@@ -84,12 +99,12 @@ export class PostgresStore implements InboxStore {
     // An idle connection that dies (PostgreSQL restarted) must not crash the process;
     // the pool opens a new one for the next query.
     this.pool.on('error', () => undefined);
-    const runner = {
+    this.runner = {
       execute: <R extends pg.QueryResultRow>(text: string, values?: unknown[]) => this.execute<R>(text, values),
       transaction: <T>(work: (client: pg.PoolClient) => Promise<T>) => this.transaction(work),
     };
-    this.outbox = new PostgresOutbox(runner);
-    this.refusals = new PostgresRefusals(runner);
+    this.outbox = new PostgresOutbox(this.runner);
+    this.refusals = new PostgresRefusals(this.runner);
   }
 
   /**
@@ -149,15 +164,24 @@ export class PostgresStore implements InboxStore {
         batch.map((d) => d.verification.reason ?? null),
         batch.map((d) => (d.dedupKey === null ? null : escapeKey(d.dedupKey))),
         batch.map((d) => d.parsedBody ?? null),
+        batch.map((d) => storedEventType(d.eventType)),
       ]);
       const seqById = new Map(inserted.rows.map((row) => [row.id, Number(row.seq)]));
       const counts = new Map<string, { count: number; last: number }>();
+      const typeCounts = new Map<string, { source: string; type: string; count: number; last: number }>();
+      const texts: { seqs: number[]; texts: string[] } = { seqs: [], texts: [] };
       const outcomes: AppendOutcome[] = [];
       for (const d of batch) {
         const seq = seqById.get(d.id);
         if (seq !== undefined) {
           const count = counts.get(d.source) ?? { count: 0, last: 0 };
           counts.set(d.source, { count: count.count + 1, last: Math.max(count.last, d.receivedAt) });
+          const type = storedEventType(d.eventType);
+          const typeKey = JSON.stringify([d.source, type]);
+          const typeCount = typeCounts.get(typeKey) ?? { source: d.source, type, count: 0, last: 0 };
+          typeCounts.set(typeKey, { ...typeCount, count: typeCount.count + 1, last: Math.max(typeCount.last, d.receivedAt) });
+          texts.seqs.push(seq);
+          texts.texts.push(searchText(d.headers, d.raw));
           outcomes.push({ id: d.id, seq, receivedAt: d.receivedAt, duplicate: false });
           continue;
         }
@@ -190,6 +214,14 @@ export class PostgresStore implements InboxStore {
           entries.map(([, c]) => c.count),
           entries.map(([, c]) => c.last),
         ]);
+        const types = [...typeCounts.values()];
+        await client.query(COUNT_EVENT_TYPES, [
+          types.map((c) => c.source),
+          types.map((c) => c.type),
+          types.map((c) => c.count),
+          types.map((c) => c.last),
+        ]);
+        await client.query(INSERT_TEXTS, [texts.seqs, texts.texts]);
       }
       const maxSeq = Math.max(0, ...seqById.values());
       await client.query(`UPDATE inbox_position SET last_seq = greatest(last_seq, ${maxSeq}); NOTIFY ${this.channel}; COMMIT`);
@@ -217,22 +249,8 @@ export class PostgresStore implements InboxStore {
   }
 
   async list(query: ListQuery): Promise<StoredDelivery[]> {
-    if (query.source !== undefined && !holdable(query.source)) return [];
-    const { before, limit } =
-      query.maxBytes === undefined
-        ? { before: query.beforeSeq ?? Number.MAX_SAFE_INTEGER, limit: query.limit }
-        : await this.pageWithin(query, query.maxBytes);
-    const result =
-      query.source === undefined
-        ? await this.execute<DeliveryRow>(
-            `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE seq < $1 ORDER BY seq DESC LIMIT $2`,
-            [before, limit],
-          )
-        : await this.execute<DeliveryRow>(
-            `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE source = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3`,
-            [query.source, before, limit],
-          );
-    return this.withForwards(result.rows.map(fromRow));
+    const rows = await listPage(this.runner, query, query.beforeSeq ?? Number.MAX_SAFE_INTEGER, query.limit, query.maxBytes);
+    return this.withForwards(rows.map(fromRow));
   }
 
   /** The deliveries with their forwards' summaries, read in one query. */
@@ -243,38 +261,6 @@ export class PostgresStore implements InboxStore {
       if (forwards !== undefined) delivery.forwards = forwards;
     }
     return deliveries;
-  }
-
-  /**
-   * The page that fits in `maxBytes` (as `ListQuery` says), measured from the
-   * deliveries' sizes alone (`octet_length` reads a stored bytea's size, not
-   * its bytes): how many, and the seq to read below, pinned to the newest
-   * delivery measured so that one committed meanwhile is not read instead.
-   */
-  private async pageWithin(query: ListQuery, maxBytes: number): Promise<{ before: number; limit: number }> {
-    const before = query.beforeSeq ?? Number.MAX_SAFE_INTEGER;
-    const sizes =
-      query.source === undefined
-        ? await this.execute<{ seq: string; size: number }>(
-            'SELECT seq, octet_length(raw) AS size FROM deliveries WHERE seq < $1 ORDER BY seq DESC LIMIT $2',
-            [before, query.limit],
-          )
-        : await this.execute<{ seq: string; size: number }>(
-            'SELECT seq, octet_length(raw) AS size FROM deliveries WHERE source = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3',
-            [query.source, before, query.limit],
-          );
-    const newest = sizes.rows[0];
-    if (newest === undefined) return { before, limit: 0 };
-    let bytes = 0;
-    let limit = sizes.rows.length;
-    for (const [index, row] of sizes.rows.entries()) {
-      bytes += row.size;
-      if (bytes >= maxBytes) {
-        limit = index + 1;
-        break;
-      }
-    }
-    return { before: Number(newest.seq) + 1, limit };
   }
 
   async readAfter(afterSeq: number, limit: number, source?: string): Promise<StoredDelivery[]> {
@@ -329,6 +315,36 @@ export class PostgresStore implements InboxStore {
       count: Number(row.count),
       lastReceivedAt: Number(row.last_received_at),
     }));
+  }
+
+  async eventTypes(query: EventTypeQuery): Promise<EventTypeSummary[]> {
+    if (query.source !== undefined && !holdable(query.source)) return [];
+    const result =
+      query.source === undefined
+        ? await this.execute<{ source: string; event_type: string; count: string; last_received_at: string }>(
+            `SELECT source, event_type, count, last_received_at FROM event_types
+              ORDER BY count DESC, source COLLATE "C", event_type COLLATE "C" LIMIT $1`,
+            [query.limit],
+          )
+        : await this.execute<{ source: string; event_type: string; count: string; last_received_at: string }>(
+            `SELECT source, event_type, count, last_received_at FROM event_types WHERE source = $1
+              ORDER BY count DESC, event_type COLLATE "C" LIMIT $2`,
+            [query.source, query.limit],
+          );
+    return result.rows.map((row) => ({
+      source: row.source,
+      eventType: row.event_type === '' ? null : row.event_type,
+      count: Number(row.count),
+      lastReceivedAt: Number(row.last_received_at),
+    }));
+  }
+
+  async deleteMatching(filter: DeliveryFilter, beforeSeq: number, limit: number): Promise<DeletedBatch> {
+    return deleteMatching(this.runner, filter, beforeSeq, limit);
+  }
+
+  async indexStep(budget: IndexBudget, derive: DeriveEventType): Promise<IndexProgress> {
+    return backfillStep(this.runner, budget, derive);
   }
 
   async pruneOlderThan(before: number, limit: number): Promise<number> {

@@ -5,18 +5,33 @@ import {
   BatchRefusedError,
   StoreUnavailableError,
   type AppendOutcome,
+  type DeletedBatch,
+  type DeriveEventType,
   type Durability,
+  type EventTypeQuery,
+  type EventTypeSummary,
   type InboxStore,
+  type IndexBudget,
+  type IndexProgress,
   type ListQuery,
   type NewDelivery,
   type SourceQuery,
   type SourceSummary,
   type StoredDelivery,
 } from '../inbox-store.js';
-import { DELIVERY_COLUMNS, deliveryFromRow, describeStoreError, type DeliveryRow } from '../delivery-row.js';
+import {
+  DELIVERY_COLUMNS,
+  deliveryFromRow,
+  describeStoreError,
+  storedEventType,
+  type DeliveryRow,
+} from '../delivery-row.js';
+import type { DeliveryFilter } from '../delivery-filter.js';
 import { migrate } from './migrate.js';
 import { SqliteOutbox } from './sqlite-outbox.js';
 import { SqliteRefusals } from './sqlite-refusals.js';
+import { SqliteList } from './sqlite-list.js';
+import { SqliteSearchIndex } from './sqlite-search.js';
 
 export interface SqliteStoreOptions {
   file: string;
@@ -102,6 +117,24 @@ interface SourceRow {
   last_received_at: number;
 }
 
+interface EventTypeRow extends SourceRow {
+  event_type: string;
+}
+
+/** Per key (a source, or a source and a type): deliveries added by a batch, and the latest receivedAt. */
+class BatchCounts<K> {
+  readonly counts = new Map<string, { key: K; count: number; last: number }>();
+
+  add(id: string, key: K, receivedAt: number): void {
+    const count = this.counts.get(id);
+    if (count === undefined) this.counts.set(id, { key, count: 1, last: receivedAt });
+    else {
+      count.count++;
+      count.last = Math.max(count.last, receivedAt);
+    }
+  }
+}
+
 export class SqliteStore implements InboxStore {
   readonly kind = 'sqlite';
   readonly db: Database;
@@ -110,6 +143,9 @@ export class SqliteStore implements InboxStore {
   readonly refusals: SqliteRefusals;
   private readonly statements;
   private readonly appendAll: (batch: readonly NewDelivery[]) => AppendOutcome[];
+  private readonly deleteAll: (filter: DeliveryFilter, beforeSeq: number, limit: number) => DeletedBatch;
+  private readonly lists: SqliteList;
+  private readonly searchIndex: SqliteSearchIndex;
 
   constructor(options: SqliteStoreOptions) {
     this.file = options.file;
@@ -122,24 +158,33 @@ export class SqliteStore implements InboxStore {
     );
     this.outbox = new SqliteOutbox(db);
     this.refusals = new SqliteRefusals(db);
+    this.lists = new SqliteList(db);
+    this.searchIndex = new SqliteSearchIndex(db);
     const outbox = this.outbox;
     this.statements = {
       insert: db.prepare(`INSERT INTO deliveries (id, source, received_at, method, query, content_type,
-          remote_address, headers, raw, verification_status, verification_scheme, verification_reason, dedup_key, parsed_body)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+          remote_address, headers, raw, verification_status, verification_scheme, verification_reason, dedup_key, parsed_body, event_type)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (source, dedup_key) WHERE dedup_key IS NOT NULL DO NOTHING`),
       countSource: db.prepare(`INSERT INTO sources (source, count, last_received_at) VALUES (?, ?, ?)
         ON CONFLICT (source) DO UPDATE SET
           count = count + excluded.count,
           last_received_at = max(last_received_at, excluded.last_received_at)`),
+      countEventType: db.prepare(`INSERT INTO event_types (source, event_type, count, last_received_at) VALUES (?, ?, ?, ?)
+        ON CONFLICT (source, event_type) DO UPDATE SET
+          count = count + excluded.count,
+          last_received_at = max(last_received_at, excluded.last_received_at)`),
+      eventTypes: db.prepare<[number], EventTypeRow>(
+        `SELECT source, event_type, count, last_received_at FROM event_types
+          ORDER BY count DESC, source, event_type LIMIT ?`,
+      ),
+      eventTypesOf: db.prepare<[string, number], EventTypeRow>(
+        `SELECT source, event_type, count, last_received_at FROM event_types WHERE source = ?
+          ORDER BY count DESC, event_type LIMIT ?`,
+      ),
+      deleteSeq: db.prepare<[number]>('DELETE FROM deliveries WHERE seq = ?'),
       byDedupKey: db.prepare<[string, string], Pick<DeliveryRow, 'id' | 'seq' | 'received_at'>>(
         'SELECT id, seq, received_at FROM deliveries WHERE source = ? AND dedup_key = ?',
-      ),
-      listAll: db.prepare<[number, number], DeliveryRow>(
-        `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE seq < ? ORDER BY seq DESC LIMIT ?`,
-      ),
-      listSource: db.prepare<[string, number, number], DeliveryRow>(
-        `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE source = ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
       ),
       afterAll: db.prepare<[number, number], DeliveryRow>(
         `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE seq > ? ORDER BY seq ASC LIMIT ?`,
@@ -167,10 +212,12 @@ export class SqliteStore implements InboxStore {
           ORDER BY received_at LIMIT ?)`,
       ),
     };
-    const { insert, byDedupKey, countSource } = this.statements;
+    const { insert, byDedupKey, countSource, countEventType, deleteSeq } = this.statements;
     this.appendAll = db.transaction((batch: readonly NewDelivery[]) => {
-      const counts = new Map<string, { count: number; last: number }>();
+      const counts = new BatchCounts<string>();
+      const typeCounts = new BatchCounts<[string, string]>();
       const outcomes = batch.map((d): AppendOutcome => {
+        const eventType = storedEventType(d.eventType);
         const result = insert.run(
           d.id,
           d.source,
@@ -186,26 +233,30 @@ export class SqliteStore implements InboxStore {
           d.verification.reason ?? null,
           d.dedupKey,
           d.parsedBody ?? null,
+          eventType,
         );
         if (result.changes === 1) {
           if (d.forwards !== undefined && d.forwards.length > 0) {
             outbox.insertForwards(result.lastInsertRowid, d.id, d.source, d.forwards, d.receivedAt);
           }
-          const count = counts.get(d.source);
-          if (count === undefined) counts.set(d.source, { count: 1, last: d.receivedAt });
-          else {
-            count.count++;
-            count.last = Math.max(count.last, d.receivedAt);
-          }
+          counts.add(d.source, d.source, d.receivedAt);
+          typeCounts.add(JSON.stringify([d.source, eventType]), [d.source, eventType], d.receivedAt);
           return { id: d.id, seq: Number(result.lastInsertRowid), receivedAt: d.receivedAt, duplicate: false };
         }
         const first = byDedupKey.get(d.source, d.dedupKey ?? '');
         if (first === undefined) throw new Error('insert ignored without a matching dedup key');
         return { id: first.id, seq: Number(first.seq), receivedAt: Number(first.received_at), duplicate: true };
       });
-      // One upsert per source and batch instead of a trigger per row.
-      for (const [source, { count, last }] of counts) countSource.run(source, count, last);
+      // One upsert per source (and per source and type) and batch instead of a trigger per row.
+      for (const { key, count, last } of counts.counts.values()) countSource.run(key, count, last);
+      for (const { key, count, last } of typeCounts.counts.values()) countEventType.run(key[0], key[1], count, last);
       return outcomes;
+    });
+    this.deleteAll = db.transaction((filter: DeliveryFilter, beforeSeq: number, limit: number) => {
+      const seqs: number[] = [];
+      for (const row of this.lists.rows(filter, beforeSeq, limit)) seqs.push(Number(row.seq));
+      for (const seq of seqs) deleteSeq.run(seq);
+      return { deleted: seqs.length, lowestSeq: seqs.at(-1) };
     });
   }
 
@@ -220,11 +271,7 @@ export class SqliteStore implements InboxStore {
   }
 
   async list(query: ListQuery): Promise<StoredDelivery[]> {
-    const before = query.beforeSeq ?? Number.MAX_SAFE_INTEGER;
-    const rows =
-      query.source === undefined
-        ? this.statements.listAll.iterate(before, query.limit)
-        : this.statements.listSource.iterate(query.source, before, query.limit);
+    const rows = this.lists.rows(query, query.beforeSeq ?? Number.MAX_SAFE_INTEGER, query.limit);
     // Row by row, so that a page of large bodies stops at maxBytes without reading the rest.
     const listed: StoredDelivery[] = [];
     let bytes = 0;
@@ -284,6 +331,31 @@ export class SqliteStore implements InboxStore {
       count: row.count,
       lastReceivedAt: row.last_received_at,
     }));
+  }
+
+  async eventTypes(query: EventTypeQuery): Promise<EventTypeSummary[]> {
+    const rows =
+      query.source === undefined
+        ? this.statements.eventTypes.all(query.limit)
+        : this.statements.eventTypesOf.all(query.source, query.limit);
+    return rows.map((row) => ({
+      source: row.source,
+      eventType: row.event_type === '' ? null : row.event_type,
+      count: row.count,
+      lastReceivedAt: row.last_received_at,
+    }));
+  }
+
+  async deleteMatching(filter: DeliveryFilter, beforeSeq: number, limit: number): Promise<DeletedBatch> {
+    try {
+      return this.deleteAll(filter, beforeSeq, limit);
+    } catch (error) {
+      throw new StoreUnavailableError(`SQLite could not delete: ${describeStoreError(error)}`, { cause: error });
+    }
+  }
+
+  async indexStep(budget: IndexBudget, derive: DeriveEventType): Promise<IndexProgress> {
+    return this.searchIndex.step(budget, derive);
   }
 
   async pruneOlderThan(before: number, limit: number): Promise<number> {

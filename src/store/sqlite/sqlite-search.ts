@@ -1,0 +1,179 @@
+import { performance } from 'node:perf_hooks';
+import type { Database } from './driver.js';
+import { deliveryFromRow, DELIVERY_COLUMNS, storedEventType, type DeliveryRow } from '../delivery-row.js';
+import type { HeaderList } from '../header-list.js';
+import type { DeriveEventType, IndexBudget, IndexProgress } from '../inbox-store.js';
+import { searchText } from '../search-text.js';
+
+/**
+ * The search index on SQLite (migration 000006): FTS5 trigrams of each
+ * delivery's search text, written after the delivery's commit, a short
+ * transaction at a time (see `step`), and the background fill of deliveries
+ * stored before the index and event types existed.
+ *
+ * Why after the commit: the trigram index of a 1 KiB body costs 150 to
+ * 300 µs, three to six times what storing the delivery costs; in the
+ * commit it would have cut how many deliveries a second Reception takes
+ * to a third (bench/RESULTS.md, "Search index"). A search does not find a
+ * delivery until it is indexed: see the README for how far it may lag.
+ */
+
+/** Characters of text per indexed row; a delivery's text is cut into chunks of this many. */
+export const CHUNK_CHARS = 64 * 1024;
+/** Each chunk goes on this many characters into the next, so that a search of up to this many is never cut in two. */
+export const CHUNK_OVERLAP = 512;
+/** Rows of the index per delivery at most (its rowid is seq * 1024 + chunk): 64 Mi characters of text. */
+export const MAX_CHUNKS = 1024;
+
+/** The chunks `text` is indexed in (at least one, at most MAX_CHUNKS). */
+export function chunkCount(text: string): number {
+  if (text.length <= CHUNK_CHARS + CHUNK_OVERLAP) return 1;
+  return Math.min(MAX_CHUNKS, Math.ceil((text.length - CHUNK_OVERLAP) / CHUNK_CHARS));
+}
+
+function chunk(text: string, index: number): string {
+  return text.slice(index * CHUNK_CHARS, (index + 1) * CHUNK_CHARS + CHUNK_OVERLAP);
+}
+
+/**
+ * The FTS5 query that finds the rows having every trigram of `text`
+ * (detail=none keeps no positions, so a phrase cannot be asked for: the
+ * candidates are checked against the text itself afterwards). Undefined for
+ * a text of fewer than three characters, which has no trigram.
+ */
+export function trigramQuery(text: string): string | undefined {
+  const points = [...text];
+  const trigrams = new Map<string, string>();
+  for (let i = 0; i + 3 <= points.length; i++) {
+    const trigram = points.slice(i, i + 3).join('');
+    trigrams.set(trigram.toLowerCase(), trigram);
+  }
+  if (trigrams.size === 0) return undefined;
+  return [...trigrams.values()].map((trigram) => `"${trigram.replaceAll('"', '""')}"`).join(' AND ');
+}
+
+interface Position {
+  next_seq: number;
+  next_chunks: number;
+  backfill_seq: number;
+  backfill_chunks: number;
+}
+
+/** A deliveries row as SQLite hands it back: its integers are numbers. */
+type OldRow = DeliveryRow & { seq: number; received_at: number };
+
+interface TextRow {
+  seq: number;
+  headers: string;
+  raw: Buffer;
+}
+
+/** The rows and chunks one step indexes, as the transactions see them. */
+interface StepState {
+  deadline: number;
+  done: number;
+}
+
+export class SqliteSearchIndex {
+  private readonly q;
+  private readonly stepTransaction: (budget: IndexBudget, derive: DeriveEventType) => IndexProgress;
+
+  constructor(private readonly db: Database) {
+    this.q = {
+      position: db.prepare<[], Position>('SELECT next_seq, next_chunks, backfill_seq, backfill_chunks FROM index_position'),
+      moveNext: db.prepare<[number, number]>('UPDATE index_position SET next_seq = ?, next_chunks = ?'),
+      moveBackfill: db.prepare<[number, number]>('UPDATE index_position SET backfill_seq = ?, backfill_chunks = ?'),
+      newRows: db.prepare<[number, number], TextRow>(
+        'SELECT seq, headers, raw FROM deliveries WHERE seq >= ? ORDER BY seq LIMIT ?',
+      ),
+      oldRows: db.prepare<[number, number], OldRow>(
+        `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE seq <= ? ORDER BY seq DESC LIMIT ?`,
+      ),
+      insert: db.prepare<[number, string]>('INSERT INTO delivery_text (rowid, text) VALUES (?, ?)'),
+      type: db.prepare<[string, number]>('UPDATE deliveries SET event_type = ? WHERE seq = ? AND event_type IS NULL'),
+      count: db.prepare<[string, string, number]>(
+        `INSERT INTO event_types (source, event_type, count, last_received_at) VALUES (?, ?, 1, ?)
+          ON CONFLICT (source, event_type) DO UPDATE SET
+            count = count + 1, last_received_at = max(last_received_at, excluded.last_received_at)`,
+      ),
+    };
+    this.stepTransaction = db.transaction((budget: IndexBudget, derive: DeriveEventType): IndexProgress => {
+      const state: StepState = { deadline: performance.now() + budget.maxMs, done: 0 };
+      const newer = this.indexNew(state, budget.maxRows);
+      if (newer) return { done: state.done, more: true };
+      const older = this.backfill(state, budget.maxRows, derive);
+      return { done: state.done, more: older };
+    });
+  }
+
+  /** One step (see InboxStore.indexStep), in one transaction. */
+  step(budget: IndexBudget, derive: DeriveEventType): IndexProgress {
+    return this.stepTransaction(budget, derive);
+  }
+
+  /** New deliveries, oldest first, from `next_seq`; true when time ran out with more to do. */
+  private indexNew(state: StepState, maxRows: number): boolean {
+    const position = this.q.position.get();
+    if (position === undefined) return false;
+    let seq = position.next_seq;
+    let chunks = position.next_chunks;
+    const rows = this.q.newRows.all(seq, maxRows);
+    for (const row of rows) {
+      const from = row.seq === seq ? chunks : 0;
+      const reached = this.indexChunks(row, from, state);
+      if (reached !== undefined) {
+        this.q.moveNext.run(row.seq, reached);
+        return true;
+      }
+      seq = row.seq + 1;
+      chunks = 0;
+      if (performance.now() > state.deadline) break;
+    }
+    this.q.moveNext.run(seq, chunks);
+    return rows.length === maxRows || (rows.length > 0 && performance.now() > state.deadline);
+  }
+
+  /** Deliveries stored before migration 000006, newest first: typed, counted and indexed. True while some are left. */
+  private backfill(state: StepState, maxRows: number, derive: DeriveEventType): boolean {
+    const position = this.q.position.get();
+    if (position === undefined || position.backfill_seq <= 0) return false;
+    const rows = this.q.oldRows.all(position.backfill_seq, maxRows);
+    if (rows.length === 0) {
+      this.q.moveBackfill.run(0, 0);
+      return false;
+    }
+    for (const row of rows) {
+      const from = row.seq === position.backfill_seq ? position.backfill_chunks : 0;
+      if (from === 0) this.typeOne(row, derive);
+      const reached = this.indexChunks(row, from, state);
+      if (reached !== undefined) {
+        this.q.moveBackfill.run(row.seq, reached);
+        return true;
+      }
+      this.q.moveBackfill.run(row.seq - 1, 0);
+      if (performance.now() > state.deadline) return true;
+    }
+    return true;
+  }
+
+  private typeOne(row: OldRow, derive: DeriveEventType): void {
+    if (row.event_type !== null) return;
+    const type = storedEventType(derive(deliveryFromRow(row)));
+    if (this.q.type.run(type, row.seq).changes > 0) this.q.count.run(row.source, type, row.received_at);
+  }
+
+  /**
+   * Indexes the chunks of a delivery's text from `from` on. Undefined when
+   * all are done; else how many are, time having run out before the rest.
+   */
+  private indexChunks(row: Pick<TextRow, 'seq' | 'headers' | 'raw'>, from: number, state: StepState): number | undefined {
+    const text = searchText(JSON.parse(row.headers) as HeaderList, row.raw);
+    const count = chunkCount(text);
+    for (let index = from; index < count; index++) {
+      this.q.insert.run(row.seq * MAX_CHUNKS + index, chunk(text, index));
+      state.done++;
+      if (index + 1 < count && performance.now() > state.deadline) return index + 1;
+    }
+    return undefined;
+  }
+}
