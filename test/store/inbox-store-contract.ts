@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BatchRefusedError, type InboxStore, type NewDelivery } from '../../src/store/inbox-store.js';
 import { BASE_TIME, newDeliveries, newDelivery } from '../helpers/delivery-factory.js';
 import { describeDedupContract } from './inbox-store-contract-dedup.js';
+import { describeFindingContract } from './inbox-store-contract-finding.js';
 import { describeOddValuesContract } from './inbox-store-contract-odd-values.js';
 import { describeReadingContract } from './inbox-store-contract-reading.js';
 import { describeSourcesContract } from './inbox-store-contract-sources.js';
@@ -42,6 +43,7 @@ export function describeInboxStore(name: string, open: OpenStore): void {
     describeSourcesContract(store);
     describeDedupContract(store);
     describeOddValuesContract(store);
+    describeFindingContract(store);
 
     it('checkWritable resolves on a working store', async () => {
       await expect(store().checkWritable()).resolves.toBeUndefined();
