@@ -40,7 +40,10 @@ export function deliveryFilter(params: FilterParams): DeliveryFilter {
   if (params.q !== undefined) {
     const length = [...params.q].length;
     if (length < MIN_SEARCH_CHARS || length > MAX_SEARCH_CHARS) {
-      throw invalid('q', `the text to search for takes ${MIN_SEARCH_CHARS} to ${MAX_SEARCH_CHARS} characters, this has ${length}`);
+      throw invalid(
+        'q',
+        `the text to search for takes ${MIN_SEARCH_CHARS} to ${MAX_SEARCH_CHARS} characters, this has ${length}`,
+      );
     }
     filter.text = params.q;
   }
@@ -57,7 +60,8 @@ function eventTypeMatch(text: string): NonNullable<DeliveryFilter['eventType']> 
 
 function time(name: string, text: string): number {
   const value = parseRfc3339(text);
-  if (value === undefined) throw invalid(name, 'expected an RFC 3339 time such as 2026-11-22T01:02:03Z (or with an offset, +02:00)');
+  if (value === undefined)
+    throw invalid(name, 'expected an RFC 3339 time such as 2026-11-22T01:02:03Z (or with an offset, +02:00)');
   return value;
 }
 

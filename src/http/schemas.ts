@@ -34,7 +34,7 @@ export const DeliverySchema = Type.Object({
   source: Type.String(),
   eventType: Type.Union([Type.String(), Type.Null()], {
     description:
-      'Its event type (CONTRACT 8: from its scheme, the source\'s eventType setting, or the usual headers and body fields); null when it has none',
+      "Its event type (CONTRACT 8: from its scheme, the source's eventType setting, or the usual headers and body fields); null when it has none",
   }),
   receivedAt: Type.String({ description: 'RFC 3339 UTC with milliseconds' }),
   method: Type.String(),
@@ -79,10 +79,13 @@ const FILTER_PROPERTIES = {
   eventType: Type.Optional(
     Type.String({
       maxLength: 1024,
-      description: 'Only deliveries of this event type, or with a trailing *, of every type that begins with the rest (invoice.*).',
+      description:
+        'Only deliveries of this event type, or with a trailing *, of every type that begins with the rest (invoice.*).',
     }),
   ),
-  verification: Type.Optional(Type.String({ maxLength: 16, description: 'Only deliveries whose verification is verified, failed or none.' })),
+  verification: Type.Optional(
+    Type.String({ maxLength: 16, description: 'Only deliveries whose verification is verified, failed or none.' }),
+  ),
   since: Type.Optional(Type.String({ maxLength: 64, description: 'Only deliveries received at or after this RFC 3339 time.' })),
   until: Type.Optional(Type.String({ maxLength: 64, description: 'Only deliveries received before this RFC 3339 time.' })),
   q: Type.Optional(
@@ -157,7 +160,7 @@ export const SourceListSchema = Type.Object({
 export const MAX_EVENT_TYPES = 1000;
 
 export const EventTypeQuerySchema = Type.Object({
-  source: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'Only this source\'s event types.' })),
+  source: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: "Only this source's event types." })),
   limit: Type.Optional(
     Type.String({
       pattern: POSITIVE_DIGITS,

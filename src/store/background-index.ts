@@ -87,7 +87,8 @@ export class BackgroundIndex {
       } catch (error) {
         // A store that is down or busy: try again later, a little later each time.
         failures++;
-        if (failures === 1 || failures % 100 === 0) logger.warn({ err: error, failures }, 'search indexing failed; it will be tried again');
+        if (failures === 1 || failures % 100 === 0)
+          logger.warn({ err: error, failures }, 'search indexing failed; it will be tried again');
         await this.pause(Math.min(30_000, 100 * 2 ** Math.min(failures, 8)), false);
         continue;
       }

@@ -249,7 +249,9 @@ describe.each([
     const server = await startAppOn(store);
     cleanups.unshift(() => server.close().catch(() => undefined));
     await server.app.index.caughtUp();
-    const page = (await (await fetch(`${server.url}/api/deliveries?eventType=pull_request.*`, { headers: server.auth })).json()) as {
+    const page = (await (
+      await fetch(`${server.url}/api/deliveries?eventType=pull_request.*`, { headers: server.auth })
+    ).json()) as {
       items: Array<{ id: string; eventType: string | null }>;
     };
     expect(page.items.map((d) => [d.id, d.eventType])).toEqual([['old-1', 'pull_request.opened']]);

@@ -208,10 +208,7 @@ export function describeFindingContract(store: () => InboxStore): void {
         newDelivery({ source: 'github', eventType: 'order.x', raw: json({ i, note: 'needle elsewhere' }) }),
         newDelivery({ source: 'stripe', eventType: 'refund', raw: json({ i, note: 'needle' }) }),
       ];
-      const before = await add(
-        store(),
-        Array.from({ length: 10 }, (_, i) => [matching(i), ...noise(i)]).flat(),
-      );
+      const before = await add(store(), Array.from({ length: 10 }, (_, i) => [matching(i), ...noise(i)]).flat());
       const expected = before.filter((_, index) => index % 4 === 0).reverse();
       const seen: number[] = [];
       let cursor: number | undefined;
@@ -239,13 +236,33 @@ export function describeFindingContract(store: () => InboxStore): void {
     });
 
     it('finds text with multi-byte characters, and next to bytes that are not UTF-8', async () => {
-      const raw = Buffer.concat([Buffer.from('{"city":"Zürich 日本語'), Buffer.from([0xff, 0xc3]), Buffer.from('tail\u{1f600}end"}')]);
+      const raw = Buffer.concat([
+        Buffer.from('{"city":"Zürich 日本語'),
+        Buffer.from([0xff, 0xc3]),
+        Buffer.from('tail\u{1f600}end"}'),
+      ]);
       const [seq] = await add(store(), [newDelivery({ raw }), newDelivery({ raw: json({ city: 'Zurich' }) })]);
       expect(await seqs(store(), { text: 'zürich' })).toEqual([seq]);
       expect(await seqs(store(), { text: '本語' + '\ufffd' })).toEqual([seq]);
       expect(await seqs(store(), { text: '\ufffd\ufffdtail' })).toEqual([seq]);
       expect(await seqs(store(), { text: 'tail\u{1f600}e' })).toEqual([seq]);
       expect(await seqs(store(), { text: '\u{1f600}en' })).toEqual([seq]);
+    });
+
+    it('finds the text itself, not its pieces in other places, nor across two header values', async () => {
+      const [scattered, whole] = await add(store(), [
+        newDelivery({
+          raw: json({ a: 'abcd', b: 'xcde' }),
+          headers: [
+            ['X-One', 'zzab'],
+            ['X-Two', 'cdzz'],
+          ],
+        }),
+        newDelivery({ raw: json({ a: 'abcde' }) }),
+      ]);
+      expect(scattered).toBeDefined();
+      expect(await seqs(store(), { text: 'abcde' })).toEqual([whole]);
+      expect(await seqs(store(), { text: 'zzabcdzz' })).toEqual([]);
     });
 
     it('takes %, _, \\ and quotes literally', async () => {
@@ -263,11 +280,19 @@ export function describeFindingContract(store: () => InboxStore): void {
 
     it('finds text anywhere in a large body, across the places an index may cut it', async () => {
       const filler = 'abcdefghij'.repeat(30_000);
-      const body = `{"a":"${filler.slice(0, 65_530)}MARKER-ONE${filler.slice(65_530, 200_000)}MARKER-TWO${filler.slice(200_000)}"}`;
-      const [seq] = await add(store(), [newDelivery({ raw: Buffer.from(body) }), newDelivery()]);
+      // The search text is the header values, then the body: "application/json\n{"a":"" is 23 characters, so
+      // MARKER-ONE begins at 65,531 and spans 65,536, where SQLite's index begins its second chunk.
+      const cut = 65_536 - 5 - 23;
+      const body = `{"a":"${filler.slice(0, cut)}MARKER-ONE${filler.slice(cut, 200_000)}MARKER-TWO${filler.slice(200_000)}"}`;
+      const [seq] = await add(store(), [
+        newDelivery({ raw: Buffer.from(body), headers: [['content-type', 'application/json']] }),
+        newDelivery(),
+      ]);
       expect(await seqs(store(), { text: 'marker-one' })).toEqual([seq]);
       expect(await seqs(store(), { text: 'marker-two' })).toEqual([seq]);
-      expect(await seqs(store(), { text: 'jMARKER-ONEa' })).toEqual([seq]);
+      expect(await seqs(store(), { text: `${filler.slice(cut - 3, cut)}MARKER-ONE${filler.slice(cut, cut + 3)}` })).toEqual([
+        seq,
+      ]);
       const listed = await store().list({ text: 'abcdefghij', limit: 10 });
       expect(listed.map((d) => d.seq)).toEqual([seq]);
     });

@@ -267,6 +267,29 @@ describe('a bad config file is refused, naming the key', () => {
     ).toEqual([expect.stringMatching(/^sources\.src\.verify\.secrets\[0\]: /)]);
   });
 
+  it('an eventType setting that names both or neither place, a bad header or path, or one its scheme would not read', () => {
+    expect(problemsOf('both.json', oneSource({ eventType: { header: 'X-Event', body: 'type' } }))).toEqual([
+      expect.stringMatching(/^sources\.src\.eventType: name either a header .* or a body field/),
+    ]);
+    expect(problemsOf('neither.json', oneSource({ eventType: {} }))).toEqual([
+      expect.stringMatching(/^sources\.src\.eventType: name either/),
+    ]);
+    expect(problemsOf('header.json', oneSource({ eventType: { header: 'X Event' } }))).toEqual([
+      expect.stringMatching(/^sources\.src\.eventType\.header: /),
+    ]);
+    expect(problemsOf('path.json', oneSource({ eventType: { body: 'data..kind' } }))).toEqual([
+      expect.stringMatching(/^sources\.src\.eventType\.body: /),
+    ]);
+    expect(problemsOf('unknown.json', oneSource({ eventType: { field: 'type' } }))).toEqual([
+      expect.stringMatching(/^sources\.src\.eventType\.field: unknown key/),
+    ]);
+    expect(
+      problemsOf('stripe.json', oneSource({ verify: { scheme: 'stripe', secrets: ['whsec_x'] }, eventType: { body: 'kind' } })),
+    ).toEqual([expect.stringMatching(/^sources\.src\.eventType: the stripe scheme says where the event type is/)]);
+    const fine = oneSource({ verify: { scheme: 'hmac', secrets: ['s'], header: 'X-Sig' }, eventType: { header: 'X-Event' } });
+    expect(loadConfigFile(file('fine.json', fine)).sources?.src?.eventType).toEqual({ header: 'X-Event' });
+  });
+
   it('a file that is not an object, or whose sources or source is not one', () => {
     for (const text of ['[]', '"sources"', '42', '- a\n- b\n']) {
       expect(problemsOf('not-object.yaml', text)).toEqual([expect.stringMatching(/^\(top level\): expected an object/)]);

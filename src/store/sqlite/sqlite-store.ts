@@ -19,13 +19,7 @@ import {
   type SourceSummary,
   type StoredDelivery,
 } from '../inbox-store.js';
-import {
-  DELIVERY_COLUMNS,
-  deliveryFromRow,
-  describeStoreError,
-  storedEventType,
-  type DeliveryRow,
-} from '../delivery-row.js';
+import { DELIVERY_COLUMNS, deliveryFromRow, describeStoreError, storedEventType, type DeliveryRow } from '../delivery-row.js';
 import type { DeliveryFilter } from '../delivery-filter.js';
 import { migrate } from './migrate.js';
 import { SqliteOutbox } from './sqlite-outbox.js';

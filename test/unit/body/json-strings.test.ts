@@ -3,7 +3,10 @@ import { jsonStringsAt, pathKey } from '../../../src/body/json-strings.js';
 
 const read = (text: string | Buffer, ...paths: string[][]): Record<string, string> =>
   Object.fromEntries(
-    [...jsonStringsAt(Buffer.isBuffer(text) ? text : Buffer.from(text), paths)].map(([key, value]) => [key.replaceAll('\u0000', '.'), value]),
+    [...jsonStringsAt(Buffer.isBuffer(text) ? text : Buffer.from(text), paths)].map(([key, value]) => [
+      key.replaceAll('\u0000', '.'),
+      value,
+    ]),
   );
 
 describe('jsonStringsAt', () => {
