@@ -11,7 +11,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
 /** Integration files that are about SQLite itself (its file, its lock, its disk) or hold its commits: not run again on PostgreSQL. */
 const SQLITE_ONLY = ['full-disk', 'storage-unavailable', 'stream-hub', 'receive-half-close'];
 /** Integration files that already run each case on both stores themselves. */
-const BOTH_STORES_INSIDE = ['impossible-ids', 'one-bad-delivery', 'readiness', 'body-kinds', 'custom-answers'];
+const BOTH_STORES_INSIDE = ['finding', 'impossible-ids', 'one-bad-delivery', 'readiness', 'body-kinds', 'custom-answers'];
 
 const DATABASE_URL = process.env.RECEPTION_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 

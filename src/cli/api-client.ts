@@ -51,11 +51,10 @@ export class ApiClient {
 
   constructor(readonly target: ServerTarget) {}
 
-  async listDeliveries(query: { source?: string; limit?: number; cursor?: string }, signal?: AbortSignal): Promise<DeliveryPage> {
+  /** A page of the list; `query` holds its parameters (`limit`, `cursor` and the filters, CONTRACT 8). */
+  async listDeliveries(query: Record<string, string | number | undefined>, signal?: AbortSignal): Promise<DeliveryPage> {
     const params = new URLSearchParams();
-    if (query.source !== undefined) params.set('source', query.source);
-    if (query.limit !== undefined) params.set('limit', String(query.limit));
-    if (query.cursor !== undefined) params.set('cursor', query.cursor);
+    for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
     const body = await this.json(`/api/deliveries?${params.toString()}`, signal);
     if (!isRecord(body) || !Array.isArray(body.items)) throw malformed('/api/deliveries');
     const nextCursor = typeof body.nextCursor === 'string' ? body.nextCursor : null;

@@ -21,10 +21,17 @@ export function bodyPreview(delivery: DeliveryJson, max: number): string {
   return escapeForTerminal(cut);
 }
 
+/** The event type as a line shows it: `-` for none (and from a server that sends none). */
+export function eventTypeText(delivery: DeliveryJson): string {
+  const type = delivery.eventType ?? null;
+  return type === null ? '-' : escapeForTerminal(type);
+}
+
 /**
  * One readable line per delivery, as `reception tail` prints it:
- * time, source, method, size, id, verification when there is one, and the
- * start of the body. Every field is escaped: payloads are hostile.
+ * time, source, event type (`-` for none), method, size, id, verification
+ * when there is one, and the start of the body. Every field is escaped:
+ * payloads are hostile.
  */
 export function deliveryLine(delivery: DeliveryJson, width?: number): string {
   const verification = delivery.verification.status === 'none' ? '' : `  [${delivery.verification.status}]`;
@@ -32,6 +39,7 @@ export function deliveryLine(delivery: DeliveryJson, width?: number): string {
     [
       escapeForTerminal(delivery.receivedAt),
       escapeForTerminal(delivery.source),
+      eventTypeText(delivery),
       escapeForTerminal(delivery.method),
       formatBytes(delivery.size).padStart(9),
       escapeForTerminal(delivery.id),

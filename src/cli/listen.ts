@@ -1,7 +1,7 @@
 import { parseDuration } from '../config/duration.js';
 import type { DeliveryJson } from '../http/schemas.js';
 import { ApiClient, asDelivery } from './api-client.js';
-import { formatBytes } from './delivery-line.js';
+import { eventTypeText, formatBytes } from './delivery-line.js';
 import { escapeForTerminal } from '../text/terminal-safe.js';
 import { eventStream } from './event-stream.js';
 import {
@@ -167,6 +167,7 @@ function describe(delivery: DeliveryJson): string {
     `seq ${delivery.seq}`,
     escapeForTerminal(delivery.method),
     escapeForTerminal(delivery.source),
+    eventTypeText(delivery),
     formatBytes(delivery.size),
     escapeForTerminal(delivery.id),
   ].join('  ');

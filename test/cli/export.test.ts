@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeliveryJson } from '../../src/http/schemas.js';
 import { startApp, type RunningApp } from '../helpers/app.js';
 import { killAllClis, runCli } from '../helpers/cli.js';
-import { sendNumbered } from '../helpers/cli-send.js';
+import { sendNumbered, sendWebhook } from '../helpers/cli-send.js';
 import { freePort } from '../helpers/free-port.js';
 
 let server: RunningApp;
@@ -82,6 +82,30 @@ describe('reception export', { timeout: 60_000 }, () => {
     expect(code).toBe(0);
     expect(stderr).toContain('\r[');
     expect(stderr).toMatch(/\r\[█+\] 100% {2}130 of 130 deliveries/);
+  });
+
+  it('passes the filters of the list on: --event-type, --verification, --until and -q', async () => {
+    const typed = [];
+    for (const [type, word] of [
+      ['invoice.paid', 'needle'],
+      ['invoice.created', 'hay'],
+      ['refund', 'needle'],
+    ]) {
+      const body = JSON.stringify({ type, word });
+      typed.push((await sendWebhook(server.url, '/api/webhook/billing', body, [['Content-Type', 'application/json']])).id);
+    }
+    await server.app.index.caughtUp();
+    const ids = async (args: string[]): Promise<string[]> => {
+      const { code, stdout, stderr } = await exportCli(args);
+      expect(code, stderr).toBe(0);
+      return stdout === '' ? [] : parse(stdout).map((d) => d.id);
+    };
+    expect(await ids(['--event-type', 'invoice.*'])).toEqual([typed[1], typed[0]]);
+    expect(await ids(['--source', 'billing', '-q', 'NEEDLE'])).toEqual([typed[2], typed[0]]);
+    expect(await ids(['--source', 'billing', '--verification', 'verified'])).toEqual([]);
+    expect(await ids(['--source', 'billing', '--until', '1h'])).toEqual([]);
+    const refused = await exportCli(['--verification', 'maybe']);
+    expect(refused.code).toBe(2);
   });
 
   it('a server that is not there is an error (exit 1)', async () => {

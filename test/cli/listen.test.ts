@@ -112,7 +112,8 @@ describe('reception listen', { timeout: 60_000 }, () => {
     // The delivery's query string goes along.
     expect(gotJson.url).toBe('/hooks/in?delivery=1&x=%20y');
     expect(gotForm.url).toBe('/hooks/in');
-    expect(lines[0]).toMatch(new RegExp(`^seq \\d+  POST  github  \\d+ B  ${first.id}  -> 200 OK  \\d+ ms$`));
+    // seq, method, source, event type (- for none), size, id, the answer.
+    expect(lines[0]).toMatch(new RegExp(`^seq \\d+  POST  github  -  \\d+ B  ${first.id}  -> 200 OK  \\d+ ms$`));
     expect(lines[1]).toContain(second.id);
     await cli.stop();
   });

@@ -35,7 +35,8 @@ describe('reception tail', { timeout: 60_000 }, () => {
     ]);
     const lines = await cli.waitForLines(2);
     expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z {2}github {2}POST +8 B {2}/);
+    // Time, source, event type (- for none), method, size, id, body.
+    expect(lines[0]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z {2}github {2}- {2}POST +8 B {2}/);
     expect(lines[0]).toContain(a.id);
     expect(lines[0]).toContain('{"n":1}');
     expect(lines[1]).toContain('twilio');
@@ -61,6 +62,40 @@ describe('reception tail', { timeout: 60_000 }, () => {
     expect(line).toContain('\\x9b31m\\u202egnp.exe');
     expect(cli.stdout().replace(/\n/g, '')).not.toMatch(TERMINAL_CONTROL);
     await cli.stop();
+  });
+
+  it('prints the event type, and prints only what --event-type, --verification and -q let through', async () => {
+    const cli = tail(['--event-type', 'order.*', '--verification', 'none', '-q', 'NEEDLE']);
+    await cli.waitForStderr(/connected to/);
+    const json: Array<[string, string]> = [['Content-Type', 'application/json']];
+    await sendWebhook(server.url, '/api/webhook/shop', '{"type":"order.paid","note":"no match"}', json);
+    await sendWebhook(server.url, '/api/webhook/shop', '{"type":"refund","note":"a needle"}', json);
+    const inBody = await sendWebhook(server.url, '/api/webhook/shop', '{"type":"order.paid","note":"a needle"}', json);
+    const inHeader = await sendWebhook(server.url, '/api/webhook/shop', '{"type":"order.sent"}', [
+      ...json,
+      ['X-Trace', 'needle-7'],
+    ]);
+    const lines = await cli.waitForLines(2);
+    expect(lines[0]).toMatch(/ {2}shop {2}order\.paid {2}POST /);
+    expect(lines[0]).toContain(inBody.id);
+    expect(lines[1]).toMatch(/ {2}shop {2}order\.sent {2}POST /);
+    expect(lines[1]).toContain(inHeader.id);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(cli.lines).toHaveLength(2);
+    await cli.stop();
+  });
+
+  it('refuses a filter that is not one, before it connects (exit 2)', async () => {
+    for (const args of [
+      ['--verification', 'maybe'],
+      ['-q', 'ab'],
+      ['--since', 'someday'],
+      ['--until', '2026-02-30'],
+    ]) {
+      const cli = tail(args);
+      expect(await cli.exited).toBe(2);
+      expect(cli.stderr()).toMatch(/^reception: --(verification|query|since|until): expected/m);
+    }
   });
 
   it('--json prints each Delivery as one line of JSON, --source filters', async () => {

@@ -3,7 +3,7 @@ import type { ConfigFile } from '../../src/config/source-config-schema.js';
 import type { DeliveryPage, EventTypeList } from '../../src/http/schemas.js';
 import type { InboxStore } from '../../src/store/inbox-store.js';
 import type { RunningApp } from '../helpers/app.js';
-import { api, forwardsOf, send, startForwarding, storeAvailable, STORES } from '../forward/support.js';
+import { api, forwardsOf, send, startForwarding, storeAvailable, STORES } from '../helpers/forwarding-app.js';
 
 /** CONTRACT 8 over HTTP, on both stores: event types, the list's filters and search, delete by filter, the counts per type. */
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DeliveryFilter } from '../../src/store/delivery-filter.js';
 import type { InboxStore, NewDelivery, StoredDelivery } from '../../src/store/inbox-store.js';
-import { BASE_TIME, newDelivery } from './delivery-factory.js';
+import { BASE_TIME, newDelivery } from '../helpers/delivery-factory.js';
 
 /** Runs the work behind the commits until there is none left (SQLite indexes the search text after the commit). */
 export async function indexAll(store: InboxStore, derive: (d: StoredDelivery) => string | null = () => null): Promise<void> {
