@@ -9,12 +9,14 @@ import { deliveryFilter, FILTER_PARAMS } from './delivery-filters.js';
 import { decodeCursor, decodeNameCursor, encodeCursor, encodeNameCursor } from './cursor.js';
 import { deliveryJson, deliveryPageText, deliveryText } from './delivery-json.js';
 import {
+  CountSchema,
   DeletedSchema,
   DeleteQuerySchema,
   DeliveryPageSchema,
   DeliverySchema,
   EventTypeListSchema,
   EventTypeQuerySchema,
+  MAX_COUNT,
   MAX_EVENT_TYPES,
   IdParamsSchema,
   ListQuerySchema,
@@ -119,6 +121,19 @@ export const inboxRoutes: FastifyPluginAsyncTypebox<InboxRoutesOptions> = async 
           lastReceivedAt: new Date(row.lastReceivedAt).toISOString(),
         })),
       };
+    },
+  );
+
+  // How many a filter matches, for the page's "delete the n that match?" (a
+  // static route: it wins over /api/deliveries/:id, and no id is "count").
+  app.get(
+    '/api/deliveries/count',
+    {
+      schema: { querystring: DeleteQuerySchema, response: { 200: CountSchema, ...errors } },
+    },
+    async (request) => {
+      const count = await store.countMatching(deliveryFilter(request.query), MAX_COUNT);
+      return { count, atLeast: count >= MAX_COUNT };
     },
   );
 

@@ -101,6 +101,14 @@ export const DeleteQuerySchema = Type.Object(FILTER_PROPERTIES);
 
 export const DeletedSchema = Type.Object({ deleted: Type.Integer({ description: 'How many deliveries were deleted' }) });
 
+/** The most deliveries `GET /api/deliveries/count` counts: past it, it answers this many and `atLeast: true`. */
+export const MAX_COUNT = 100_000;
+
+export const CountSchema = Type.Object({
+  count: Type.Integer({ description: `How many deliveries match the filters, counted up to ${MAX_COUNT}` }),
+  atLeast: Type.Boolean({ description: `True when the count stopped at ${MAX_COUNT}: at least that many match` }),
+});
+
 export const ListQuerySchema = Type.Object({
   ...FILTER_PROPERTIES,
   limit: Type.Optional(

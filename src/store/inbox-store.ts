@@ -188,6 +188,8 @@ export interface InboxStore {
   sources(query?: SourceQuery): Promise<SourceSummary[]>;
   /** Counts per source and event type, the most frequent first (then by source and type). */
   eventTypes(query: EventTypeQuery): Promise<EventTypeSummary[]>;
+  /** How many deliveries match `filter`, counted up to `limit` (the answer is at most `limit`). */
+  countMatching(filter: DeliveryFilter, limit: number): Promise<number>;
   /**
    * Deletes at most `limit` of the deliveries that match `filter` and have a
    * seq below `beforeSeq`, newest first (their forwards with them): how

@@ -136,10 +136,20 @@ describe.each(STORES)('finding deliveries on %s', async (kind) => {
     ]);
     expect(json.items[0]?.lastReceivedAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     const all = await api<EventTypeList>(server, '/api/event-types');
-    expect(all.json.items.some((item) => item.source === 'orders' && item.eventType === 'invoice.paid')).toBe(true);
+    expect(all.json.items.some((item) => item.source === 'typed' && item.eventType === 'a.one' && item.count === 2)).toBe(true);
     expect((await api(server, '/api/event-types?source=a%2Fb')).status).toBe(400);
     const anonymous = await fetch(`${server.url}/api/event-types`);
     expect(anonymous.status).toBe(401);
+  });
+
+  it.runIf(run)('counts what the filters match (GET /api/deliveries/count)', async () => {
+    const { status, json } = await api<{ count: number; atLeast: boolean }>(
+      server,
+      '/api/deliveries/count?source=orders&eventType=invoice.*',
+    );
+    expect(status).toBe(200);
+    expect(json).toEqual({ count: (await ids('source=orders&eventType=invoice.*')).length, atLeast: false });
+    expect((await api(server, '/api/deliveries/count?q=ab')).status).toBe(400);
   });
 
   it.runIf(run)('deletes what the filters match, and only that, answering how many; forwards go with them', async () => {

@@ -307,6 +307,18 @@ export function describeFindingContract(store: () => InboxStore): void {
     });
   });
 
+  describe('countMatching', () => {
+    it('counts what the filters match, up to the limit', async () => {
+      await add(store(), sample());
+      expect(await store().countMatching({}, 100)).toBe(6);
+      expect(await store().countMatching({}, 4)).toBe(4);
+      expect(await store().countMatching({ source: 'stripe', eventType: { prefix: 'invoice' } }, 100)).toBe(3);
+      expect(await store().countMatching({ text: 'alpha' }, 100)).toBe(2);
+      expect(await store().countMatching({ text: 'alpha' }, 1)).toBe(1);
+      expect(await store().countMatching({ verification: 'failed', text: 'alpha' }, 100)).toBe(0);
+    });
+  });
+
   describe('deleteMatching', () => {
     it('deletes the newest matching below beforeSeq, at most limit, and says the lowest seq it deleted', async () => {
       const all = await add(store(), sample());

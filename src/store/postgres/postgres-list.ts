@@ -120,3 +120,16 @@ export async function deleteMatching(
   const seqs = result.rows.map((row) => Number(row.seq));
   return { deleted: seqs.length, lowestSeq: seqs.length === 0 ? undefined : Math.min(...seqs) };
 }
+
+/** How many deliveries match, counted up to `limit`. */
+export async function countMatching(runner: PostgresRunner, filter: DeliveryFilter, limit: number): Promise<number> {
+  const conditions = pgConditionsOf(filter);
+  if (conditions === undefined) return 0;
+  const { sql, values } = conditions;
+  const where = sql.length === 0 ? '' : `WHERE ${sql.join(' AND ')}`;
+  const result = await runner.execute<{ n: string }>(
+    `SELECT count(*) AS n FROM (SELECT 1 FROM deliveries d ${where} LIMIT $${values.length + 1}) AS matching`,
+    [...values, limit],
+  );
+  return Number(result.rows[0]?.n ?? 0);
+}

@@ -21,7 +21,7 @@ import type { DeliveryFilter } from '../delivery-filter.js';
 import { searchText } from '../search-text.js';
 import { migrate } from './migrate.js';
 import { backfillStep, COUNT_EVENT_TYPES } from './postgres-backfill.js';
-import { deleteMatching, listPage } from './postgres-list.js';
+import { countMatching, deleteMatching, listPage } from './postgres-list.js';
 import { PostgresOutbox } from './postgres-outbox.js';
 import { PostgresRefusals } from './postgres-refusals.js';
 import { deliveryFromPgRow as fromRow, escapeKey, holdable } from './text-values.js';
@@ -337,6 +337,10 @@ export class PostgresStore implements InboxStore {
       count: Number(row.count),
       lastReceivedAt: Number(row.last_received_at),
     }));
+  }
+
+  async countMatching(filter: DeliveryFilter, limit: number): Promise<number> {
+    return countMatching(this.runner, filter, limit);
   }
 
   async deleteMatching(filter: DeliveryFilter, beforeSeq: number, limit: number): Promise<DeletedBatch> {

@@ -48,6 +48,7 @@ function conditionsOf(filter: DeliveryFilter): Conditions {
 export class SqliteList {
   private readonly statements = new Map<string, Statement<unknown[], DeliveryRow>>();
   private readonly candidates = new Map<string, Statement<unknown[], { seq: number }>>();
+  private readonly counts = new Map<string, Statement<unknown[], { n: number }>>();
   private readonly bySeq;
 
   constructor(private readonly db: Database) {
@@ -75,6 +76,26 @@ export class SqliteList {
       yield row;
       if (++found >= limit) return;
     }
+  }
+
+  /** How many match, up to `limit`: from the indexes alone without a text; with one, each candidate checked. */
+  count(filter: DeliveryFilter, limit: number): number {
+    if (filter.text !== undefined) {
+      const rows = this.rows(filter, Number.MAX_SAFE_INTEGER, limit);
+      let found = 0;
+      while (rows.next().done !== true) found++;
+      return found;
+    }
+    const conditions = conditionsOf(filter);
+    let statement = this.counts.get(conditions.shape);
+    if (statement === undefined) {
+      const where = conditions.sql.length === 0 ? '' : `WHERE ${conditions.sql.join(' AND ')}`;
+      statement = this.db.prepare<unknown[], { n: number }>(
+        `SELECT count(*) AS n FROM (SELECT 1 FROM deliveries d ${where} LIMIT ?)`,
+      );
+      this.counts.set(conditions.shape, statement);
+    }
+    return statement.get(...conditions.values, limit)?.n ?? 0;
   }
 
   private plain(conditions: Conditions): Statement<unknown[], DeliveryRow> {

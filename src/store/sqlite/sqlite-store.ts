@@ -340,6 +340,10 @@ export class SqliteStore implements InboxStore {
     }));
   }
 
+  async countMatching(filter: DeliveryFilter, limit: number): Promise<number> {
+    return this.lists.count(filter, limit);
+  }
+
   async deleteMatching(filter: DeliveryFilter, beforeSeq: number, limit: number): Promise<DeletedBatch> {
     try {
       return this.deleteAll(filter, beforeSeq, limit);
