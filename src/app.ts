@@ -115,7 +115,6 @@ export interface App {
 export async function buildApp(deps: AppDeps): Promise<App> {
   const { metrics, logger, store } = deps;
   const feed = deps.feed ?? new LocalCommitFeed();
-  let index: BackgroundIndex | undefined;
   const queue = new WriteQueue(store, {
     maxPending: deps.queueMaxPending,
     maxPendingBytes: deps.queueMaxPendingBytes,
@@ -125,7 +124,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       metrics.recordCommit(size, seconds, ok);
       if (ok) {
         feed.publish();
-        index?.wake();
+        // Declared below; a commit comes only once the app is built.
+        index.wake();
       }
     },
   });
@@ -139,7 +139,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   let rules = deps.rules ?? SourceRules.fromConfig(undefined, { maxBodyBytes: deps.maxBodyBytes, anyJson: false });
   metrics.setConfiguredSources(rules.configuredSources);
   let commitsSeen = 0;
-  index = new BackgroundIndex({
+  const index = new BackgroundIndex({
     store,
     logger,
     // Deliveries stored before event types were kept get the type the receiver would give them now.

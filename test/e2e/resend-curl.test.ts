@@ -80,6 +80,7 @@ function delivery(overrides: Partial<Delivery>): Delivery {
     id: 'x',
     seq: 1,
     source: 'src',
+    eventType: null,
     receivedAt: '',
     method: 'POST',
     query: '',

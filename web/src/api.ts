@@ -2,9 +2,10 @@
 // SameSite=Strict) rides along on every same-origin request; the page never
 // sees or stores the token itself.
 
-import type { Delivery, DeliveryPage, SourcePage } from './delivery.ts';
+import type { Delivery, DeliveryCount, DeliveryPage, EventTypeList, SourcePage } from './delivery.ts';
+import type { Filters } from './route.ts';
 
-export type { Delivery, DeliveryPage, SourcePage, SourceSummary, Verification } from './delivery.ts';
+export type { Delivery, DeliveryPage, EventTypeList, SourcePage, SourceSummary, Verification } from './delivery.ts';
 
 /** The server said 401: the session is gone (logged out elsewhere, token changed). */
 export class Unauthorized extends Error {
@@ -61,7 +62,7 @@ async function problem(response: Response): Promise<ApiError> {
   }
 }
 
-function query(params: Record<string, string | number | undefined>): string {
+function query(params: { [name: string]: string | number | undefined }): string {
   const search = new URLSearchParams();
   for (const [key, value] of Object.entries(params)) {
     if (value !== undefined) search.set(key, String(value));
@@ -97,9 +98,28 @@ export async function listSources(options: { q?: string; cursor?: string; limit?
   return (await response.json()) as SourcePage;
 }
 
-export async function listDeliveries(options: { source?: string; cursor?: string; limit?: number }): Promise<DeliveryPage> {
-  const response = await call(`/api/deliveries${query(options)}`);
+/** A page of the list, newest first, with the filters (CONTRACT 8). */
+export async function listDeliveries(options: Filters & { cursor?: string; limit?: number }): Promise<DeliveryPage> {
+  const response = await call(`/api/deliveries${query({ ...options })}`);
   return (await response.json()) as DeliveryPage;
+}
+
+/** How many deliveries the filters match (counted up to a bound: `atLeast`). */
+export async function countDeliveries(filters: Filters): Promise<DeliveryCount> {
+  const response = await call(`/api/deliveries/count${query({ ...filters })}`);
+  return (await response.json()) as DeliveryCount;
+}
+
+/** Deletes every delivery the filters match; how many went. */
+export async function deleteMatching(filters: Filters): Promise<number> {
+  const response = await call(`/api/deliveries${query({ ...filters })}`, { method: 'DELETE' });
+  return ((await response.json()) as { deleted: number }).deleted;
+}
+
+/** A source's deliveries per event type, the most frequent first. */
+export async function listEventTypes(source: string): Promise<EventTypeList> {
+  const response = await call(`/api/event-types${query({ source, limit: 100 })}`);
+  return (await response.json()) as EventTypeList;
 }
 
 /** One delivery, or undefined when no delivery has that id. */

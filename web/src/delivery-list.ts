@@ -8,6 +8,7 @@ import { firstWebhookCommand } from './curl-command.ts';
 import { button, h, replaceChildren } from './dom.ts';
 import { forwardBadge } from './forward-badges.ts';
 import { bodyPreview, formatSize, formatTime, relativeTime, shortContentType } from './format.ts';
+import { FILTER_NAMES, type Filters } from './route.ts';
 import { sourceName } from './source-name.ts';
 import { toast } from './toast.ts';
 
@@ -34,7 +35,7 @@ export class DeliveryList {
   private readonly footer: HTMLElement;
   private readonly rows = new Map<string, HTMLLIElement>();
   private readonly byId = new Map<string, Delivery>();
-  private filter: string | undefined;
+  private filters: Filters = {};
   private selected: string | undefined;
   private moreAvailable = false;
   private loading = false;
@@ -47,9 +48,9 @@ export class DeliveryList {
     this.element = h('div', { class: 'list-body' }, this.list, this.footer);
   }
 
-  /** Starts over with the first page of `filter` (undefined: every source). */
-  reset(items: Delivery[], nextCursor: string | null, filter: string | undefined): void {
-    this.filter = filter;
+  /** Starts over with the first page of what `filters` match. */
+  reset(items: Delivery[], nextCursor: string | null, filters: Filters): void {
+    this.filters = filters;
     this.limit = MAX_ROWS;
     this.rows.clear();
     this.byId.clear();
@@ -164,6 +165,10 @@ export class DeliveryList {
       h(
         'span',
         { class: 'row-top' },
+        // The event type first: what happened, then who said so.
+        delivery.eventType === null
+          ? h('span', { class: 'row-type untyped' }, 'no type')
+          : h('span', { class: 'row-type' }, delivery.eventType),
         h('span', { class: 'row-source' }, sourceName(delivery.source)),
         h(
           'time',
@@ -197,11 +202,15 @@ export class DeliveryList {
 
   private renderFooter(): void {
     if (this.rows.size === 0) {
+      const { source } = this.filters;
+      const narrowed = FILTER_NAMES.some((name) => name !== 'source' && this.filters[name] !== undefined);
       replaceChildren(
         this.footer,
-        this.filter === undefined
-          ? firstWebhookState()
-          : h('p', { class: 'empty' }, 'No deliveries from ', h('strong', {}, sourceName(this.filter)), ' yet.'),
+        narrowed
+          ? h('p', { class: 'empty' }, 'No deliveries match these filters.')
+          : source === undefined
+            ? firstWebhookState()
+            : h('p', { class: 'empty' }, 'No deliveries from ', h('strong', {}, sourceName(source)), ' yet.'),
       );
       return;
     }

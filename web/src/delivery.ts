@@ -4,7 +4,14 @@
 // with no DOM in them, so that Node-side tests can import them too.
 
 import type { Static } from 'typebox';
-import type { DeliveryPageSchema, DeliverySchema, SourceListSchema, VerificationSchema } from '../../src/http/schemas.js';
+import type {
+  CountSchema,
+  DeliveryPageSchema,
+  DeliverySchema,
+  EventTypeListSchema,
+  SourceListSchema,
+  VerificationSchema,
+} from '../../src/http/schemas.js';
 
 export type Verification = Static<typeof VerificationSchema>;
 
@@ -21,3 +28,9 @@ export type DeliveryPage = Static<typeof DeliveryPageSchema>;
 export type SourcePage = Static<typeof SourceListSchema>;
 
 export type SourceSummary = SourcePage['items'][number];
+
+/** `GET /api/event-types`: deliveries per source and event type. */
+export type EventTypeList = Static<typeof EventTypeListSchema>;
+
+/** `GET /api/deliveries/count`. */
+export type DeliveryCount = Static<typeof CountSchema>;

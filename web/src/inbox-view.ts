@@ -12,7 +12,9 @@ import { followRowBadges } from './forward-badges.ts';
 import { relativeTime } from './format.ts';
 import { bindListKeys } from './keyboard.ts';
 import { LiveStream, type LiveState } from './live-stream.ts';
-import { go, readRoute, routeHref } from './route.ts';
+import { EventTypesView } from './event-types-view.ts';
+import { FilterBar } from './filter-bar.ts';
+import { filtersOf, go, readRoute, routeHref, sameFilters, type Filters } from './route.ts';
 import { sourceName } from './source-name.ts';
 import { SourcesPanel } from './sources-panel.ts';
 import { toast } from './toast.ts';
@@ -29,6 +31,27 @@ function report(error: unknown): void {
   toast((error as Error).message, 'error');
 }
 
+/**
+ * Whether a delivery from the live stream belongs in the list under these
+ * filters. A search (`q`) looks at the raw body, which the stream does not
+ * carry: while one is in force, arrivals are not added (the list says so).
+ */
+function matchesLive(delivery: Delivery, filters: Filters): boolean {
+  if (filters.q !== undefined) return false;
+  if (filters.source !== undefined && delivery.source !== filters.source) return false;
+  const type = filters.eventType;
+  if (type !== undefined) {
+    const own = delivery.eventType;
+    if (own === null) return false;
+    if (type.endsWith('*') ? !own.startsWith(type.slice(0, -1)) : own !== type) return false;
+  }
+  if (filters.verification !== undefined && delivery.verification.status !== filters.verification) return false;
+  const received = Date.parse(delivery.receivedAt);
+  if (filters.since !== undefined && received < Date.parse(filters.since)) return false;
+  if (filters.until !== undefined && received >= Date.parse(filters.until)) return false;
+  return true;
+}
+
 export class InboxView {
   private readonly shell: HTMLElement;
   private readonly list: DeliveryList;
@@ -40,8 +63,11 @@ export class InboxView {
   private readonly stream: LiveStream;
   private readonly destinations = new DestinationsView();
   private readonly refusals = new RefusalsView();
+  private readonly filterBar: FilterBar;
+  private readonly eventTypes: EventTypesView;
+  private readonly searchNote: HTMLElement;
   private readonly cleanups: Array<() => void> = [];
-  private filter: string | undefined;
+  private filters: Filters = {};
   private openId: string | undefined;
   private cursor: string | null = null;
   private generation = 0;
@@ -51,13 +77,32 @@ export class InboxView {
     private readonly onLoggedOut: () => void,
   ) {
     this.list = new DeliveryList({
-      hrefFor: (id) => routeHref({ source: this.filter, id }),
+      hrefFor: (id) => routeHref({ ...this.filters, id }),
       onLoadOlder: () => void this.loadOlder().catch(report),
       onTrimmed: (oldest) => {
         this.cursor = cursorBefore(oldest.seq);
       },
     });
     this.sources = new SourcesPanel({ hrefFor: (source) => routeHref({ source }), onError: report });
+    this.eventTypes = new EventTypesView({
+      hrefFor: (source, eventType) => routeHref({ source, eventType }),
+      onError: report,
+    });
+    this.sources.element.appendChild(this.eventTypes.element);
+    this.filterBar = new FilterBar({
+      onChange: (filters) => go(filters),
+      onDeleted: (count) => {
+        toast(`Deleted ${count.toLocaleString()} ${count === 1 ? 'delivery' : 'deliveries'}.`);
+        void Promise.all([this.loadList(), this.sources.load()]).catch(report);
+        this.eventTypes.reload();
+      },
+      onError: report,
+    });
+    this.searchNote = h(
+      'p',
+      { class: 'filter-hint', attrs: { hidden: '' } },
+      'New deliveries are not added to a search as they arrive: search again to see them.',
+    );
     this.detailPane = h('section', { class: 'detail-pane', attrs: { 'aria-label': 'Delivery' } });
     this.listTitle = h('h2', { class: 'pane-title' });
     this.liveBadge = h('span', { class: 'live', attrs: { 'data-state': 'connecting', role: 'status' } }, LIVE_LABELS.connecting);
@@ -80,7 +125,7 @@ export class InboxView {
     find.addEventListener('submit', (event) => {
       event.preventDefault();
       const id = this.findInput.value.trim();
-      if (id !== '') go({ source: this.filter, id });
+      if (id !== '') go({ ...this.filters, id });
     });
     this.shell = h(
       'div',
@@ -102,7 +147,7 @@ export class InboxView {
         h(
           'section',
           { class: 'list-pane', attrs: { 'aria-label': 'Deliveries' } },
-          h('div', { class: 'pane-head' }, this.listTitle),
+          h('div', { class: 'pane-head' }, this.listTitle, this.filterBar.element, this.searchNote),
           this.list.element,
         ),
         this.detailPane,
@@ -133,7 +178,7 @@ export class InboxView {
         move: (delta) => this.list.move(delta),
         openCurrent: () => this.list.openCurrent(),
         close: () => {
-          if (this.openId !== undefined) go({ source: this.filter });
+          if (this.openId !== undefined) go(this.filters);
         },
         focusFind: () => this.findInput.focus(),
       }),
@@ -155,9 +200,7 @@ export class InboxView {
     const newest = await listDeliveries({ limit: 1 });
     this.stream.start(newest.items[0]?.seq ?? 0);
     const route = readRoute();
-    this.filter = route.source;
-    this.sources.setActive(this.filter);
-    this.refusals.setSource(this.filter);
+    this.showFilters(filtersOf(route));
     // Counts can be one off for a delivery that arrives between these reads
     // and the stream's start (counted by both, or by neither); a search or a
     // reload reads them again.
@@ -173,24 +216,34 @@ export class InboxView {
 
   private async applyRoute(): Promise<void> {
     const route = readRoute();
-    if (route.source !== this.filter) {
-      this.filter = route.source;
-      this.sources.setActive(this.filter);
-      this.refusals.setSource(this.filter);
+    const filters = filtersOf(route);
+    if (!sameFilters(filters, this.filters)) {
+      this.showFilters(filters);
       await this.loadList();
     }
     if (route.id !== this.openId) await this.open(route.id);
   }
 
+  /** Puts the filters of the address in force: the bar, the sources, the event types. */
+  private showFilters(filters: Filters): void {
+    this.filters = filters;
+    this.filterBar.show(filters);
+    this.sources.setActive(filters.source);
+    this.refusals.setSource(filters.source);
+    this.searchNote.hidden = filters.q === undefined;
+    void this.eventTypes.show(filters.source, filters.eventType).catch(report);
+  }
+
   private async loadList(): Promise<void> {
     const generation = ++this.generation;
-    if (this.filter === undefined) replaceChildren(this.listTitle, 'All deliveries');
-    else replaceChildren(this.listTitle, 'From ', sourceName(this.filter));
+    const { source } = this.filters;
+    if (source === undefined) replaceChildren(this.listTitle, 'All deliveries');
+    else replaceChildren(this.listTitle, 'From ', sourceName(source));
     this.list.setLoading();
-    const page = await listDeliveries(this.filter === undefined ? {} : { source: this.filter });
+    const page = await listDeliveries(this.filters);
     if (generation !== this.generation) return;
     this.cursor = page.nextCursor;
-    this.list.reset(page.items, page.nextCursor, this.filter);
+    this.list.reset(page.items, page.nextCursor, this.filters);
     this.list.select(this.openId);
   }
 
@@ -201,7 +254,7 @@ export class InboxView {
     this.list.setLoading();
     let page: Awaited<ReturnType<typeof listDeliveries>>;
     try {
-      page = await listDeliveries({ ...(this.filter === undefined ? {} : { source: this.filter }), cursor: this.cursor });
+      page = await listDeliveries({ ...this.filters, cursor: this.cursor });
     } catch (error) {
       // The button comes back, and the list may trim again.
       if (generation === this.generation) this.list.addPage([], this.cursor);
@@ -213,9 +266,10 @@ export class InboxView {
   }
 
   private arrived(delivery: Delivery): void {
-    if (this.filter === undefined || delivery.source === this.filter) this.list.prepend(delivery);
-    // Counted in place: the sources are not fetched again for an arrival.
+    if (matchesLive(delivery, this.filters)) this.list.prepend(delivery);
+    // Counted in place: the sources and types are not fetched again for an arrival.
     this.sources.arrived(delivery);
+    this.eventTypes.arrived(delivery);
   }
 
   private async open(id: string | undefined): Promise<void> {
@@ -237,10 +291,11 @@ export class InboxView {
     renderDetail(this.detailPane, delivery, {
       onDeleted: (deleted) => {
         const next = this.list.remove(deleted);
-        go({ source: this.filter, id: next }, true);
+        go({ ...this.filters, id: next }, true);
         this.sources.removed(delivery.source);
+        this.eventTypes.reload();
       },
-      onBack: () => go({ source: this.filter }),
+      onBack: () => go(this.filters),
     });
     this.detailPane.scrollTop = 0;
   }
