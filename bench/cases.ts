@@ -63,7 +63,7 @@ export const REFERENCE_SERVER = fileURLToPath(new URL('./reference-server.js', i
  * The `node` flags of `npm start` (package.json), so that the bench measures
  * Reception as users start it.
  */
-function startFlags(): string[] {
+export function startFlags(): string[] {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } };
   // `exec node …`: the shell that npm runs the script in becomes node (so that npm's signals reach it).
   const words = pkg.scripts.start

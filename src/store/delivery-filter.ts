@@ -54,3 +54,38 @@ export function prefixBound(prefix: string): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * The time buckets of migration 000006/000008: the lowest and highest seq
+ * received in each 10 minutes. A list filtered by time reads only the seqs
+ * its buckets span (see `timeWindow`).
+ */
+export const BUCKET_MS = 10 * 60 * 1000;
+
+export function bucketOf(receivedAt: number): number {
+  return Math.floor(receivedAt / BUCKET_MS);
+}
+
+/** The first and last bucket that a filter's since/until can reach; undefined when it has neither. */
+export function timeWindow(filter: DeliveryFilter): { first: number; last: number } | undefined {
+  if (filter.since === undefined && filter.until === undefined) return undefined;
+  return {
+    first: filter.since === undefined ? Number.MIN_SAFE_INTEGER : bucketOf(filter.since),
+    last: filter.until === undefined ? Number.MAX_SAFE_INTEGER : bucketOf(filter.until - 1),
+  };
+}
+
+/** The buckets of a batch: per bucket, the lowest and highest seq stored in it. */
+export class BucketSpans {
+  readonly spans = new Map<number, { min: number; max: number }>();
+
+  add(receivedAt: number, seq: number): void {
+    const bucket = bucketOf(receivedAt);
+    const span = this.spans.get(bucket);
+    if (span === undefined) this.spans.set(bucket, { min: seq, max: seq });
+    else {
+      span.min = Math.min(span.min, seq);
+      span.max = Math.max(span.max, seq);
+    }
+  }
+}

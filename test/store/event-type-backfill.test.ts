@@ -218,6 +218,9 @@ describe.each([
     expect(await ids('NEEDLE-IN')).toEqual(['old-3']);
     expect(await ids('far-inside')).toEqual(['old-4']);
     expect((await store.list({ eventType: { prefix: 'pull_request.' }, limit: 10 })).map((d) => d.id)).toEqual(['old-1']);
+    // Their times are in the time buckets too: a list by time finds them.
+    expect((await store.list({ since: 2_500, until: 4_000, limit: 10 })).map((d) => d.id)).toEqual(['old-3']);
+    expect((await store.list({ until: 2_001, limit: 10 })).map((d) => d.id)).toEqual(['old-2', 'old-1']);
     // Done: a step finds nothing more, and a delete keeps the counts right.
     expect((await store.indexStep({ maxMs: 100, maxRows: 10 }, derive)).more).toBe(false);
     await store.delete('old-2');

@@ -167,6 +167,41 @@ export function describeFindingContract(store: () => InboxStore): void {
       expect(await seqs(store(), { since: BASE_TIME + 30_000, until: BASE_TIME + 30_000 })).toEqual([]);
     });
 
+    it('by since and until exactly, whatever order the times came in and wherever they fall in ten minutes', async () => {
+      // Three minutes apart over three hours, with some out of seq order (clocks of several instances, a
+      // clock set back): mostly in order, so that the seqs of ten minutes are few and a wrong bound shows.
+      const offsets = Array.from({ length: 60 }, (_, i) => i * 180_000 + (i % 7 === 3 ? -1_500_000 : 0) + (i % 5));
+      const deliveries = offsets.map((offset) => newDelivery({ source: 'timed', receivedAt: BASE_TIME + offset }));
+      const all = await add(store(), deliveries);
+      const windows: Array<[number | undefined, number | undefined]> = [
+        [BASE_TIME + 10 * 60_000, BASE_TIME + 20 * 60_000],
+        [BASE_TIME + 10 * 60_000 - 1, BASE_TIME + 10 * 60_000 + 1],
+        [BASE_TIME + 95 * 60_000 + 123, undefined],
+        [undefined, BASE_TIME + 31 * 60_000],
+        [BASE_TIME + 400 * 60_000, undefined],
+      ];
+      for (const [since, until] of windows) {
+        const expected = all
+          .filter((_, i) => {
+            const at = deliveries[i]?.receivedAt ?? 0;
+            return (since === undefined || at >= since) && (until === undefined || at < until);
+          })
+          .sort((a, b) => b - a);
+        const filter = { source: 'timed', ...(since === undefined ? {} : { since }), ...(until === undefined ? {} : { until }) };
+        expect(await seqs(store(), filter), JSON.stringify(filter)).toEqual(expected);
+        // A page at a time, too.
+        const paged: number[] = [];
+        let cursor: number | undefined;
+        for (;;) {
+          const page = await seqs(store(), filter, cursor, 4);
+          paged.push(...page);
+          if (page.length < 4) break;
+          cursor = page.at(-1);
+        }
+        expect(paged).toEqual(expected);
+      }
+    });
+
     it('by text in a body, ignoring case', async () => {
       const all = await add(store(), sample());
       expect(await seqs(store(), { text: 'ALPHA' })).toEqual(pick(all, 0, 3));
@@ -222,6 +257,49 @@ export function describeFindingContract(store: () => InboxStore): void {
       }
       expect(seen).toEqual(expected);
       expect(new Set(seen).size).toBe(seen.length);
+    });
+  });
+
+  describe('on a larger inbox, where the stores read differently', () => {
+    it('a type prefix with thousands of deliveries, and a search whose hits are far below the newest, page exactly', async () => {
+      // 5,200 of prefix "bulk." (more than either store sorts), the needle in 3 near the top and 4 far below.
+      const deliveries = Array.from({ length: 5200 }, (_, i) =>
+        newDelivery({
+          source: i % 2 === 0 ? 'even' : 'odd',
+          eventType: i % 10 === 0 ? 'other' : `bulk.${i % 3}`,
+          raw: json({ i, note: [5, 17, 33, 5150, 5170, 5190, 5199].includes(i) ? 'find the NEEDLE' : 'hay' }),
+        }),
+      );
+      const all: number[] = [];
+      for (let i = 0; i < deliveries.length; i += 1000)
+        all.push(...(await store().append(deliveries.slice(i, i + 1000))).map((o) => o.seq));
+      await indexAll(store());
+      const expected = (keep: (d: NewDelivery) => boolean): number[] =>
+        all.filter((_, i) => keep(deliveries[i] as NewDelivery)).reverse();
+      const walk = async (filter: DeliveryFilter, size: number, pages: number): Promise<number[]> => {
+        const seen: number[] = [];
+        let cursor: number | undefined;
+        for (let page = 0; page < pages; page++) {
+          const rows = await seqs(store(), filter, cursor, size);
+          seen.push(...rows);
+          if (rows.length < size) break;
+          cursor = rows.at(-1);
+        }
+        return seen;
+      };
+      const bulk = expected((d) => (d.eventType ?? '').startsWith('bulk.'));
+      expect(await walk({ eventType: { prefix: 'bulk.' } }, 50, 3)).toEqual(bulk.slice(0, 150));
+      expect(await walk({ source: 'odd', eventType: { prefix: 'bulk.' } }, 50, 2)).toEqual(
+        expected((d) => d.source === 'odd' && (d.eventType ?? '').startsWith('bulk.')).slice(0, 100),
+      );
+      const needles = expected((d) => d.raw.includes('NEEDLE'));
+      expect(needles).toHaveLength(7);
+      expect(await seqs(store(), { text: 'needle' })).toEqual(needles);
+      expect(await walk({ text: 'needle' }, 2, 10)).toEqual(needles);
+      expect(await seqs(store(), { text: 'needle', source: 'odd' })).toEqual(
+        expected((d) => d.raw.includes('NEEDLE') && d.source === 'odd'),
+      );
+      expect(await store().countMatching({ text: 'needle' }, 100)).toBe(7);
     });
   });
 

@@ -17,10 +17,9 @@ import {
   type StoredDelivery,
 } from '../inbox-store.js';
 import { DELIVERY_COLUMNS, describeStoreError, storedEventType, type DeliveryRow } from '../delivery-row.js';
-import type { DeliveryFilter } from '../delivery-filter.js';
-import { searchText } from '../search-text.js';
+import { BucketSpans, type DeliveryFilter } from '../delivery-filter.js';
 import { migrate } from './migrate.js';
-import { backfillStep, COUNT_EVENT_TYPES } from './postgres-backfill.js';
+import { bucketValues, COUNT_EVENT_TYPES, filled, indexStep, SPAN_BUCKETS } from './postgres-index.js';
 import { countMatching, deleteMatching, listPage } from './postgres-list.js';
 import { PostgresOutbox } from './postgres-outbox.js';
 import { PostgresRefusals } from './postgres-refusals.js';
@@ -55,9 +54,6 @@ const INSERT_FORWARDS = `INSERT INTO forwards (id, delivery_seq, delivery_id, so
   SELECT f.id, f.seq, f.delivery_id, f.source, f.destination, 'pending', f.at, f.at, f.at, f.at
   FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::bigint[])
     AS f (id, seq, delivery_id, source, destination, at)`;
-
-/** The search text of each new delivery (CONTRACT 8), indexed by pg_trgm in the same transaction. */
-const INSERT_TEXTS = 'INSERT INTO delivery_text (seq, text) SELECT * FROM unnest($1::bigint[], $2::text[])';
 
 const COUNT_SOURCES = `INSERT INTO sources (source, count, last_received_at)
   SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[])
@@ -169,19 +165,18 @@ export class PostgresStore implements InboxStore {
       const seqById = new Map(inserted.rows.map((row) => [row.id, Number(row.seq)]));
       const counts = new Map<string, { count: number; last: number }>();
       const typeCounts = new Map<string, { source: string; type: string; count: number; last: number }>();
-      const texts: { seqs: number[]; texts: string[] } = { seqs: [], texts: [] };
       const outcomes: AppendOutcome[] = [];
+      const buckets = new BucketSpans();
       for (const d of batch) {
         const seq = seqById.get(d.id);
         if (seq !== undefined) {
+          buckets.add(d.receivedAt, seq);
           const count = counts.get(d.source) ?? { count: 0, last: 0 };
           counts.set(d.source, { count: count.count + 1, last: Math.max(count.last, d.receivedAt) });
           const type = storedEventType(d.eventType);
           const typeKey = JSON.stringify([d.source, type]);
           const typeCount = typeCounts.get(typeKey) ?? { source: d.source, type, count: 0, last: 0 };
           typeCounts.set(typeKey, { ...typeCount, count: typeCount.count + 1, last: Math.max(typeCount.last, d.receivedAt) });
-          texts.seqs.push(seq);
-          texts.texts.push(searchText(d.headers, d.raw));
           outcomes.push({ id: d.id, seq, receivedAt: d.receivedAt, duplicate: false });
           continue;
         }
@@ -221,7 +216,7 @@ export class PostgresStore implements InboxStore {
           types.map((c) => c.count),
           types.map((c) => c.last),
         ]);
-        await client.query(INSERT_TEXTS, [texts.seqs, texts.texts]);
+        await client.query(SPAN_BUCKETS, bucketValues(buckets));
       }
       const maxSeq = Math.max(0, ...seqById.values());
       await client.query(`UPDATE inbox_position SET last_seq = greatest(last_seq, ${maxSeq}); NOTIFY ${this.channel}; COMMIT`);
@@ -248,8 +243,18 @@ export class PostgresStore implements InboxStore {
     }
   }
 
+  /** Whether the time buckets cover every delivery: once true, it stays so. */
+  private filledAlready = false;
+
+  private async bucketsCover(): Promise<boolean> {
+    this.filledAlready ||= await filled(this.runner);
+    return this.filledAlready;
+  }
+
   async list(query: ListQuery): Promise<StoredDelivery[]> {
-    const rows = await listPage(this.runner, query, query.beforeSeq ?? Number.MAX_SAFE_INTEGER, query.limit, query.maxBytes);
+    const buckets = query.since !== undefined || query.until !== undefined ? await this.bucketsCover() : false;
+    const before = query.beforeSeq ?? Number.MAX_SAFE_INTEGER;
+    const rows = await listPage(this.runner, query, before, query.limit, query.maxBytes, buckets);
     return this.withForwards(rows.map(fromRow));
   }
 
@@ -348,7 +353,7 @@ export class PostgresStore implements InboxStore {
   }
 
   async indexStep(budget: IndexBudget, derive: DeriveEventType): Promise<IndexProgress> {
-    return backfillStep(this.runner, budget, derive);
+    return indexStep(this.runner, budget, derive);
   }
 
   async pruneOlderThan(before: number, limit: number): Promise<number> {

@@ -1,10 +1,10 @@
 import type { Statement } from 'better-sqlite3';
 import type { Database } from './driver.js';
 import { deliveryColumnsOf, type DeliveryRow } from '../delivery-row.js';
-import { prefixBound, type DeliveryFilter } from '../delivery-filter.js';
+import { prefixBound, timeWindow, type DeliveryFilter } from '../delivery-filter.js';
 import type { HeaderList } from '../header-list.js';
 import { containsText, searchNeedle } from '../search-text.js';
-import { MAX_CHUNKS, trigramQuery } from './sqlite-search.js';
+import { MAX_CHUNKS, trigramQuery, TrigramSample } from './sqlite-search.js';
 
 /** A filter's conditions on `deliveries d`, and the values of their parameters in order. */
 interface Conditions {
@@ -14,7 +14,31 @@ interface Conditions {
   values: unknown[];
 }
 
-function conditionsOf(filter: DeliveryFilter): Conditions {
+/** What the list knows that SQLite's planner may not (its statistics are sampled: see sqlite-store.ts `optimize`). */
+interface PlanHints {
+  /** The time buckets cover every delivery. */
+  buckets: boolean;
+  /** The event type prefix matches more deliveries than are worth sorting (PREFIX_SORT_MOST). */
+  commonPrefix: boolean;
+}
+
+/**
+ * Deliveries of a type prefix that the list sorts by seq, at most: past
+ * this, it reads the newest first and keeps those of the prefix (the first
+ * page needs about 51 × all / matching rows read), as the counts per type
+ * tell. With sampled statistics SQLite sorted all 19,000 of a prefix on
+ * 200,000 deliveries (110 ms); read newest first, under 1 ms.
+ */
+const PREFIX_SORT_MOST = 5000;
+
+/**
+ * The conditions of `filter` on `deliveries d`. With `buckets` (the time
+ * buckets cover every delivery), since/until also bound the seqs to those
+ * their buckets span, and the times are checked row by row (`+`: not by
+ * the received_at index, which would sort every delivery of the period).
+ * A common prefix is checked row by row too.
+ */
+function conditionsOf(filter: DeliveryFilter, hints: PlanHints): Conditions {
   const shape: string[] = [];
   const sql: string[] = [];
   const values: unknown[] = [];
@@ -30,11 +54,25 @@ function conditionsOf(filter: DeliveryFilter): Conditions {
     const bound = prefixBound(type.prefix);
     if (type.prefix === '') add('typed', "d.event_type <> ''");
     else if (bound === undefined) add('from', 'd.event_type >= ?', type.prefix);
+    else if (hints.commonPrefix) add('common-prefix', '+d.event_type >= ? AND +d.event_type < ?', type.prefix, bound);
     else add('prefix', 'd.event_type >= ? AND d.event_type < ?', type.prefix, bound);
   }
   if (filter.verification !== undefined) add('verification', 'd.verification_status = ?', filter.verification);
-  if (filter.since !== undefined) add('since', 'd.received_at >= ?', filter.since);
-  if (filter.until !== undefined) add('until', 'd.received_at < ?', filter.until);
+  const window = hints.buckets ? timeWindow(filter) : undefined;
+  const time = window === undefined ? 'd.received_at' : '+d.received_at';
+  if (filter.since !== undefined) add('since', `${time} >= ?`, filter.since);
+  if (filter.until !== undefined) add('until', `${time} < ?`, filter.until);
+  if (window !== undefined) {
+    add(
+      'window',
+      `d.seq >= (SELECT coalesce(min(min_seq), 0) FROM time_buckets WHERE bucket BETWEEN ? AND ?)
+        AND d.seq <= (SELECT coalesce(max(max_seq), 0) FROM time_buckets WHERE bucket BETWEEN ? AND ?)`,
+      window.first,
+      window.last,
+      window.first,
+      window.last,
+    );
+  }
   return { shape: shape.join(','), sql, values };
 }
 
@@ -50,21 +88,38 @@ export class SqliteList {
   private readonly candidates = new Map<string, Statement<unknown[], { seq: number }>>();
   private readonly counts = new Map<string, Statement<unknown[], { n: number }>>();
   private readonly bySeq;
+  private readonly sample: TrigramSample;
+  private readonly prefixCount;
+  private readonly prefixCountOf;
 
-  constructor(private readonly db: Database) {
+  /** `buckets`: whether the time buckets cover every delivery (not before the fill of older ones is over). */
+  constructor(
+    private readonly db: Database,
+    private readonly buckets: () => boolean,
+  ) {
     this.bySeq = db.prepare<[number], DeliveryRow>(`SELECT ${deliveryColumnsOf('d')} FROM deliveries d WHERE d.seq = ?`);
+    const newest = db.prepare<[number], { headers: string; raw: Buffer }>(
+      'SELECT headers, raw FROM deliveries ORDER BY seq DESC LIMIT ?',
+    );
+    this.sample = new TrigramSample((limit) => newest.all(limit));
+    this.prefixCount = db.prepare<[string, string], { n: number }>(
+      'SELECT coalesce(sum(count), 0) AS n FROM event_types WHERE event_type >= ? AND event_type < ?',
+    );
+    this.prefixCountOf = db.prepare<[string, string, string], { n: number }>(
+      'SELECT coalesce(sum(count), 0) AS n FROM event_types WHERE source = ? AND event_type >= ? AND event_type < ?',
+    );
   }
 
   /** The matching deliveries below `beforeSeq`, newest first, read as they are asked for. */
   *rows(filter: DeliveryFilter, beforeSeq: number, limit: number): Generator<DeliveryRow> {
     if (limit <= 0) return;
-    const conditions = conditionsOf(filter);
+    const conditions = conditionsOf(filter, this.hints(filter));
     if (filter.text === undefined) {
       yield* this.plain(conditions).iterate(...conditions.values, beforeSeq, limit);
       return;
     }
     const needle = searchNeedle(filter.text);
-    const query = trigramQuery(filter.text);
+    const query = trigramQuery(filter.text, (trigram) => this.sample.frequency(trigram));
     let found = 0;
     // Fewer than three characters have no trigram: the filtered list, checked row by row.
     const rows =
@@ -86,7 +141,7 @@ export class SqliteList {
       while (rows.next().done !== true) found++;
       return found;
     }
-    const conditions = conditionsOf(filter);
+    const conditions = conditionsOf(filter, this.hints(filter));
     let statement = this.counts.get(conditions.shape);
     if (statement === undefined) {
       const where = conditions.sql.length === 0 ? '' : `WHERE ${conditions.sql.join(' AND ')}`;
@@ -96,6 +151,20 @@ export class SqliteList {
       this.counts.set(conditions.shape, statement);
     }
     return statement.get(...conditions.values, limit)?.n ?? 0;
+  }
+
+  private hints(filter: DeliveryFilter): PlanHints {
+    const type = filter.eventType;
+    const bound = type !== undefined && 'prefix' in type ? prefixBound(type.prefix) : undefined;
+    let commonPrefix = false;
+    if (type !== undefined && 'prefix' in type && bound !== undefined) {
+      const matching =
+        filter.source === undefined
+          ? this.prefixCount.get(type.prefix, bound)
+          : this.prefixCountOf.get(filter.source, type.prefix, bound);
+      commonPrefix = (matching?.n ?? 0) > PREFIX_SORT_MOST;
+    }
+    return { buckets: filter.since === undefined && filter.until === undefined ? false : this.buckets(), commonPrefix };
   }
 
   private plain(conditions: Conditions): Statement<unknown[], DeliveryRow> {

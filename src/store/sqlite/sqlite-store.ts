@@ -20,7 +20,7 @@ import {
   type StoredDelivery,
 } from '../inbox-store.js';
 import { DELIVERY_COLUMNS, deliveryFromRow, describeStoreError, storedEventType, type DeliveryRow } from '../delivery-row.js';
-import type { DeliveryFilter } from '../delivery-filter.js';
+import { BucketSpans, type DeliveryFilter } from '../delivery-filter.js';
 import { migrate } from './migrate.js';
 import { SqliteOutbox } from './sqlite-outbox.js';
 import { SqliteRefusals } from './sqlite-refusals.js';
@@ -51,6 +51,11 @@ export const WAL_CHECKPOINT_PAGES = 250;
  * database file. With less, the next deliveries may fail with SQLITE_FULL.
  */
 export const READY_MIN_ROOM_BYTES = 32 * 1024 * 1024;
+
+/** How often the idle background work brings the planner's statistics up to date (see `optimize`). */
+const OPTIMIZE_EVERY_MS = 60 * 60 * 1000;
+/** Rows of each index that `PRAGMA optimize` reads, at most (SQLite's advice: a few hundred to a thousand). */
+const ANALYSIS_LIMIT = 1000;
 
 /**
  * Opens a connection with the pragmas every connection of the inbox needs.
@@ -150,10 +155,11 @@ export class SqliteStore implements InboxStore {
     db.function('reception_lower', { deterministic: true }, (text: unknown) =>
       typeof text === 'string' ? text.toLowerCase() : null,
     );
+    this.optimize();
     this.outbox = new SqliteOutbox(db);
     this.refusals = new SqliteRefusals(db);
-    this.lists = new SqliteList(db);
     this.searchIndex = new SqliteSearchIndex(db);
+    this.lists = new SqliteList(db, () => this.searchIndex.filled());
     const outbox = this.outbox;
     this.statements = {
       insert: db.prepare(`INSERT INTO deliveries (id, source, received_at, method, query, content_type,
@@ -168,6 +174,8 @@ export class SqliteStore implements InboxStore {
         ON CONFLICT (source, event_type) DO UPDATE SET
           count = count + excluded.count,
           last_received_at = max(last_received_at, excluded.last_received_at)`),
+      spanBucket: db.prepare<[number, number, number]>(`INSERT INTO time_buckets (bucket, min_seq, max_seq) VALUES (?, ?, ?)
+        ON CONFLICT (bucket) DO UPDATE SET min_seq = min(min_seq, excluded.min_seq), max_seq = max(max_seq, excluded.max_seq)`),
       eventTypes: db.prepare<[number], EventTypeRow>(
         `SELECT source, event_type, count, last_received_at FROM event_types
           ORDER BY count DESC, source, event_type LIMIT ?`,
@@ -206,10 +214,11 @@ export class SqliteStore implements InboxStore {
           ORDER BY received_at LIMIT ?)`,
       ),
     };
-    const { insert, byDedupKey, countSource, countEventType, deleteSeq } = this.statements;
+    const { insert, byDedupKey, countSource, countEventType, deleteSeq, spanBucket } = this.statements;
     this.appendAll = db.transaction((batch: readonly NewDelivery[]) => {
       const counts = new BatchCounts<string>();
       const typeCounts = new BatchCounts<[string, string]>();
+      const buckets = new BucketSpans();
       const outcomes = batch.map((d): AppendOutcome => {
         const eventType = storedEventType(d.eventType);
         const result = insert.run(
@@ -235,6 +244,7 @@ export class SqliteStore implements InboxStore {
           }
           counts.add(d.source, d.source, d.receivedAt);
           typeCounts.add(JSON.stringify([d.source, eventType]), [d.source, eventType], d.receivedAt);
+          buckets.add(d.receivedAt, Number(result.lastInsertRowid));
           return { id: d.id, seq: Number(result.lastInsertRowid), receivedAt: d.receivedAt, duplicate: false };
         }
         const first = byDedupKey.get(d.source, d.dedupKey ?? '');
@@ -244,6 +254,7 @@ export class SqliteStore implements InboxStore {
       // One upsert per source (and per source and type) and batch instead of a trigger per row.
       for (const { key, count, last } of counts.counts.values()) countSource.run(key, count, last);
       for (const { key, count, last } of typeCounts.counts.values()) countEventType.run(key[0], key[1], count, last);
+      for (const [bucket, { min, max }] of buckets.spans) spanBucket.run(bucket, min, max);
       return outcomes;
     });
     this.deleteAll = db.transaction((filter: DeliveryFilter, beforeSeq: number, limit: number) => {
@@ -353,7 +364,24 @@ export class SqliteStore implements InboxStore {
   }
 
   async indexStep(budget: IndexBudget, derive: DeriveEventType): Promise<IndexProgress> {
-    return this.searchIndex.step(budget, derive);
+    const progress = this.searchIndex.step(budget, derive);
+    if (!progress.more && Date.now() - this.optimizedAt > OPTIMIZE_EVERY_MS) this.optimize();
+    return progress;
+  }
+
+  private optimizedAt = 0;
+
+  /**
+   * SQLite's planner statistics, brought up to date where they are stale
+   * (`PRAGMA optimize`, as SQLite advises for a long-lived connection: at
+   * open and now and then), reading at most ANALYSIS_LIMIT rows of each
+   * index. Without them it chose to sort every delivery of a type prefix
+   * (180 ms on 200,000) rather than read the newest first (under 1 ms).
+   */
+  private optimize(): void {
+    this.optimizedAt = Date.now();
+    this.db.pragma(`analysis_limit = ${ANALYSIS_LIMIT}`);
+    this.db.pragma('optimize = 0x10002');
   }
 
   async pruneOlderThan(before: number, limit: number): Promise<number> {

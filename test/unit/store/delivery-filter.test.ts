@@ -38,6 +38,11 @@ describe('the SQLite search index', () => {
     expect(trigramQuery('\u{1f600}ab')).toBe('"\u{1f600}ab"');
   });
 
+  it('asks for the four rarest trigrams only, when it knows how common each is, ties in the order they come', () => {
+    const seen: Record<string, number> = { use: 900, ser: 900, er1: 300, r12: 20, '123': 50, '234': 5, '34@': 0, '4@x': 0 };
+    expect(trigramQuery('USER1234@x', (trigram) => seen[trigram] ?? 1000)).toBe('"34@" AND "4@x" AND "234" AND "R12"');
+  });
+
   it('cuts text into overlapping chunks', () => {
     expect(chunkCount('x')).toBe(1);
     expect(chunkCount('x'.repeat(CHUNK_CHARS + CHUNK_OVERLAP))).toBe(1);

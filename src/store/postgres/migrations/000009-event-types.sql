@@ -42,10 +42,19 @@ END $$;
 CREATE TRIGGER deliveries_untyped AFTER DELETE ON deliveries
   FOR EACH ROW WHEN (OLD.event_type IS NOT NULL) EXECUTE FUNCTION reception_untype();
 
+-- The seqs received in each 10-minute bucket of time: see the SQLite migration.
+CREATE TABLE time_buckets (
+  bucket  BIGINT PRIMARY KEY,
+  min_seq BIGINT NOT NULL,
+  max_seq BIGINT NOT NULL
+);
+
 -- The search index (`q`): each delivery's search text (header values and
--- body as text, src/store/search-text.ts) with a pg_trgm GIN index, written
--- in the transaction that stores the delivery; ILIKE finds the candidates
--- through the index and checks each. The row goes with its delivery.
+-- body as text, src/store/search-text.ts) with a pg_trgm GIN index; ILIKE
+-- finds the candidates through the index and checks each. Written after the
+-- delivery's commit, in batches (src/store/postgres/postgres-index.ts): in
+-- the commit, the GIN index cost receiving 45 % of its rate. The row goes
+-- with its delivery.
 CREATE TABLE delivery_text (
   seq  BIGINT PRIMARY KEY REFERENCES deliveries (seq) ON DELETE CASCADE,
   text TEXT   NOT NULL
@@ -72,10 +81,14 @@ BEGIN
   EXECUTE format('CREATE INDEX delivery_text_trigrams ON delivery_text USING gin (text %I.gin_trgm_ops)', home);
 END $$;
 
--- How far the background fill got: every delivery above `backfill_seq` is
--- typed and in the search index (new ones are from the start). 0: it is over.
+-- How far the work behind the commits got: every delivery below `next_seq`
+-- is in the search index (appends hold a lock until they commit, so seqs
+-- become visible in order and the indexer never passes one by); every
+-- delivery stored before this migration and above `backfill_seq` is typed
+-- and indexed. `backfill_seq` 0: the fill is over.
 CREATE TABLE index_position (
   only_row     BOOLEAN PRIMARY KEY DEFAULT true CHECK (only_row),
+  next_seq     BIGINT  NOT NULL,
   backfill_seq BIGINT  NOT NULL
 );
-INSERT INTO index_position (backfill_seq) SELECT coalesce(max(seq), 0) FROM deliveries;
+INSERT INTO index_position (next_seq, backfill_seq) SELECT coalesce(max(seq), 0) + 1, coalesce(max(seq), 0) FROM deliveries;

@@ -40,6 +40,17 @@ CREATE TRIGGER deliveries_untyped AFTER DELETE ON deliveries WHEN OLD.event_type
   DELETE FROM event_types WHERE source = OLD.source AND event_type = OLD.event_type AND count <= 0;
 END;
 
+-- The seqs received in each 10-minute bucket of time, lowest and highest:
+-- a list filtered by since/until reads only the seqs its buckets span,
+-- newest first, instead of sorting every delivery of the period. A superset
+-- (deletes leave it as it is), so the list stays exact; appends and the
+-- background fill keep it.
+CREATE TABLE time_buckets (
+  bucket  INTEGER PRIMARY KEY,
+  min_seq INTEGER NOT NULL,
+  max_seq INTEGER NOT NULL
+);
+
 -- The search index (`q`): FTS5 trigrams of each delivery's header values and
 -- body text (src/store/search-text.ts), without a copy of the text
 -- (contentless) and without positions (detail=none): a search finds the
