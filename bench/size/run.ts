@@ -89,8 +89,12 @@ const log = (line: string): void => {
   process.stderr.write(`bench:size: ${line}\n`);
 };
 
-/** The server of one measurement: this build or the baseline's, on a SQLite directory or a PostgreSQL schema. */
-function command(main: string, kind: Kind, dir: string, token: string, config: string): StartCommand {
+/**
+ * The server of one measurement: this build or the baseline's, on a SQLite
+ * directory or a PostgreSQL schema; `config` undefined for the baseline,
+ * which has no eventType setting (ingest sends to a source without one).
+ */
+function command(main: string, kind: Kind, dir: string, token: string, config: string | undefined): StartCommand {
   return {
     command: process.execPath,
     args: [...startFlags(), main],
@@ -99,8 +103,8 @@ function command(main: string, kind: Kind, dir: string, token: string, config: s
       RECEPTION_HOST: '127.0.0.1',
       RECEPTION_DATA: join(dir, 'data'),
       RECEPTION_TOKEN: token,
-      RECEPTION_LOG_LEVEL: 'warn',
-      RECEPTION_CONFIG: config,
+      RECEPTION_LOG_LEVEL: 'info',
+      ...(config === undefined ? {} : { RECEPTION_CONFIG: config }),
       ...(kind === 'postgres' ? { RECEPTION_DATABASE_URL: BENCH_DATABASE_URL, RECEPTION_DATABASE_SCHEMA: benchSchema(dir) } : {}),
     },
   };
@@ -134,6 +138,7 @@ async function measureStore(
   schemas: string[],
 ): Promise<StoreReport> {
   const full = join(runDir, kind, 'full');
+  mkdirSync(full, { recursive: true });
   if (kind === 'postgres') schemas.push(full);
   const now = Date.now();
   log(`${kind}: filling ${size} deliveries`);
@@ -171,10 +176,8 @@ async function measureStore(
     for (const which of order) {
       const dir = which === 'full' ? full : which === 'empty' ? empty : old;
       const main = which === 'baseline' ? baseline : MAIN;
-      results[which] = await measureIngest(command(main, kind, dir, token, config), dir, {
-        ...options,
-        measureLag: which !== 'baseline',
-      });
+      const start = command(main, kind, dir, token, which === 'baseline' ? undefined : config);
+      results[which] = await measureIngest(start, dir, { ...options, measureLag: which !== 'baseline' });
       log(`${kind} round ${round}: ${which} ${results[which]?.perSecond.toFixed(0)}/s`);
     }
     ingest.push({ full: results.full as IngestRun, empty: results.empty as IngestRun, baseline: results.baseline as IngestRun });
