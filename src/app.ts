@@ -143,8 +143,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     store,
     logger,
     // Deliveries stored before event types were kept get the type the receiver would give them now.
-    derive: (d) =>
-      eventTypeOf(storedEventTypeSubject(d), rules.forSource(d.source)?.eventType),
+    derive: (d) => eventTypeOf(storedEventTypeSubject(d), rules.forSource(d.source)?.eventType),
     busy: () => {
       const busy = queue.depth > 0 || queue.commits !== commitsSeen;
       commitsSeen = queue.commits;

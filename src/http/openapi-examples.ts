@@ -17,6 +17,7 @@ const DELIVERY = {
   id: ID,
   seq: 42,
   source: 'github',
+  eventType: 'push',
   receivedAt: AT,
   method: 'POST',
   query: 'a=1',
@@ -72,6 +73,19 @@ export const ROUTE_EXAMPLES: Readonly<Record<string, RouteExamples>> = {
   'GET /api/deliveries': { responses: { 200: { items: [DELIVERY], nextCursor: '41' } } },
   'GET /api/deliveries/{id}': { responses: { 200: DELIVERY } },
   'DELETE /api/deliveries/{id}': {},
+  'DELETE /api/deliveries': { responses: { 200: { deleted: 212 } } },
+  'GET /api/deliveries/count': { responses: { 200: { count: 212, atLeast: false } } },
+  'GET /api/event-types': {
+    responses: {
+      200: {
+        items: [
+          { source: 'stripe', eventType: 'invoice.paid', count: 512, lastReceivedAt: AT },
+          { source: 'stripe', eventType: 'customer.created', count: 40, lastReceivedAt: '2026-11-21T22:10:00.000Z' },
+          { source: 'github', eventType: null, count: 3, lastReceivedAt: '2026-11-20T08:00:00.000Z' },
+        ],
+      },
+    },
+  },
   'GET /api/deliveries/{id}/raw': {},
   'GET /api/deliveries/{id}/files/{index}': { responses: { 200: '(the file, byte for byte as sent)' } },
   'GET /api/sources': {

@@ -37,7 +37,11 @@ export function storedEventTypeSubject(delivery: StoredDelivery): EventTypeSubje
     } catch {
       // A parsed body that is not JSON cannot be: no fields, then.
     }
-  } else if (classifyMediaType(contentType) !== 'json' && /^text\/plain\b/i.test(contentType.trim()) && textBodyJson(raw) !== undefined) {
+  } else if (
+    classifyMediaType(contentType) !== 'json' &&
+    /^text\/plain\b/i.test(contentType.trim()) &&
+    textBodyJson(raw) !== undefined
+  ) {
     subject.jsonText = raw;
   }
   return subject;

@@ -285,7 +285,13 @@ export class Receiver {
         dedupKey: failed ? null : (dedupHeaderValue(request.headers, rule.dedupHeader) ?? deliveryId ?? null),
       };
       delivery.eventType = eventTypeOf(
-        { scheme: verification.scheme, headers: delivery.headers, contentType: delivery.contentType, raw: body.raw, ...receivedBodyFields(body) },
+        {
+          scheme: verification.scheme,
+          headers: delivery.headers,
+          contentType: delivery.contentType,
+          raw: body.raw,
+          ...receivedBodyFields(body),
+        },
         rule.eventType,
       );
       if (!failed && rule.routes.length > 0) {
