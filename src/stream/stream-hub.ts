@@ -22,10 +22,14 @@ const READ_BATCH = 100;
 /**
  * Every open stream of this process. While any is open, the hub follows the
  * commit feed: after each commit it reads the new deliveries from the store
- * once, renders each once, and wakes the readers, who take the frames from
- * it. So a commit costs one read and one rendering however many readers
- * there are (with a read per reader, 400 readers made receiving ten times
- * slower). A reader behind the frames it holds reads the store itself.
+ * once, renders each once, joins the frames of that read into one Buffer,
+ * and wakes the readers, who take the frames from it: a reader that was
+ * sent everything before is sent the joined Buffer in one write. So a
+ * commit costs one read and one rendering however many readers there are
+ * (with a read per reader, 400 readers made receiving ten times slower),
+ * and each reader one write (with a write per frame, 100 readers cost
+ * about 2.5 µs of CPU per reader and delivery). A reader behind the frames
+ * it holds reads the store itself.
  */
 export class StreamHub {
   private readonly sessions = new Set<StreamSession>();
@@ -111,7 +115,7 @@ export class StreamHub {
             this.refreshAgain = true;
             break;
           }
-          for (const row of rows) recent.append({ seq: row.seq, source: row.source, bytes: this.frames.frameOf(row) });
+          recent.appendRun(rows.map((row) => ({ seq: row.seq, source: row.source, bytes: this.frames.frameOf(row) })));
           if (rows.length < READ_BATCH) break;
         }
       } while (this.refreshAgain);

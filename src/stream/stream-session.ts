@@ -142,12 +142,53 @@ export class StreamSession {
     }
     this.wokenWhilePumping = true;
     if (this.pumping) return;
+    // A reader among the hub's frames is sent them at once, without a promise: most wake-ups end here.
+    if (this.page === undefined && this.sendRecent()) {
+      this.wokenWhilePumping = false;
+      return;
+    }
     this.pumping = true;
     void this.pump().finally(() => {
       this.pumping = false;
       // A wake-up that came after the pump's last read must not be lost.
       if (this.wokenWhilePumping && !this.out.writableNeedDrain) this.wake();
     });
+  }
+
+  /**
+   * Sends what the hub's frames hold after this reader's position: a joined
+   * run of them in one write where the reader is at one's start, else frame
+   * by frame. False when they do not reach back to it (or the hub holds
+   * none yet): the store must be read.
+   */
+  private sendRecent(): boolean {
+    const { source, batchSize = 100 } = this.options;
+    for (;;) {
+      if (this.ended || this.out.writableNeedDrain) return true;
+      const recent = this.options.recent();
+      if (recent === undefined) return false;
+      const run = recent.runAfter(this.scanned, source);
+      if (run !== undefined) {
+        if (run.lastSent !== undefined) {
+          this.write(run.bytes);
+          if (this.ended) return true;
+          this.position = run.lastSent;
+        }
+        this.scanned = run.scannedTo;
+        continue;
+      }
+      const taken = recent.after(this.scanned, batchSize, source);
+      if (taken === undefined) return false;
+      for (const frame of taken.frames) {
+        this.write(frame.bytes);
+        if (this.ended) return true;
+        this.position = frame.seq;
+        this.scanned = frame.seq;
+        if (this.out.writableNeedDrain) return true;
+      }
+      this.scanned = taken.scannedTo;
+      if (taken.frames.length < batchSize) return true;
+    }
   }
 
   private async pump(): Promise<void> {
@@ -157,17 +198,8 @@ export class StreamSession {
         if (this.ended || this.out.writableNeedDrain) return;
         this.wokenWhilePumping = false;
         if (this.page === undefined) {
-          const recent = this.options.recent()?.after(this.scanned, batchSize, source);
-          if (recent !== undefined) {
-            for (const frame of recent.frames) {
-              this.write(frame.bytes);
-              if (this.ended) return;
-              this.position = frame.seq;
-              this.scanned = frame.seq;
-              if (this.out.writableNeedDrain) return;
-            }
-            this.scanned = recent.scannedTo;
-            if (recent.frames.length < batchSize && !this.wokenWhilePumping) return;
+          if (this.sendRecent()) {
+            if (!this.wokenWhilePumping) return;
             continue;
           }
           // Everything up to the hub's newest frame is committed: a read that
