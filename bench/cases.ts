@@ -51,6 +51,8 @@ export interface BenchCase {
   compareTo?: string;
   /** Why the case cannot run on this machine (it is then skipped, not failed). */
   unavailable?: () => Promise<string | undefined>;
+  /** Readers of `/api/stream` that follow the inbox through the run, in a process of their own (bench/stream-readers.ts). */
+  streamReaders?: number;
   /** Removes what the case created outside its directory, after its server stopped. */
   cleanup?: (context: CaseContext) => Promise<void>;
 }
@@ -200,6 +202,15 @@ export const CASES: readonly BenchCase[] = [
       RECEPTION_DURABILITY: 'relaxed',
     }),
     compareTo: 'ref prototype NORMAL',
+  },
+  {
+    ...reception(
+      'reception durability=full, 100 stream readers',
+      'Reception, default durability, while 100 readers follow GET /api/stream (a process of their own, under nice)',
+      {},
+    ),
+    streamReaders: 100,
+    compareTo: 'reception durability=full',
   },
   verifiedReception(
     'reception verified (stripe)',

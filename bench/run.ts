@@ -17,6 +17,7 @@ import { summarizeProfiles } from './profile-summary.js';
 import { compareCases, compareToBaseline, markdown, writeJson, type CaseResult, type RunReport } from './report.js';
 import { combineRounds } from './rounds.js';
 import { startServer, tail } from './server-process.js';
+import { startStreamReaders, type RunningReaders } from './stream-readers.js';
 import { describeDriver } from '../src/store/sqlite/driver.js';
 
 /**
@@ -93,8 +94,12 @@ async function measure(
     ok: false,
     storeCheck: 'n/a (no store)',
   };
+  let readers: RunningReaders | undefined;
   try {
     if (new URL(server.url).hostname !== '127.0.0.1') throw new Error(`server listens on ${server.url}, not 127.0.0.1`);
+    if (benchCase.streamReaders !== undefined) {
+      readers = await startStreamReaders(server.url, context.token, benchCase.streamReaders);
+    }
     const request = benchCase.request?.(baseRequest()) ?? baseRequest();
     const run = { request, connections, workDir: context.dir };
     if (warmupSeconds > 0) {
@@ -134,10 +139,17 @@ async function measure(
         result.storeCheck = `ok: ${stored} stored = ${load.ok} acknowledged + ${extra} in flight at stop`;
       }
     }
+    if (readers !== undefined) {
+      const got = await readers.stop();
+      readers = undefined;
+      result.storeCheck += `; ${got.readers} stream readers got ${got.minEvents} to ${got.maxEvents} events, ${got.ended} disconnected`;
+      if (got.ended > 0) problems.push(`${label}: ${got.ended} of ${got.readers} stream readers were disconnected`);
+    }
     result.peakRssBytes = peakRssBytes(server.child.pid);
     result.ok = true;
     return result;
   } finally {
+    await readers?.stop().catch(() => undefined);
     result.exit = await stopChild(server.child, 'SIGTERM', 15_000);
     if (result.exit !== 0) {
       problems.push(`${label}: server did not exit cleanly after SIGTERM (${result.exit})\n${tail(server.stderrFile)}`);

@@ -16,16 +16,22 @@ export interface StreamHubOptions {
 /** Frames of the newest deliveries kept for readers that have not taken them yet. */
 const RECENT_FRAMES = 2000;
 const RECENT_BYTES = 16 * 1024 * 1024;
+/** Under load, the hub reads and wakes its readers at most once in this time (a commit alone is sent at once). */
+const FLUSH_MS = 10;
 /** Deliveries read from the store at a time. */
 const READ_BATCH = 100;
 
 /**
  * Every open stream of this process. While any is open, the hub follows the
  * commit feed: after each commit it reads the new deliveries from the store
- * once, renders each once, and wakes the readers, who take the frames from
- * it. So a commit costs one read and one rendering however many readers
- * there are (with a read per reader, 400 readers made receiving ten times
- * slower). A reader behind the frames it holds reads the store itself.
+ * once, renders each once, joins the frames of that read into one Buffer,
+ * and wakes the readers, who take the frames from it: a reader that was
+ * sent everything before is sent the joined Buffer in one write. So a
+ * commit costs one read and one rendering however many readers there are
+ * (with a read per reader, 400 readers made receiving ten times slower),
+ * and each reader one write (with a write per frame, 100 readers cost
+ * about 2.5 µs of CPU per reader and delivery). A reader behind the frames
+ * it holds reads the store itself.
  */
 export class StreamHub {
   private readonly sessions = new Set<StreamSession>();
@@ -33,6 +39,9 @@ export class StreamHub {
   private unsubscribe: (() => void) | undefined;
   private refreshing = false;
   private refreshAgain = false;
+  /** When the last refresh started, and the timer of one deferred to FLUSH_MS after it. */
+  private refreshedAt = Number.NEGATIVE_INFINITY;
+  private deferred: NodeJS.Timeout | undefined;
   private readonly frames: SharedFrames;
 
   constructor(readonly options: StreamHubOptions) {
@@ -74,11 +83,31 @@ export class StreamHub {
   }
 
   private follow(): void {
-    this.unsubscribe = this.options.feed.subscribe(() => void this.refresh());
+    this.unsubscribe = this.options.feed.subscribe(() => this.committed());
     void this.refresh();
   }
 
+  /**
+   * A commit: refreshed at once when the last refresh is FLUSH_MS old, else
+   * FLUSH_MS after it, so that under load the commits of a few milliseconds
+   * reach each reader in one write (a write costs a reader a system call).
+   */
+  private committed(): void {
+    if (this.deferred !== undefined) return;
+    const wait = this.refreshedAt + FLUSH_MS - performance.now();
+    if (wait <= 0) {
+      void this.refresh();
+      return;
+    }
+    this.deferred = setTimeout(() => {
+      this.deferred = undefined;
+      void this.refresh();
+    }, wait);
+  }
+
   private unfollow(): void {
+    if (this.deferred !== undefined) clearTimeout(this.deferred);
+    this.deferred = undefined;
     this.unsubscribe?.();
     this.unsubscribe = undefined;
     this.recent = undefined;
@@ -91,6 +120,7 @@ export class StreamHub {
       return;
     }
     this.refreshing = true;
+    this.refreshedAt = performance.now();
     const { store } = this.options;
     try {
       do {
@@ -111,7 +141,7 @@ export class StreamHub {
             this.refreshAgain = true;
             break;
           }
-          for (const row of rows) recent.append({ seq: row.seq, source: row.source, bytes: this.frames.frameOf(row) });
+          recent.appendRun(rows.map((row) => ({ seq: row.seq, source: row.source, bytes: this.frames.frameOf(row) })));
           if (rows.length < READ_BATCH) break;
         }
       } while (this.refreshAgain);

@@ -27,4 +27,24 @@ describe('RecentFrames', () => {
     expect(bytes.size).toBe(3);
     expect(bytes.referenced).toBe(3);
   });
+
+  it('joins the frames of one read into one Buffer, given whole to a reader at its start, of its source', () => {
+    const recent = new RecentFrames(10, 100, 1_000_000);
+    const frames = [frame(11, 'a', 3), frame(12, 'b', 4), frame(13, 'a', 5)];
+    recent.appendRun(frames);
+    const all = recent.runAfter(10);
+    expect(all?.bytes).toEqual(Buffer.concat(frames.map((f) => f.bytes)));
+    expect(all).toMatchObject({ lastSent: 13, scannedTo: 13 });
+    const ofA = recent.runAfter(10, 'a');
+    expect(ofA).toMatchObject({ bytes: Buffer.alloc(8, 0x78), lastSent: 13, scannedTo: 13 });
+    // The same Buffer for every reader of a source.
+    expect(recent.runAfter(10, 'a')?.bytes).toBe(ofA?.bytes);
+    expect(recent.runAfter(10, 'c')).toEqual({ bytes: Buffer.alloc(0), lastSent: undefined, scannedTo: 13 });
+    // Not at a run's start: frame by frame, as before.
+    expect(recent.runAfter(11)).toBeUndefined();
+    expect(recent.after(11, 100)?.frames.map((f) => f.seq)).toEqual([12, 13]);
+    // A run whose first frame left is not given.
+    recent.releaseThrough(11);
+    expect(recent.runAfter(10)).toBeUndefined();
+  });
 });
