@@ -6,10 +6,11 @@ import type { TokenGuard } from './auth.js';
 import { sourceFilter } from './query-params.js';
 import { decodeCursor, decodeNameCursor, encodeCursor, encodeNameCursor } from './cursor.js';
 import { deliveryJson, deliveryPageText, deliveryText } from './delivery-json.js';
+import { findDelivery } from './delivery-ref.js';
 import {
   DeliveryPageSchema,
   DeliverySchema,
-  IdParamsSchema,
+  DeliveryRefParamsSchema,
   ListQuerySchema,
   MAX_PAGE,
   MAX_SOURCE_PAGE,
@@ -68,10 +69,10 @@ export const inboxRoutes: FastifyPluginAsyncTypebox<InboxRoutesOptions> = async 
   app.get(
     '/api/deliveries/:id',
     {
-      schema: { params: IdParamsSchema, response: { 200: DeliverySchema, ...errors } },
+      schema: { params: DeliveryRefParamsSchema, response: { 200: DeliverySchema, ...errors } },
     },
     async (request, reply) => {
-      const delivery = await store.get(request.params.id);
+      const delivery = await findDelivery(store, request.params.id);
       if (delivery === undefined) throw notFound(request.params.id);
       return reply.type(JSON_TYPE).serializer(deliveryText).send(deliveryJson(delivery));
     },
@@ -80,10 +81,10 @@ export const inboxRoutes: FastifyPluginAsyncTypebox<InboxRoutesOptions> = async 
   app.get(
     '/api/deliveries/:id/raw',
     {
-      schema: { params: IdParamsSchema },
+      schema: { params: DeliveryRefParamsSchema },
     },
     async (request, reply) => {
-      const delivery = await store.get(request.params.id);
+      const delivery = await findDelivery(store, request.params.id);
       if (delivery === undefined) throw notFound(request.params.id);
       return reply
         .header('content-type', delivery.contentType || 'application/octet-stream')
@@ -97,10 +98,11 @@ export const inboxRoutes: FastifyPluginAsyncTypebox<InboxRoutesOptions> = async 
   app.delete(
     '/api/deliveries/:id',
     {
-      schema: { params: IdParamsSchema, response: { 204: Type.Null(), ...errors } },
+      schema: { params: DeliveryRefParamsSchema, response: { 204: Type.Null(), ...errors } },
     },
     async (request, reply) => {
-      if (!(await store.delete(request.params.id))) throw notFound(request.params.id);
+      const delivery = await findDelivery(store, request.params.id);
+      if (delivery === undefined || !(await store.delete(delivery.id))) throw notFound(request.params.id);
       return reply.code(204).send(null);
     },
   );
@@ -151,5 +153,5 @@ async function moreAfter(
 }
 
 function notFound(id: string): ProblemError {
-  return new ProblemError('not_found', `No delivery has the id "${id.slice(0, 100)}".`);
+  return new ProblemError('not_found', `No delivery has the id or seq "${id.slice(0, 100)}".`);
 }
