@@ -34,7 +34,8 @@ export async function runReplay(argv: string[]): Promise<number> {
     process.stdout.write(renderHelp(replaySpec));
     return 0;
   }
-  const id = positionals[0];
+  // `#42` as the page shows a seq, when quoted (unquoted, a shell takes it as a comment).
+  const id = positionals[0]?.replace(/^#(?=\d+$)/, '');
   if (id === undefined || id === '')
     throw new UsageError('which delivery? Give its id or seq: reception replay <id or seq> --to URL.', 'replay');
   const to = targetUrlFlag('--to', stringFlag(values, 'to'));

@@ -65,7 +65,7 @@ export class InboxView {
       attrs: {
         type: 'search',
         name: 'id',
-        placeholder: 'Find by id',
+        placeholder: 'Find by id or #seq',
         'aria-label': 'Find a delivery by id',
         autocomplete: 'off',
         spellcheck: 'false',
@@ -79,7 +79,8 @@ export class InboxView {
     );
     find.addEventListener('submit', (event) => {
       event.preventDefault();
-      const id = this.findInput.value.trim();
+      // An id, or a seq as the list shows it (`#42`); the API takes either.
+      const id = this.findInput.value.trim().replace(/^#(?=\d+$)/, '');
       if (id !== '') go({ source: this.filter, id });
     });
     this.shell = h(
@@ -234,6 +235,7 @@ export class InboxView {
       toast('No delivery has that id.', 'error');
       return;
     }
+    if (delivery.id !== id) this.openedBySeq(delivery.id);
     renderDetail(this.detailPane, delivery, {
       onDeleted: (deleted) => {
         const next = this.list.remove(deleted);
@@ -243,6 +245,13 @@ export class InboxView {
       onBack: () => go({ source: this.filter }),
     });
     this.detailPane.scrollTop = 0;
+  }
+
+  /** Found by its seq: the address and the list name it by its id from now on. */
+  private openedBySeq(id: string): void {
+    this.openId = id;
+    this.list.select(id);
+    history.replaceState(null, '', routeHref({ source: this.filter, id }));
   }
 
   private async logOut(): Promise<void> {
