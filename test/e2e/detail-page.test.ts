@@ -142,14 +142,23 @@ describe.skipIf(skipBrowserTests)('a delivery on the page', () => {
   });
 
   it('draws the tree from the body as sent: a key sent twice is there twice, 1.0e+2 stays as written', async () => {
-    const raw = '{"amount": 1.0e+2, "id": "a", "id": "b", "nested": {"big": 12345678901234567890, "zero": -0.0}}';
+    const raw =
+      '{"amount": 1.0e+2, "id": "a", "id": "b", "nested": {"big": 12345678901234567890, "zero": -0.0}, "name": "caf\\u00e9"}';
     const sent = await sendWebhook(server, 'as-sent', raw);
     const session = await openPage(browser, server, { hash: `#id=${sent.id}` });
     const { page } = session;
     const tree = page.locator('.detail .json-tree');
     await tree.waitFor();
     const leaves = await tree.locator('.json-leaf').evaluateAll((items) => items.map((item) => item.textContent));
-    expect(leaves).toEqual(['"amount": 1.0e+2', '"id": "a"', '"id": "b"', '"big": 12345678901234567890', '"zero": -0.0']);
+    expect(leaves).toEqual([
+      '"amount": 1.0e+2',
+      '"id": "a"',
+      '"id": "b"',
+      '"big": 12345678901234567890',
+      '"zero": -0.0',
+      // A string reads decoded; the Raw tab keeps the escape.
+      '"name": "café"',
+    ]);
     expect(await tree.locator('.json-duplicate').count()).toBe(2);
     await session.close();
   });
@@ -178,6 +187,21 @@ describe.skipIf(skipBrowserTests)('a delivery on the page', () => {
     expect(await detail.locator('.raw-body').evaluate((el) => el.textContent?.length)).toBe(256 * 1024);
     await detail.locator('[data-action="show-all"]').click();
     await expect.poll(() => detail.locator('.raw-body').evaluate((el) => el.textContent?.length)).toBe(raw.length);
+    await session.close();
+  });
+
+  it('shows a form body over 256 KiB in part too', async () => {
+    const fields = Array.from({ length: 3000 }, (_, i) => `f${i}=${'v'.repeat(100)}`).join('&');
+    const sent = await sendWebhook(server, 'large-form', fields, { 'content-type': 'application/x-www-form-urlencoded' });
+    const session = await openPage(browser, server, { hash: `#id=${sent.id}` });
+    const { page } = session;
+    const rows = page.locator('.detail .form-table tbody tr');
+    await rows.first().waitFor();
+    const shown = await rows.count();
+    expect(shown).toBeGreaterThan(2000);
+    expect(shown).toBeLessThan(3000);
+    await page.locator('.detail [data-action="show-all"]').click();
+    await expect.poll(() => rows.count()).toBe(3000);
     await session.close();
   });
 

@@ -8,14 +8,24 @@ import { SHOWN_FIRST, shownInPart, textOf } from './body-part.ts';
 import { h } from './dom.ts';
 import { jsonSourceTree } from './json-source-tree.ts';
 
-/** Form data (`key` to string or list of strings) as a two-column table, one row per value. */
-export function formTable(body: Record<string, unknown>): HTMLElement {
+/**
+ * Form data (`key` to string or list of strings) as a two-column table, one
+ * row per value; at most `maxChars` characters of names and values (the
+ * value that reaches it cut there), for a body shown in part.
+ */
+export function formTable(body: Record<string, unknown>, maxChars = Infinity): HTMLElement {
   const rows: HTMLElement[] = [];
+  let left = maxChars;
   for (const key of Object.keys(body)) {
     const value = body[key];
     const values = Array.isArray(value) ? value : [value];
     for (const item of values) {
-      rows.push(h('tr', {}, h('th', { attrs: { scope: 'row' } }, key), h('td', {}, String(item))));
+      if (left <= 0) break;
+      const text = String(item);
+      left -= key.length;
+      const shown = text.length > left ? text.slice(0, Math.max(0, left)) : text;
+      left -= text.length;
+      rows.push(h('tr', {}, h('th', { attrs: { scope: 'row' } }, key), h('td', {}, shown)));
     }
   }
   return h(
@@ -76,7 +86,10 @@ function treeView(body: unknown, raw: Uint8Array | undefined): HTMLElement {
  * files, text, indented XML, or a JSON tree (of `raw`, the body's bytes,
  * when given: see needsRaw).
  */
-export function parsedBody(delivery: { id: string; contentType: string; body: unknown }, raw?: Uint8Array): HTMLElement {
+export function parsedBody(
+  delivery: { id: string; contentType: string; size: number; body: unknown },
+  raw?: Uint8Array,
+): HTMLElement {
   const { body } = delivery;
   if (body === null || body === undefined) {
     return h(
@@ -87,7 +100,7 @@ export function parsedBody(delivery: { id: string; contentType: string; body: un
   }
   switch (bodyViewOf(delivery.contentType, body)) {
     case 'form':
-      return formTable(body as Record<string, unknown>);
+      return shownInPart(delivery.size, (all) => formTable(body as Record<string, unknown>, all ? Infinity : SHOWN_FIRST));
     case 'multipart': {
       const { fields, files } = body as MultipartBody;
       return h(

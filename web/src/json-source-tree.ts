@@ -14,7 +14,7 @@ const OPEN_LEVELS = 2;
 const CHUNK = 200;
 
 interface Entry {
-  /** The key as written (with its quotes), or the index of an array item. */
+  /** The key, decoded and quoted, or the index of an array item. */
   label: string;
   isIndex: boolean;
   /** A key that the same object holds more than once. */
@@ -30,7 +30,7 @@ const SCALAR_CLASS: Partial<Record<JsonNode['type'], string>> = {
   null: 'json-null',
 };
 
-function entriesOf(node: JsonNode, text: string): Entry[] {
+function entriesOf(node: JsonNode): Entry[] {
   const children = node.children ?? [];
   if (node.type === 'array') {
     return children.map((value, index) => ({ label: String(index), isIndex: true, duplicate: false, value }));
@@ -43,7 +43,7 @@ function entriesOf(node: JsonNode, text: string): Entry[] {
   return children.map((property) => {
     const [key, value] = property.children ?? [];
     return {
-      label: key === undefined ? '' : sourceOf(key, text),
+      label: key === undefined ? '' : JSON.stringify(String(key.value)),
       isIndex: false,
       duplicate: (seen.get(String(key?.value)) ?? 0) > 1,
       value,
@@ -51,7 +51,14 @@ function entriesOf(node: JsonNode, text: string): Entry[] {
   });
 }
 
-function sourceOf(node: JsonNode, text: string): string {
+/**
+ * A number as written (`1.0e+2`, `12345678901234567890`, `-0.0`), which
+ * JSON.parse would change; a string decoded and quoted again, so that
+ * `"caf\u00e9"` from a sender that escapes every non-ASCII character reads
+ * `"café"` (the Raw tab has the bytes); `true`, `false`, `null`.
+ */
+function scalarText(node: JsonNode, text: string): string {
+  if (node.type === 'string') return JSON.stringify(String(node.value));
   return text.slice(node.offset, node.offset + node.length);
 }
 
@@ -108,12 +115,11 @@ function fillChildren(list: HTMLElement, entries: Entry[], text: string, depth: 
 function nodeView(node: JsonNode | undefined, entry: Entry | undefined, text: string, depth: number): HTMLElement {
   if (node === undefined) return h('div', { class: 'json-leaf' }, keyLabel(entry), h('span', { class: 'json-punct' }, '…'));
   if (node.type !== 'object' && node.type !== 'array') {
-    // Scalars as written: `1.0e+2`, `"caf\u00e9"`, `true`.
     return h(
       'div',
       { class: 'json-leaf' },
       keyLabel(entry),
-      h('span', { class: SCALAR_CLASS[node.type] ?? '' }, sourceOf(node, text)),
+      h('span', { class: SCALAR_CLASS[node.type] ?? '' }, scalarText(node, text)),
     );
   }
   if ((node.children?.length ?? 0) === 0) {
@@ -136,7 +142,7 @@ function nodeView(node: JsonNode | undefined, entry: Entry | undefined, text: st
   const fill = (): void => {
     if (filled) return;
     filled = true;
-    fillChildren(list, entriesOf(node, text), text, depth);
+    fillChildren(list, entriesOf(node), text, depth);
   };
   details.addEventListener('toggle', () => {
     if (details.open) fill();
