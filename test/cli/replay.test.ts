@@ -66,7 +66,10 @@ describe('reception replay', { timeout: 60_000 }, () => {
     expect(stderr).toBe('');
     expect(code).toBe(0);
     expect(stdout).toContain(`delivery ${sent.id}`);
-    expect(target.received.map((got) => got.body.toString())).toEqual(['{"by":"seq"}']);
+    // As the page writes it, quoted (unquoted, a shell takes `#42` as a comment).
+    const hashed = await replay([`#${seq}`, '--to', target.url('/hooks')]);
+    expect(hashed.code).toBe(0);
+    expect(target.received.map((got) => got.body.toString())).toEqual(['{"by":"seq"}', '{"by":"seq"}']);
   });
 
   it('exits 1 when the target answers an error, the delivery does not exist, or the target is down', async () => {
