@@ -10,9 +10,9 @@ import { CliError, parseCommand, renderHelp, stringFlag, UsageError, type Comman
 export const replaySpec: CommandSpec = {
   name: 'replay',
   summary: 'send one stored delivery again',
-  usage: ['replay <id> --to URL [--timeout DURATION] [--url URL] [--token TOKEN]'],
+  usage: ['replay <id or seq> --to URL [--timeout DURATION] [--url URL] [--token TOKEN]'],
   description:
-    'Sends the delivery with this id to --to exactly as listen forwards it: same method, headers in order (minus ' +
+    'Sends the delivery with this id (or this seq, the number the page shows) to --to exactly as listen forwards it: same method, headers in order (minus ' +
     "hop-by-hop ones, host, content-length, expect and [redacted] values), the delivery's query string appended to the " +
     "URL, and the exact raw bytes, so signatures still verify. Prints the target's status and latency. " +
     'Exits 0 when the target answers 2xx, 1 otherwise.',
@@ -22,7 +22,10 @@ export const replaySpec: CommandSpec = {
     ...SERVER_FLAGS,
   ],
   positionals: 1,
-  examples: ['reception replay 0b6c5e1e-3f0a-4c1e-9d57-2b1f4c7a9e10 --to http://127.0.0.1:3000/webhooks'],
+  examples: [
+    'reception replay 0b6c5e1e-3f0a-4c1e-9d57-2b1f4c7a9e10 --to http://127.0.0.1:3000/webhooks',
+    'reception replay 42 --to http://127.0.0.1:3000/webhooks',
+  ],
 };
 
 export async function runReplay(argv: string[]): Promise<number> {
@@ -31,9 +34,10 @@ export async function runReplay(argv: string[]): Promise<number> {
     process.stdout.write(renderHelp(replaySpec));
     return 0;
   }
-  const id = positionals[0];
+  // `#42` as the page shows a seq, when quoted (unquoted, a shell takes it as a comment).
+  const id = positionals[0]?.replace(/^#(?=\d+$)/, '');
   if (id === undefined || id === '')
-    throw new UsageError('which delivery? Give its id: reception replay <id> --to URL.', 'replay');
+    throw new UsageError('which delivery? Give its id or seq: reception replay <id or seq> --to URL.', 'replay');
   const to = targetUrlFlag('--to', stringFlag(values, 'to'));
   const timeoutText = stringFlag(values, 'timeout') ?? '30s';
   const timeoutMs = parseDuration(timeoutText);
@@ -41,7 +45,8 @@ export async function runReplay(argv: string[]): Promise<number> {
 
   const api = new ApiClient(serverTarget(values));
   const delivery = await api.getDelivery(id);
-  const raw = await api.getRaw(id);
+  // By the id the server answered with: the one given may be a seq.
+  const raw = await api.getRaw(delivery.id);
   const url = targetFor(to, delivery.query);
   let result;
   try {

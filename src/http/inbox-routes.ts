@@ -8,6 +8,7 @@ import { sourceFilter } from './query-params.js';
 import { deliveryFilter, FILTER_PARAMS } from './delivery-filters.js';
 import { decodeCursor, decodeNameCursor, encodeCursor, encodeNameCursor } from './cursor.js';
 import { deliveryJson, deliveryPageText, deliveryText } from './delivery-json.js';
+import { findDelivery } from './delivery-ref.js';
 import {
   CountSchema,
   DeletedSchema,
@@ -18,7 +19,7 @@ import {
   EventTypeQuerySchema,
   MAX_COUNT,
   MAX_EVENT_TYPES,
-  IdParamsSchema,
+  DeliveryRefParamsSchema,
   ListQuerySchema,
   MAX_PAGE,
   MAX_SOURCE_PAGE,
@@ -140,10 +141,10 @@ export const inboxRoutes: FastifyPluginAsyncTypebox<InboxRoutesOptions> = async 
   app.get(
     '/api/deliveries/:id',
     {
-      schema: { params: IdParamsSchema, response: { 200: DeliverySchema, ...errors } },
+      schema: { params: DeliveryRefParamsSchema, response: { 200: DeliverySchema, ...errors } },
     },
     async (request, reply) => {
-      const delivery = await store.get(request.params.id);
+      const delivery = await findDelivery(store, request.params.id);
       if (delivery === undefined) throw notFound(request.params.id);
       return reply.type(JSON_TYPE).serializer(deliveryText).send(deliveryJson(delivery));
     },
@@ -152,10 +153,10 @@ export const inboxRoutes: FastifyPluginAsyncTypebox<InboxRoutesOptions> = async 
   app.get(
     '/api/deliveries/:id/raw',
     {
-      schema: { params: IdParamsSchema },
+      schema: { params: DeliveryRefParamsSchema },
     },
     async (request, reply) => {
-      const delivery = await store.get(request.params.id);
+      const delivery = await findDelivery(store, request.params.id);
       if (delivery === undefined) throw notFound(request.params.id);
       return reply
         .header('content-type', delivery.contentType || 'application/octet-stream')
@@ -169,10 +170,11 @@ export const inboxRoutes: FastifyPluginAsyncTypebox<InboxRoutesOptions> = async 
   app.delete(
     '/api/deliveries/:id',
     {
-      schema: { params: IdParamsSchema, response: { 204: Type.Null(), ...errors } },
+      schema: { params: DeliveryRefParamsSchema, response: { 204: Type.Null(), ...errors } },
     },
     async (request, reply) => {
-      if (!(await store.delete(request.params.id))) throw notFound(request.params.id);
+      const delivery = await findDelivery(store, request.params.id);
+      if (delivery === undefined || !(await store.delete(delivery.id))) throw notFound(request.params.id);
       return reply.code(204).send(null);
     },
   );
@@ -243,5 +245,5 @@ function refuseUnknownParams(url: string): void {
 }
 
 function notFound(id: string): ProblemError {
-  return new ProblemError('not_found', `No delivery has the id "${id.slice(0, 100)}".`);
+  return new ProblemError('not_found', `No delivery has the id or seq "${id.slice(0, 100)}".`);
 }

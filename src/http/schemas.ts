@@ -128,6 +128,16 @@ export const IdParamsSchema = Type.Object({
   id: Type.String({ maxLength: MAX_PARAM_LENGTH }),
 });
 
+/** A delivery by its id or by its seq (src/http/delivery-ref.ts); anything else is simply not found (404). */
+export const DeliveryRefParamsSchema = Type.Object({
+  id: Type.String({
+    maxLength: MAX_PARAM_LENGTH,
+    description:
+      "The delivery's id, or its seq in digits (the number the page shows, as `42`): a seq is unique, so it names one delivery",
+    examples: ['019ab2c4-7f10-7c3e-9a51-3c2f0b9e8d41', '42'],
+  }),
+});
+
 /** Sources one page holds when `limit` is absent, and at most (a larger `limit` is capped to it). */
 export const SOURCE_PAGE = 100;
 export const MAX_SOURCE_PAGE = 500;

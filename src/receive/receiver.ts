@@ -12,7 +12,7 @@ import { BodyBudgetSpentError } from '../body/body-budget.js';
 import { BodyAbortedError, BodyTooLargeError } from '../body/read-body.js';
 import { clientAddress, type TrustedProxies } from './remote-address.js';
 import { decodeSourceName } from '../config/source-name.js';
-import { FAILURE_TEXT, type VerifyFailure } from '../verify/verifier.js';
+import { failureSentence } from '../verify/failure-text.js';
 import type { SourceRule, SourceRules } from './source-rules.js';
 import { destinationsFor, filterHeaders, filterQuery } from '../forward/routes.js';
 import type { NewForward } from '../store/outbox.js';
@@ -378,12 +378,7 @@ export class Receiver {
 
 /** The answer's detail for a failed check: the scheme and what failed. */
 function signatureDetail(verification: Verification): string {
-  const { reason } = verification;
-  const text =
-    reason !== undefined && Object.hasOwn(FAILURE_TEXT, reason)
-      ? FAILURE_TEXT[reason as VerifyFailure]
-      : 'the signature does not match';
-  return `The ${verification.scheme ?? ''} signature check failed: ${text}.`;
+  return failureSentence(verification.scheme, verification.reason);
 }
 
 /**

@@ -102,7 +102,7 @@ describe('command line mistakes exit 2 with a clear message', () => {
 
     const noId = await runCli(['replay', '--to', 'http://127.0.0.1:9/']);
     expect(noId.code).toBe(2);
-    expect(noId.stderr).toContain('reception replay <id>');
+    expect(noId.stderr).toContain('reception replay <id or seq>');
 
     const badSince = await runCli(['export', '--since', 'yesterday', '--token', 'x'.repeat(20)]);
     expect(badSince.code).toBe(2);

@@ -56,6 +56,22 @@ describe('reception replay', { timeout: 60_000 }, () => {
     }
   });
 
+  it('takes the seq the page shows instead of the id', async () => {
+    const bytes = Buffer.from('{"by":"seq"}');
+    const sent = await sendWebhook(server.url, '/api/webhook/short', bytes, [['Content-Type', 'application/json']]);
+    const seq = (
+      (await (await fetch(`${server.url}/api/deliveries/${sent.id}`, { headers: server.auth })).json()) as { seq: number }
+    ).seq;
+    const { code, stdout, stderr } = await replay([String(seq), '--to', target.url('/hooks')]);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(stdout).toContain(`delivery ${sent.id}`);
+    // As the page writes it, quoted (unquoted, a shell takes `#42` as a comment).
+    const hashed = await replay([`#${seq}`, '--to', target.url('/hooks')]);
+    expect(hashed.code).toBe(0);
+    expect(target.received.map((got) => got.body.toString())).toEqual(['{"by":"seq"}', '{"by":"seq"}']);
+  });
+
   it('exits 1 when the target answers an error, the delivery does not exist, or the target is down', async () => {
     const sent = await sendWebhook(server.url, '/api/webhook/a', '{"n":1}', [['Content-Type', 'application/json']]);
     target.status = () => 500;

@@ -162,7 +162,7 @@ describe.skipIf(skipBrowserTests)('the inbox page in Chromium', () => {
     expect(meta).toContain(`${raw.length} bytes`);
     expect(meta).toContain('127.0.0.1');
     expect(meta).toContain(sent.id);
-    expect(await detail.locator('.detail-head .badge').textContent()).toBe('not verified');
+    expect(await detail.locator('.detail-head .badge').textContent()).toBe('unsigned');
 
     const headers = detail.locator('.headers-table tbody tr');
     const pairs = await headers.evaluateAll((rows) => rows.map((r) => [r.children[0]?.textContent, r.children[1]?.textContent]));

@@ -100,7 +100,8 @@ describe.skipIf(skipBrowserTests)('screenshots for the README', () => {
 
     const push = sent[sent.length - 1];
     if (push === undefined) throw new Error('nothing seeded');
-    await page.setViewportSize({ width: 1280, height: 1180 });
+    // Tall enough for the headers and, below them, the body's tree.
+    await page.setViewportSize({ width: 1280, height: 1480 });
     await row(page, push.id).locator('a').click();
     await page.locator('.detail .json-tree').waitFor();
     await page.mouse.move(0, 0);

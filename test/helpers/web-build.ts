@@ -8,13 +8,14 @@ const WEB = join(ROOT, 'web');
 const BUILT = join(WEB, 'dist', 'index.html');
 const LOCK = join(tmpdir(), `reception-web-build-${Buffer.from(ROOT).toString('base64url').slice(-40)}.lock`);
 
-/** The page's own files, and src/text, whose pure modules the page bundles too. */
+/** The page's own files, and the pure modules of src/ that the page bundles too. */
 function newestSourceMs(): number {
   const files = [
     join(WEB, 'index.html'),
     join(WEB, 'vite.config.ts'),
     ...readdirSync(join(WEB, 'src')).map((f) => join(WEB, 'src', f)),
     ...readdirSync(join(ROOT, 'src', 'text')).map((f) => join(ROOT, 'src', 'text', f)),
+    join(ROOT, 'src', 'verify', 'failure-text.ts'),
   ];
   return Math.max(...files.map((f) => statSync(f).mtimeMs));
 }

@@ -47,6 +47,15 @@ describe('OpenAPI document', () => {
     expect(doc.paths['/api/deliveries']?.get).toMatchObject({
       parameters: expect.arrayContaining([expect.objectContaining({ name: 'limit', in: 'query' })]),
     });
+    // A delivery by its id or its seq (the short number the page shows), with an example of each.
+    for (const path of ['/api/deliveries/{id}', '/api/deliveries/{id}/raw']) {
+      const { parameters } = doc.paths[path]?.get as {
+        parameters: Array<{ name: string; description?: string; examples?: object }>;
+      };
+      const id = parameters.find((p) => p.name === 'id');
+      expect(id?.description, path).toContain('seq');
+      expect(Object.keys(id?.examples ?? {}), path).toContain('42');
+    }
   });
 
   it('describes every forwarding route of the contract (CONTRACT 6)', async () => {

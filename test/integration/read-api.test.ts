@@ -185,6 +185,37 @@ describe('read API', () => {
     });
   });
 
+  describe('GET /api/deliveries/{seq}: the short form the page shows', () => {
+    it('answers the delivery with that seq, its raw bytes, and deletes by it', async () => {
+      const first = await readDelivery(server, sent[0]?.id ?? '');
+      const third = await readDelivery(server, sent[2]?.id ?? '');
+      const bySeq = (await (await get(`/api/deliveries/${third.seq}`)).json()) as { id: string; seq: number };
+      expect(bySeq.id).toBe(third.id);
+      expect(bySeq.seq).toBe(third.seq);
+      const raw = await get(`/api/deliveries/${first.seq}/raw`);
+      expect(raw.status).toBe(200);
+      expect(await raw.text()).toBe('{"i":0}');
+
+      const doomed = await deliver(server, 'deleting-by-seq', '{"bye":1}');
+      const { seq } = await readDelivery(server, doomed.id);
+      expect((await get(`/api/deliveries/${seq}`, { method: 'DELETE' })).status).toBe(204);
+      await expectFetchProblem(await get(`/api/deliveries/${doomed.id}`), 'not_found');
+      // Its seq now names nothing: not the delivery below it.
+      await expectFetchProblem(await get(`/api/deliveries/${seq}`), 'not_found');
+      await expectFetchProblem(await get(`/api/deliveries/${seq}`, { method: 'DELETE' }), 'not_found');
+    });
+
+    it.each([
+      ['a seq past the newest', '999999999999'],
+      ['a seq with a leading zero', `0${1}`],
+      ['zero', '0'],
+      ['a seq too long to be exact', '12345678901234567890'],
+    ])('answers %s with 404 not_found', async (_name, ref) => {
+      await expectFetchProblem(await get(`/api/deliveries/${ref}`), 'not_found');
+      await expectFetchProblem(await get(`/api/deliveries/${ref}/raw`), 'not_found');
+    });
+  });
+
   describe('DELETE /api/deliveries/{id}', () => {
     it('deletes with 204, then get, raw and delete answer 404', async () => {
       const { id } = await deliver(server, 'deleting', '{"bye":true}');

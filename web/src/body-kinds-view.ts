@@ -7,9 +7,6 @@ import { h } from './dom.ts';
 import { formatSize } from './format.ts';
 import { indentXml } from './xml-indent.ts';
 
-/** Text shown at most this long; the whole body is one download away. */
-export const TEXT_SHOWN = 512 * 1024;
-
 export interface MultipartFile {
   field: string;
   filename: string | null;
@@ -65,19 +62,12 @@ export function filesList(deliveryId: string, files: readonly MultipartFile[]): 
   );
 }
 
-/** A text body as it reads, its first TEXT_SHOWN characters. */
+/** A text body as it reads (body-part.ts cuts a large one first). */
 export function textView(text: string, className = 'text-body'): HTMLElement {
-  return h(
-    'div',
-    {},
-    h('pre', { class: `raw-body ${className}` }, text.length > TEXT_SHOWN ? text.slice(0, TEXT_SHOWN) : text),
-    text.length > TEXT_SHOWN
-      ? h('p', { class: 'muted' }, `Showing the first ${TEXT_SHOWN / 1024} KiB; download the raw body for all of it.`)
-      : null,
-  );
+  return h('pre', { class: `raw-body ${className}` }, text);
 }
 
 /** An XML body as indented text (never parsed as a document: see xml-indent.ts). */
 export function xmlView(text: string): HTMLElement {
-  return textView(indentXml(text.length > TEXT_SHOWN ? text.slice(0, TEXT_SHOWN) : text), 'xml-body');
+  return textView(indentXml(text), 'xml-body');
 }

@@ -189,8 +189,8 @@ export class DeliveryList {
         forwardBadge(delivery.forwards),
         h('span', { class: `dot dot-${status}`, attrs: { title: `verification: ${status}` } }),
         `${shortContentType(delivery.contentType)} · ${formatSize(delivery.size)} · `,
-        // Ids are UUIDv7: the first digits are the time, the last ones tell deliveries apart.
-        h('code', {}, delivery.id.slice(-8)),
+        // The seq, not a piece of the id: short, unique, and taken by Find, the API and `replay` (a UUIDv7's start is its time).
+        h('code', { class: 'row-seq', attrs: { title: `seq ${delivery.seq}, id ${delivery.id}` } }, `#${delivery.seq}`),
       ),
       h('span', { class: 'row-preview' }, bodyPreview(delivery.body)),
     );

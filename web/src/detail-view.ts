@@ -2,7 +2,8 @@
 // done with it (copy as curl, download, delete).
 
 import { deleteDelivery, getRawBody, rawBodyUrl, type Delivery, type Verification } from './api.ts';
-import { bodyViewOf, parsedBody, rawText, VIEW_LABEL } from './body-view.ts';
+import { failureSentence } from '../../src/verify/failure-text.js';
+import { bodyViewOf, needsRaw, parsedBody, rawText, VIEW_LABEL } from './body-view.ts';
 import { copyText } from './clipboard.ts';
 import { resendCommand } from './curl-command.ts';
 import { button, h, replaceChildren } from './dom.ts';
@@ -18,11 +19,46 @@ export interface DetailHandlers {
   onBack(): void;
 }
 
-/** The verification outcome as a coloured badge. */
+/**
+ * The verification outcome as a badge: green when verified, red when the
+ * check failed, grey "unsigned" for a source that checks no signature (not
+ * a warning: most sources are so).
+ */
 export function verificationBadge(verification: Verification): HTMLElement {
   const scheme = verification.scheme === undefined ? '' : ` · ${verification.scheme}`;
-  const label = verification.status === 'none' ? 'not verified' : `${verification.status}${scheme}`;
-  return h('span', { class: `badge badge-${verification.status}`, attrs: { title: `Signature verification: ${label}` } }, label);
+  const label = verification.status === 'none' ? 'unsigned' : `${verification.status}${scheme}`;
+  const title =
+    verification.status === 'none'
+      ? 'No signature is checked for this source (set verify in the config file to check one).'
+      : verification.status === 'failed'
+        ? failureSentence(verification.scheme, verification.reason)
+        : `Signature verification: ${label}`;
+  return h('span', { class: `badge badge-${verification.status}`, attrs: { title } }, label);
+}
+
+/** What the verification row says beside its badge: for a failure, the sentence the sender was answered with. */
+function verificationNote(verification: Verification): HTMLElement | string {
+  if (verification.status !== 'failed') return '';
+  return h('span', { class: 'verification-failure' }, failureSentence(verification.scheme, verification.reason));
+}
+
+/** The query string as a table, one row per parameter in the order sent (a repeated name once a row). */
+export function queryTable(query: string): HTMLElement {
+  if (query === '') return h('p', { class: 'muted' }, 'No query string.');
+  const rows = [...new URLSearchParams(query)].map(([name, value]) =>
+    h('tr', {}, h('th', { attrs: { scope: 'row' } }, name), h('td', {}, value)),
+  );
+  return h(
+    'div',
+    {},
+    h(
+      'table',
+      { class: 'kv-table query-table' },
+      h('thead', {}, h('tr', {}, h('th', { attrs: { scope: 'col' } }, 'Name'), h('th', { attrs: { scope: 'col' } }, 'Value'))),
+      h('tbody', {}, ...rows),
+    ),
+    h('p', { class: 'muted query-raw' }, h('code', {}, `?${query}`)),
+  );
 }
 
 function metaRow(term: string, ...value: Array<Node | string>): HTMLElement[] {
@@ -103,10 +139,22 @@ export function renderDetail(container: HTMLElement, delivery: Delivery, handler
     VIEW_LABEL[bodyViewOf(delivery.contentType, delivery.body)],
   );
   const rawTab = h('button', { class: 'tab', attrs: { type: 'button', role: 'tab', 'aria-selected': 'false' } }, 'Raw');
-  const showParsed = (): void => {
+  const showParsed = async (): Promise<void> => {
     parsedTab.setAttribute('aria-selected', 'true');
     rawTab.setAttribute('aria-selected', 'false');
-    replaceChildren(bodyArea, parsedBody(delivery));
+    if (!needsRaw(delivery)) {
+      replaceChildren(bodyArea, parsedBody(delivery));
+      return;
+    }
+    // The tree is drawn from the bytes as sent, not from the parsed body (json-source-tree.ts).
+    replaceChildren(bodyArea, h('p', { class: 'muted' }, 'Loading…'));
+    let bytes: Uint8Array | undefined;
+    try {
+      bytes = await loadRaw();
+    } catch {
+      bytes = undefined; // the tree of the parsed body, then
+    }
+    if (parsedTab.getAttribute('aria-selected') === 'true') replaceChildren(bodyArea, parsedBody(delivery, bytes));
   };
   const showRaw = async (): Promise<void> => {
     parsedTab.setAttribute('aria-selected', 'false');
@@ -119,9 +167,9 @@ export function renderDetail(container: HTMLElement, delivery: Delivery, handler
       replaceChildren(bodyArea, h('p', { class: 'error' }, `Could not load the raw body: ${(error as Error).message}`));
     }
   };
-  parsedTab.addEventListener('click', showParsed);
+  parsedTab.addEventListener('click', () => void showParsed());
   rawTab.addEventListener('click', () => void showRaw());
-  showParsed();
+  void showParsed();
 
   const verification = delivery.verification;
   const received = h(
@@ -167,16 +215,29 @@ export function renderDetail(container: HTMLElement, delivery: Delivery, handler
         ...metaRow('Size', `${formatSize(delivery.size)} (${delivery.size.toLocaleString()} bytes)`),
         ...metaRow('Content type', delivery.contentType || '(none)'),
         ...metaRow('Remote address', delivery.remoteAddress),
-        ...metaRow('Request', `${delivery.method} ${delivery.query === '' ? '(no query string)' : `?${delivery.query}`}`),
-        ...metaRow(
-          'Verification',
-          verificationBadge(verification),
-          verification.reason === undefined ? '' : ` ${verification.reason}`,
-        ),
+        ...metaRow('Method', delivery.method),
+        ...metaRow('Verification', verificationBadge(verification), ' ', verificationNote(verification)),
         ...metaRow('ID', h('code', { class: 'delivery-id' }, delivery.id)),
-        ...metaRow('Seq', String(delivery.seq)),
+        ...metaRow(
+          'Seq',
+          h('code', { class: 'delivery-seq', attrs: { title: 'Find, the API and replay take it too' } }, `#${delivery.seq}`),
+        ),
       ),
       forwardsSection(delivery),
+      delivery.query === ''
+        ? null
+        : h(
+            'section',
+            { class: 'detail-section', attrs: { 'aria-label': 'Query string' } },
+            h('div', { class: 'section-head' }, h('h3', {}, 'Query string')),
+            queryTable(delivery.query),
+          ),
+      h(
+        'section',
+        { class: 'detail-section', attrs: { 'aria-label': 'Headers' } },
+        h('div', { class: 'section-head' }, h('h3', {}, `Headers (${delivery.headers.length})`)),
+        headersTable(delivery.headers),
+      ),
       h(
         'section',
         { class: 'detail-section', attrs: { 'aria-label': 'Body' } },
@@ -187,12 +248,6 @@ export function renderDetail(container: HTMLElement, delivery: Delivery, handler
           h('div', { class: 'tabs', attrs: { role: 'tablist' } }, parsedTab, rawTab),
         ),
         bodyArea,
-      ),
-      h(
-        'section',
-        { class: 'detail-section', attrs: { 'aria-label': 'Headers' } },
-        h('div', { class: 'section-head' }, h('h3', {}, `Headers (${delivery.headers.length})`)),
-        headersTable(delivery.headers),
       ),
     ),
   );

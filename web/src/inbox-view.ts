@@ -110,7 +110,7 @@ export class InboxView {
       attrs: {
         type: 'search',
         name: 'id',
-        placeholder: 'Find by id',
+        placeholder: 'Find by id or #seq',
         'aria-label': 'Find a delivery by id',
         autocomplete: 'off',
         spellcheck: 'false',
@@ -124,7 +124,8 @@ export class InboxView {
     );
     find.addEventListener('submit', (event) => {
       event.preventDefault();
-      const id = this.findInput.value.trim();
+      // An id, or a seq as the list shows it (`#42`); the API takes either.
+      const id = this.findInput.value.trim().replace(/^#(?=\d+$)/, '');
       if (id !== '') go({ ...this.filters, id });
     });
     this.shell = h(
@@ -288,6 +289,7 @@ export class InboxView {
       toast('No delivery has that id.', 'error');
       return;
     }
+    if (delivery.id !== id) this.openedBySeq(delivery.id);
     renderDetail(this.detailPane, delivery, {
       onDeleted: (deleted) => {
         const next = this.list.remove(deleted);
@@ -298,6 +300,13 @@ export class InboxView {
       onBack: () => go(this.filters),
     });
     this.detailPane.scrollTop = 0;
+  }
+
+  /** Found by its seq: the address and the list name it by its id from now on. */
+  private openedBySeq(id: string): void {
+    this.openId = id;
+    this.list.select(id);
+    history.replaceState(null, '', routeHref({ ...this.filters, id }));
   }
 
   private async logOut(): Promise<void> {

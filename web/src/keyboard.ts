@@ -1,5 +1,6 @@
 // Keys for the list: j / ArrowDown and k / ArrowUp move through it, Enter
-// opens (a focused row is a link), Escape closes the detail, / finds by id.
+// opens (a focused row is a link), Escape closes the detail (or leaves the
+// search box being typed in), / finds by id.
 
 export interface KeyActions {
   move(delta: number): void;
@@ -17,7 +18,14 @@ function isTyping(target: EventTarget | null): boolean {
 /** Listens on `document`; returns the function that stops listening. */
 export function bindListKeys(actions: KeyActions): () => void {
   const onKey = (event: KeyboardEvent): void => {
-    if (event.altKey || event.ctrlKey || event.metaKey || isTyping(event.target)) return;
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    if (isTyping(event.target)) {
+      // Escape leaves a search box (Find, a filter), so that the list's keys work again.
+      if (event.key === 'Escape' && event.target instanceof HTMLInputElement && event.target.type === 'search') {
+        event.target.blur();
+      }
+      return;
+    }
     const onRow = event.target instanceof HTMLAnchorElement && event.target.classList.contains('row');
     const onControl = !onRow && event.target instanceof HTMLElement && ['BUTTON', 'A', 'SUMMARY'].includes(event.target.tagName);
     switch (event.key) {

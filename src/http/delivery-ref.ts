@@ -1,0 +1,24 @@
+import type { InboxStore, StoredDelivery } from '../store/inbox-store.js';
+
+/**
+ * A seq as `{id}` may give it: digits without a leading zero, short enough
+ * to be an exact JavaScript integer. Ids are UUIDs (src/receive/delivery-id.ts),
+ * never all digits, so the two cannot be mistaken for each other.
+ */
+const SEQ = /^[1-9][0-9]{0,14}$/;
+
+/**
+ * The delivery that `ref` names: its id, or its seq (the number the page
+ * shows in the list, which `replay` and "Find" take too). A seq is unique
+ * and indexed on both stores, so the short form is never ambiguous, as a
+ * prefix or suffix of a UUIDv7 would be. An id is looked up first, so that a
+ * delivery imported with an all-digit id is still found by it.
+ */
+export async function findDelivery(store: InboxStore, ref: string): Promise<StoredDelivery | undefined> {
+  const byId = await store.get(ref);
+  if (byId !== undefined || !SEQ.test(ref)) return byId;
+  const seq = Number(ref);
+  // The newest delivery at or below the seq: the one with that seq, if it is still there.
+  const [found] = await store.list({ limit: 1, beforeSeq: seq + 1 });
+  return found?.seq === seq ? found : undefined;
+}
