@@ -143,6 +143,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     store: store.refusals,
     bounds: { perSource: deps.refusalsKeep ?? REFUSALS_KEEP, total: deps.refusalsKeepTotal ?? REFUSALS_KEEP_TOTAL },
     log: logger,
+    traffic: store.traffic,
     ...deps.refusalWriter,
     onKept: (batch) => {
       for (const refusal of batch) metrics.refusalsKept.inc({ code: refusal.code });

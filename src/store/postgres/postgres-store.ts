@@ -14,6 +14,8 @@ import { DELIVERY_COLUMNS, describeStoreError, type DeliveryRow } from '../deliv
 import { migrate } from './migrate.js';
 import { PostgresOutbox } from './postgres-outbox.js';
 import { PostgresRefusals } from './postgres-refusals.js';
+import { COUNT_DELIVERED, PostgresTraffic } from './postgres-traffic.js';
+import { bucketStart, MINUTE_MS } from '../traffic.js';
 import { deliveryFromPgRow as fromRow, escapeKey, holdable } from './text-values.js';
 
 export interface PostgresStoreOptions {
@@ -46,11 +48,14 @@ const INSERT_FORWARDS = `INSERT INTO forwards (id, delivery_seq, delivery_id, so
   FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::bigint[])
     AS f (id, seq, delivery_id, source, destination, at)`;
 
-const COUNT_SOURCES = `INSERT INTO sources (source, count, last_received_at)
-  SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[])
-  ON CONFLICT (source) DO UPDATE SET
-    count = sources.count + excluded.count,
-    last_received_at = greatest(sources.last_received_at, excluded.last_received_at)`;
+/** The sources' counts, and in the same statement (one round trip) the traffic counts of the batch. */
+const COUNT_SOURCES = `WITH sources_counted AS (
+    INSERT INTO sources (source, count, last_received_at)
+    SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[])
+    ON CONFLICT (source) DO UPDATE SET
+      count = sources.count + excluded.count,
+      last_received_at = greatest(sources.last_received_at, excluded.last_received_at))
+  ${COUNT_DELIVERED}`;
 
 export class PostgresStore implements InboxStore {
   readonly kind = 'postgres';
@@ -60,6 +65,7 @@ export class PostgresStore implements InboxStore {
   readonly channel: string;
   readonly outbox: PostgresOutbox;
   readonly refusals: PostgresRefusals;
+  readonly traffic: PostgresTraffic;
 
   private constructor(options: PostgresStoreOptions) {
     this.schema = options.schema ?? 'public';
@@ -90,6 +96,7 @@ export class PostgresStore implements InboxStore {
     };
     this.outbox = new PostgresOutbox(runner);
     this.refusals = new PostgresRefusals(runner);
+    this.traffic = new PostgresTraffic(runner);
   }
 
   /**
@@ -152,12 +159,18 @@ export class PostgresStore implements InboxStore {
       ]);
       const seqById = new Map(inserted.rows.map((row) => [row.id, Number(row.seq)]));
       const counts = new Map<string, { count: number; last: number }>();
+      const minutes = new Map<string, { source: string; minute: number; count: number }>();
       const outcomes: AppendOutcome[] = [];
       for (const d of batch) {
         const seq = seqById.get(d.id);
         if (seq !== undefined) {
           const count = counts.get(d.source) ?? { count: 0, last: 0 };
           counts.set(d.source, { count: count.count + 1, last: Math.max(count.last, d.receivedAt) });
+          const minute = bucketStart(d.receivedAt, MINUTE_MS);
+          const key = `${minute}\u0000${d.source}`;
+          const perMinute = minutes.get(key);
+          if (perMinute === undefined) minutes.set(key, { source: d.source, minute, count: 1 });
+          else perMinute.count++;
           outcomes.push({ id: d.id, seq, receivedAt: d.receivedAt, duplicate: false });
           continue;
         }
@@ -185,10 +198,14 @@ export class PostgresStore implements InboxStore {
       }
       if (counts.size > 0) {
         const entries = [...counts];
+        const perMinute = [...minutes.values()];
         await client.query(COUNT_SOURCES, [
           entries.map(([s]) => s),
           entries.map(([, c]) => c.count),
           entries.map(([, c]) => c.last),
+          perMinute.map((m) => m.source),
+          perMinute.map((m) => m.minute),
+          perMinute.map((m) => m.count),
         ]);
       }
       const maxSeq = Math.max(0, ...seqById.values());

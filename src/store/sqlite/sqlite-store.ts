@@ -17,6 +17,8 @@ import { DELIVERY_COLUMNS, deliveryFromRow, describeStoreError, type DeliveryRow
 import { migrate } from './migrate.js';
 import { SqliteOutbox } from './sqlite-outbox.js';
 import { SqliteRefusals } from './sqlite-refusals.js';
+import { SqliteTraffic } from './sqlite-traffic.js';
+import { bucketStart, MINUTE_MS } from '../traffic.js';
 
 export interface SqliteStoreOptions {
   file: string;
@@ -108,6 +110,7 @@ export class SqliteStore implements InboxStore {
   readonly file: string;
   readonly outbox: SqliteOutbox;
   readonly refusals: SqliteRefusals;
+  readonly traffic: SqliteTraffic;
   private readonly statements;
   private readonly appendAll: (batch: readonly NewDelivery[]) => AppendOutcome[];
 
@@ -122,7 +125,9 @@ export class SqliteStore implements InboxStore {
     );
     this.outbox = new SqliteOutbox(db);
     this.refusals = new SqliteRefusals(db);
+    this.traffic = new SqliteTraffic(db);
     const outbox = this.outbox;
+    const traffic = this.traffic;
     this.statements = {
       insert: db.prepare(`INSERT INTO deliveries (id, source, received_at, method, query, content_type,
           remote_address, headers, raw, verification_status, verification_scheme, verification_reason, dedup_key, parsed_body)
@@ -170,6 +175,7 @@ export class SqliteStore implements InboxStore {
     const { insert, byDedupKey, countSource } = this.statements;
     this.appendAll = db.transaction((batch: readonly NewDelivery[]) => {
       const counts = new Map<string, { count: number; last: number }>();
+      const minutes = new Map<string, { source: string; minute: number; count: number }>();
       const outcomes = batch.map((d): AppendOutcome => {
         const result = insert.run(
           d.id,
@@ -197,6 +203,11 @@ export class SqliteStore implements InboxStore {
             count.count++;
             count.last = Math.max(count.last, d.receivedAt);
           }
+          const minute = bucketStart(d.receivedAt, MINUTE_MS);
+          const key = `${minute}\u0000${d.source}`;
+          const perMinute = minutes.get(key);
+          if (perMinute === undefined) minutes.set(key, { source: d.source, minute, count: 1 });
+          else perMinute.count++;
           return { id: d.id, seq: Number(result.lastInsertRowid), receivedAt: d.receivedAt, duplicate: false };
         }
         const first = byDedupKey.get(d.source, d.dedupKey ?? '');
@@ -205,6 +216,8 @@ export class SqliteStore implements InboxStore {
       });
       // One upsert per source and batch instead of a trigger per row.
       for (const [source, { count, last }] of counts) countSource.run(source, count, last);
+      // The traffic counts likewise: one upsert per source and minute of the batch.
+      for (const { source, minute, count } of minutes.values()) traffic.countDelivered(source, minute, count);
       return outcomes;
     });
   }
