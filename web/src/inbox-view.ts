@@ -15,6 +15,7 @@ import { LiveStream, type LiveState } from './live-stream.ts';
 import { go, readRoute, routeHref } from './route.ts';
 import { sourceName } from './source-name.ts';
 import { SourcesPanel } from './sources-panel.ts';
+import { TrafficChart } from './traffic-chart.ts';
 import { toast } from './toast.ts';
 
 const LIVE_LABELS: Record<LiveState, string> = {
@@ -40,6 +41,7 @@ export class InboxView {
   private readonly stream: LiveStream;
   private readonly destinations = new DestinationsView();
   private readonly refusals = new RefusalsView();
+  private readonly traffic = new TrafficChart();
   private readonly cleanups: Array<() => void> = [];
   private filter: string | undefined;
   private openId: string | undefined;
@@ -103,6 +105,7 @@ export class InboxView {
           'section',
           { class: 'list-pane', attrs: { 'aria-label': 'Deliveries' } },
           h('div', { class: 'pane-head' }, this.listTitle),
+          this.traffic.element,
           this.list.element,
         ),
         this.detailPane,
@@ -158,6 +161,7 @@ export class InboxView {
     this.filter = route.source;
     this.sources.setActive(this.filter);
     this.refusals.setSource(this.filter);
+    this.traffic.setSource(this.filter);
     // Counts can be one off for a delivery that arrives between these reads
     // and the stream's start (counted by both, or by neither); a search or a
     // reload reads them again.
@@ -168,6 +172,7 @@ export class InboxView {
   stop(): void {
     this.stream.stop();
     this.sources.stop();
+    this.traffic.stop();
     for (const cleanup of this.cleanups.splice(0)) cleanup();
   }
 
@@ -177,6 +182,7 @@ export class InboxView {
       this.filter = route.source;
       this.sources.setActive(this.filter);
       this.refusals.setSource(this.filter);
+      this.traffic.setSource(this.filter);
       await this.loadList();
     }
     if (route.id !== this.openId) await this.open(route.id);
@@ -216,6 +222,7 @@ export class InboxView {
     if (this.filter === undefined || delivery.source === this.filter) this.list.prepend(delivery);
     // Counted in place: the sources are not fetched again for an arrival.
     this.sources.arrived(delivery);
+    this.traffic.arrived(delivery.source, delivery.receivedAt);
   }
 
   private async open(id: string | undefined): Promise<void> {

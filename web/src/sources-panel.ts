@@ -10,6 +10,7 @@ import { compareNames, cursorAfterName } from './cursor.ts';
 import { button, h, replaceChildren } from './dom.ts';
 import { formatTime, relativeTime } from './format.ts';
 import { sourceName } from './source-name.ts';
+import { countDelivery, sparkline } from './traffic-chart.ts';
 
 /** Sources per request. */
 export const SOURCE_PAGE = 100;
@@ -22,6 +23,8 @@ interface Row {
   item: HTMLLIElement;
   count: HTMLElement;
   seen: HTMLTimeElement;
+  /** The last 24 hours (traffic-chart.ts), redrawn in place. */
+  spark: HTMLElement;
 }
 
 export interface SourcesPanelOptions {
@@ -97,7 +100,7 @@ export class SourcesPanel {
     this.renderFooter();
     let page: SourcePage;
     try {
-      page = await listSources({ limit: SOURCE_PAGE, ...(query === '' ? {} : { q: query }) });
+      page = await listSources({ limit: SOURCE_PAGE, traffic: '24h', ...(query === '' ? {} : { q: query }) });
     } finally {
       if (generation === this.generation) {
         this.loading = false;
@@ -137,6 +140,7 @@ export class SourcesPanel {
     if (row !== undefined) {
       row.summary.count += 1;
       if (delivery.receivedAt > row.summary.lastReceivedAt) row.summary.lastReceivedAt = delivery.receivedAt;
+      if (row.summary.traffic !== undefined) countDelivery(row.summary.traffic, delivery.receivedAt);
       this.renderRow(row);
       return;
     }
@@ -180,7 +184,7 @@ export class SourcesPanel {
     this.renderFooter();
     let page: SourcePage;
     try {
-      page = await listSources({ limit: SOURCE_PAGE, cursor, ...(this.query === '' ? {} : { q: this.query }) });
+      page = await listSources({ limit: SOURCE_PAGE, cursor, traffic: '24h', ...(this.query === '' ? {} : { q: this.query }) });
     } finally {
       if (generation === this.generation) {
         this.loading = false;
@@ -240,6 +244,7 @@ export class SourcesPanel {
     const current = summary.source === this.active;
     const count = h('span', { class: 'source-count' });
     const seen = h('time', { class: 'source-seen' });
+    const spark = h('span', { class: 'source-spark' });
     const link = h(
       'a',
       {
@@ -253,8 +258,9 @@ export class SourcesPanel {
       h('span', { class: 'source-name' }, sourceName(summary.source)),
       count,
       seen,
+      spark,
     );
-    const row: Row = { summary: { ...summary }, item: h('li', {}, link), count, seen };
+    const row: Row = { summary: structuredClone(summary), item: h('li', {}, link), count, seen, spark };
     this.renderRow(row);
     return row;
   }
@@ -267,6 +273,9 @@ export class SourcesPanel {
     row.seen.title = `last received ${formatTime(lastReceivedAt)}`;
     row.seen.dataset.relative = lastReceivedAt;
     row.seen.textContent = relativeTime(lastReceivedAt);
+    const traffic = row.summary.traffic;
+    if (traffic === undefined) replaceChildren(row.spark);
+    else replaceChildren(row.spark, sparkline(traffic));
   }
 
   private renderTotal(): void {
