@@ -92,6 +92,9 @@ describe.skipIf(skipBrowserTests)('the traffic pictures on the inbox page in Chr
     await sendWebhook(server, 'shop', '{"n":3}');
     await expect.poll(() => spark(page, 'shop'), { timeout: 5000 }).toMatchObject({ delivered: '4' });
     await expect.poll(() => legend(page), { timeout: 5000 }).toMatchObject({ delivered: '4' });
+    // A source first seen on the live stream gets its sparkline with it.
+    await sendWebhook(server, 'fresh', '{"n":1}');
+    await expect.poll(() => spark(page, 'fresh'), { timeout: 5000 }).toMatchObject({ delivered: '1', refused: '0' });
     await refuse(server, 'shop');
     await server.app.refusals.flush();
     await page.locator('.traffic-switch [data-range="24h"]').click();

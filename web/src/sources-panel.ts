@@ -10,7 +10,7 @@ import { compareNames, cursorAfterName } from './cursor.ts';
 import { button, h, replaceChildren } from './dom.ts';
 import { formatTime, relativeTime } from './format.ts';
 import { sourceName } from './source-name.ts';
-import { countDelivery, sparkline } from './traffic-chart.ts';
+import { countDelivery, firstSparkline, sparkline } from './traffic-chart.ts';
 
 /** Sources per request. */
 export const SOURCE_PAGE = 100;
@@ -144,7 +144,12 @@ export class SourcesPanel {
       this.renderRow(row);
       return;
     }
-    this.insert({ source: delivery.source, count: 1, lastReceivedAt: delivery.receivedAt });
+    this.insert({
+      source: delivery.source,
+      count: 1,
+      lastReceivedAt: delivery.receivedAt,
+      traffic: firstSparkline(delivery.receivedAt),
+    });
   }
 
   /** A delivery deleted from this page. */

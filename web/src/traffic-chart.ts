@@ -72,6 +72,20 @@ export function countDelivery(spark: Sparkline, at: string): void {
   spark.delivered[last] = (spark.delivered[last] ?? 0) + 1;
 }
 
+/** The sparkline of a source seen first on the live stream: its one delivery, at `at`. */
+export function firstSparkline(at: string): Sparkline {
+  const hour = 3_600_000;
+  const start = Math.floor(Date.parse(at) / hour) * hour - 23 * hour;
+  const spark = {
+    from: new Date(start).toISOString(),
+    bucketSeconds: 3600,
+    delivered: new Array<number>(24).fill(0),
+    refused: new Array<number>(24).fill(0),
+  };
+  countDelivery(spark, at);
+  return spark;
+}
+
 /** A source's last 24 hours: deliveries as a line, refusals as a second one. */
 export function sparkline(spark: Sparkline): SVGSVGElement {
   const width = 72;
