@@ -112,7 +112,8 @@ export class RetentionPruner {
     } catch (error) {
       logger.warn({ err: error, what }, 'retention pruning failed; it will be tried again');
     }
-    if (total > 0 && logged) logger.info({ deleted: total, olderThan: new Date(cutoff).toISOString() }, `retention pruned ${what}`);
+    if (total > 0 && logged)
+      logger.info({ deleted: total, olderThan: new Date(cutoff).toISOString() }, `retention pruned ${what}`);
     return total;
   }
 
