@@ -23,8 +23,8 @@ interface Row {
   item: HTMLLIElement;
   count: HTMLElement;
   seen: HTMLTimeElement;
-  /** The last 24 hours (traffic-chart.ts), redrawn in place. */
-  spark: HTMLElement;
+  /** The last 24 hours (traffic-chart.ts): three nodes a row, redrawn in place. */
+  spark: SVGSVGElement | undefined;
 }
 
 export interface SourcesPanelOptions {
@@ -249,7 +249,6 @@ export class SourcesPanel {
     const current = summary.source === this.active;
     const count = h('span', { class: 'source-count' });
     const seen = h('time', { class: 'source-seen' });
-    const spark = h('span', { class: 'source-spark' });
     const link = h(
       'a',
       {
@@ -263,9 +262,8 @@ export class SourcesPanel {
       h('span', { class: 'source-name' }, sourceName(summary.source)),
       count,
       seen,
-      spark,
     );
-    const row: Row = { summary: structuredClone(summary), item: h('li', {}, link), count, seen, spark };
+    const row: Row = { summary: structuredClone(summary), item: h('li', {}, link), count, seen, spark: undefined };
     this.renderRow(row);
     return row;
   }
@@ -279,8 +277,10 @@ export class SourcesPanel {
     row.seen.dataset.relative = lastReceivedAt;
     row.seen.textContent = relativeTime(lastReceivedAt);
     const traffic = row.summary.traffic;
-    if (traffic === undefined) replaceChildren(row.spark);
-    else replaceChildren(row.spark, sparkline(traffic));
+    const spark = traffic === undefined ? undefined : sparkline(traffic);
+    if (spark !== undefined) row.seen.after(spark);
+    row.spark?.remove();
+    row.spark = spark;
   }
 
   private renderTotal(): void {
