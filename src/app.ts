@@ -19,6 +19,7 @@ import { Receiver } from './receive/receiver.js';
 import { RefusalKeeper } from './receive/refusal-keeper.js';
 import { RefusalWriter, type RefusalWriterOptions } from './store/refusal-writer.js';
 import { refusalRoutes } from './http/refusal-routes.js';
+import { trafficRoutes } from './http/traffic-routes.js';
 import { SourceRules } from './receive/source-rules.js';
 import { TrustedProxies } from './receive/remote-address.js';
 import { sessionRoutes } from './http/session-routes.js';
@@ -163,6 +164,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     store: store.refusals,
     bounds: { perSource: deps.refusalsKeep ?? REFUSALS_KEEP, total: deps.refusalsKeepTotal ?? REFUSALS_KEEP_TOTAL },
     log: logger,
+    traffic: store.traffic,
     ...deps.refusalWriter,
     onKept: (batch) => {
       for (const refusal of batch) metrics.refusalsKept.inc({ code: refusal.code });
@@ -216,6 +218,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await fastify.register(inboxRoutes, { store, guard });
   await fastify.register(fileRoutes, { store, guard });
   await fastify.register(refusalRoutes, { store, guard });
+  await fastify.register(trafficRoutes, { store, guard });
   await fastify.register(streamRoute, { hub: streams, guard });
   await fastify.register(forwardRoutes, { store, guard, forwarder });
   await fastify.register(sessionRoutes, { guard });

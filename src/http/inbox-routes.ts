@@ -6,6 +6,7 @@ import { narrows, type DeliveryFilter } from '../store/delivery-filter.js';
 import type { TokenGuard } from './auth.js';
 import { sourceFilter } from './query-params.js';
 import { deliveryFilter, FILTER_PARAMS } from './delivery-filters.js';
+import { sparklines } from './traffic-series.js';
 import { decodeCursor, decodeNameCursor, encodeCursor, encodeNameCursor } from './cursor.js';
 import { deliveryJson, deliveryPageText, deliveryText } from './delivery-json.js';
 import { findDelivery } from './delivery-ref.js';
@@ -197,8 +198,25 @@ export const inboxRoutes: FastifyPluginAsyncTypebox<InboxRoutesOptions> = async 
       });
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
+      // With traffic=24h, the page's sparklines in one query of the traffic counts.
+      const traffic =
+        request.query.traffic === undefined
+          ? undefined
+          : await sparklines(
+              store.traffic,
+              page.map((s) => s.source),
+              Date.now(),
+            );
       return {
-        items: page.map((s) => ({ source: s.source, count: s.count, lastReceivedAt: new Date(s.lastReceivedAt).toISOString() })),
+        items: page.map((s) => {
+          const spark = traffic?.get(s.source);
+          return {
+            source: s.source,
+            count: s.count,
+            lastReceivedAt: new Date(s.lastReceivedAt).toISOString(),
+            ...(spark === undefined ? {} : { traffic: spark }),
+          };
+        }),
         nextCursor: rows.length > limit && last !== undefined ? encodeNameCursor(last.source) : null,
       };
     },

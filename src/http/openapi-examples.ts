@@ -93,9 +93,35 @@ export const ROUTE_EXAMPLES: Readonly<Record<string, RouteExamples>> = {
       200: {
         items: [
           { source: 'github', count: 1204, lastReceivedAt: AT },
-          { source: 'stripe', count: 87, lastReceivedAt: '2026-11-21T22:10:00.000Z' },
+          {
+            source: 'stripe',
+            count: 87,
+            lastReceivedAt: '2026-11-21T22:10:00.000Z',
+            traffic: {
+              from: '2026-11-21T02:00:00.000Z',
+              bucketSeconds: 3600,
+              delivered: [0, 0, 3, 5, 2, 0, 0, 0, 1, 4, 9, 12, 8, 6, 4, 2, 0, 0, 0, 1, 3, 7, 0, 0],
+              refused: [0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+            },
+          },
         ],
         nextCursor: null,
+      },
+    },
+  },
+  'GET /api/sources/{source}/traffic': {
+    responses: {
+      200: {
+        source: 'stripe',
+        bucket: 'minute',
+        bucketSeconds: 60,
+        from: '2026-11-22T00:58:00.000Z',
+        to: '2026-11-22T01:03:00.000Z',
+        delivered: [4, 0, 7, 3, 1],
+        refused: [0, 0, 2, 0, 0],
+        forwarded: [4, 0, 6, 3, 0],
+        forwardFailed: [0, 0, 1, 1, 0],
+        dead: [0, 0, 0, 1, 0],
       },
     },
   },

@@ -2,6 +2,7 @@ import { Type, type Static } from 'typebox';
 import { FORWARD_STATUSES } from '../store/forward-status.js';
 import { MAX_SOURCE_CHARS } from '../config/source-name.js';
 import { POSITIVE_DIGITS } from './query-params.js';
+import { SparklineSchema } from './traffic-schemas.js';
 
 export const ProblemSchema = Type.Object(
   {
@@ -158,6 +159,11 @@ export const SourceQuerySchema = Type.Object({
       description: `Only sources whose name contains this text, ignoring case: up to ${MAX_SOURCE_CHARS} characters (empty: every source).`,
     }),
   ),
+  traffic: Type.Optional(
+    Type.Literal('24h', {
+      description: 'Add each source’s deliveries and refusals of the last 24 hours, hour by hour (a sparkline).',
+    }),
+  ),
 });
 
 export const SourceListSchema = Type.Object({
@@ -166,6 +172,7 @@ export const SourceListSchema = Type.Object({
       source: Type.String(),
       count: Type.Integer(),
       lastReceivedAt: Type.String({ description: 'RFC 3339 UTC with milliseconds' }),
+      traffic: Type.Optional(SparklineSchema),
     }),
     { description: 'Ordered by name, code point by code point' },
   ),

@@ -8,8 +8,8 @@ export interface RefusalSink {
   /** Whether one more refusal would be taken now (a flood fills the buffer between writes). */
   hasRoom(): boolean;
   record(refusal: NewRefusal): void;
-  /** Counts a refusal that was not even built, the sink having no room for it. */
-  drop(): void;
+  /** Counts a refusal that was not even built, the sink having no room for it (its source's traffic counts it still). */
+  drop(source: string | null, at: number): void;
 }
 
 /** What is known of a refused request to the webhook route, by the receiver or by the front door. */
@@ -55,7 +55,7 @@ export class RefusalKeeper {
   keep(facts: RefusalFacts): void {
     // In a flood, most refusals find the buffer full: they are counted, and cost no more.
     if (!this.sink.hasRoom()) {
-      this.sink.drop();
+      this.sink.drop(facts.source, facts.receivedAt);
       return;
     }
     const { rawHeaders } = facts;

@@ -2,6 +2,7 @@ import type { DeliveryFilter } from './delivery-filter.js';
 import type { HeaderList } from './header-list.js';
 import type { ForwardSummary, NewForward, Outbox } from './outbox.js';
 import type { RefusalStore } from './refusals.js';
+import type { TrafficStore } from './traffic.js';
 
 /**
  * How hard the store syncs a commit before the delivery is acknowledged.
@@ -167,6 +168,8 @@ export interface InboxStore {
   readonly outbox: Outbox;
   /** The requests refused on the webhook route (CONTRACT 9), apart from the inbox in the same database. */
   readonly refusals: RefusalStore;
+  /** Counts per source and minute of deliveries, refusals and forward outcomes (README, "A picture of the traffic"). */
+  readonly traffic: TrafficStore;
   /**
    * Commits a batch in one transaction and resolves only after the commit.
    * Rejects as a whole when the batch could not be committed: with

@@ -1,5 +1,6 @@
 import { StoreUnavailableError } from './inbox-store.js';
 import type { NewRefusal, RefusalBounds, RefusalStore } from './refusals.js';
+import { bucketStart, MINUTE_MS, type TrafficIncrement, type TrafficStore } from './traffic.js';
 
 /** What the writer logs with (the app's pino logger fits); named here so that store/ imports nothing of observe/. */
 export interface RefusalWriterLog {
@@ -14,6 +15,8 @@ export interface RefusalWriterOptions {
   store: RefusalStore;
   bounds: RefusalBounds;
   log: RefusalWriterLog;
+  /** Where every refusal is counted per source and minute, those dropped included; none when absent. */
+  traffic?: TrafficStore;
   /** Refusals waiting to be written, at most (default 1000); past it, new ones are dropped and counted. */
   maxBuffered?: number;
   /** Their bytes (previews, headers, details), at most (default 8 MiB). */
@@ -33,6 +36,12 @@ export interface RefusalWriterOptions {
 }
 
 const MAX_RETRY_MS = 30_000;
+/**
+ * Source-minutes of refusal counts held between writes, at most: a flood to
+ * ever new source names (refused for their names, say) stops being counted
+ * per source past it rather than growing the map without end.
+ */
+const MAX_TALLY = 10_000;
 /**
  * With 100 a batch: at most 200 refusals a second are written, whatever comes; the rest are dropped, counted.
  * At 400 a second, a flood's refusals on SQLite made the deliveries' p99 beside it a third longer than with none
@@ -74,6 +83,8 @@ export class RefusalWriter {
   private retryMs: number;
   private waitMs = 0;
   private stopped = false;
+  /** Refusals counted and not yet written to the traffic counts, per source and minute. */
+  private tally = new Map<string, TrafficIncrement>();
 
   constructor(private readonly options: RefusalWriterOptions) {
     this.retryMs = options.retryMs ?? 1000;
@@ -89,13 +100,15 @@ export class RefusalWriter {
     return !this.stopped && this.buffer.length < (this.options.maxBuffered ?? 1000);
   }
 
-  /** Counts a refusal dropped before it was recorded (`hasRoom` said no). */
-  drop(): void {
+  /** Counts a refusal dropped before it was recorded (`hasRoom` said no); its source's traffic counts it still. */
+  drop(source: string | null, at: number): void {
+    this.count(source, at);
     this.options.onDropped?.(1, this.stopped ? 'shutdown' : 'buffer_full');
   }
 
   /** Takes a refusal to be written soon; drops it (counted) when the buffer is full or the writer stopped. */
   record(refusal: NewRefusal): void {
+    this.count(refusal.source, refusal.receivedAt);
     const bytes = sizeOf(refusal);
     if (
       this.stopped ||
@@ -114,6 +127,39 @@ export class RefusalWriter {
   async flush(): Promise<void> {
     while (this.buffer.length > 0) {
       if (!(await this.writeNext())) return;
+    }
+    if (this.tally.size > 0) await this.writeNext();
+  }
+
+  /** One refusal more in its source's traffic counts (a name that was not valid has no traffic to show). */
+  private count(source: string | null, at: number): void {
+    if (source === null || this.options.traffic === undefined) return;
+    const minute = bucketStart(at, MINUTE_MS);
+    const key = `${minute}\u0000${source}`;
+    const held = this.tally.get(key);
+    if (held !== undefined) held.refused++;
+    else if (this.tally.size < MAX_TALLY) this.tally.set(key, { source, at: minute, refused: 1 });
+    if (this.timer === undefined && !this.timerWriting) this.schedule(this.options.intervalMs ?? DEFAULT_INTERVAL_MS);
+  }
+
+  /** Writes the refusal counts held; when the store cannot take them now, they wait for the next write. */
+  private async writeTally(): Promise<void> {
+    const traffic = this.options.traffic;
+    if (this.tally.size === 0 || traffic === undefined) return;
+    const held = this.tally;
+    this.tally = new Map();
+    try {
+      await traffic.addRefused([...held.values()]);
+    } catch (error) {
+      if (!(error instanceof StoreUnavailableError)) {
+        this.options.log.warn({ err: error }, 'the store refused refusal counts; they are dropped');
+        return;
+      }
+      for (const [key, inc] of held) {
+        const now = this.tally.get(key);
+        if (now !== undefined) now.refused += inc.refused;
+        else this.tally.set(key, inc);
+      }
     }
   }
 
@@ -138,7 +184,7 @@ export class RefusalWriter {
       this.timerWriting = true;
       void this.writeNext().then((ok) => {
         this.timerWriting = false;
-        if (this.buffer.length > 0 && this.timer === undefined) {
+        if ((this.buffer.length > 0 || this.tally.size > 0) && this.timer === undefined) {
           this.schedule(ok ? (this.options.intervalMs ?? DEFAULT_INTERVAL_MS) : this.waitMs);
         }
       });
@@ -156,7 +202,10 @@ export class RefusalWriter {
   /** Writes the batch at the front of the buffer; false when the store could not take it (it stays buffered). */
   private async writeBatch(): Promise<boolean> {
     const count = this.batchLength();
-    if (count === 0) return true;
+    if (count === 0) {
+      await this.writeTally();
+      return true;
+    }
     const batch = this.buffer.slice(0, count).map((held) => held.refusal);
     try {
       await this.options.store.add(batch, this.options.bounds);
@@ -179,6 +228,7 @@ export class RefusalWriter {
       return true;
     }
     this.take(count);
+    await this.writeTally();
     if (this.failing) this.options.log.info({ buffered: this.buffer.length }, 'refusals are written again');
     this.failing = false;
     this.retryMs = this.options.retryMs ?? 1000;

@@ -1,4 +1,5 @@
 import type { InboxStore } from './inbox-store.js';
+import { TRAFFIC_KEEP_MS } from './traffic.js';
 
 /**
  * What the pruner logs and counts with: the app's pino logger and its
@@ -25,6 +26,8 @@ export interface PrunerOptions {
   refusalRetentionMs?: number;
   logger: PrunerLog;
   metrics: PrunerMetrics;
+  /** Traffic counts older than this (ms) are deleted (TRAFFIC_KEEP_MS, 48 hours, when absent). */
+  trafficRetentionMs?: number;
   /** Deliveries deleted per transaction. */
   batchSize?: number;
   /** Time between rounds, in ms. */
@@ -54,10 +57,20 @@ export class RetentionPruner {
     this.timer = setTimeout(tick, 1000).unref();
   }
 
-  /** One round: deletes every delivery, and every refusal, past its retention, batch by batch; answers how many deliveries. */
+  /**
+   * One round: deletes every delivery, every refusal and every minute of
+   * traffic counts past its retention, batch by batch; answers how many deliveries.
+   */
   async pruneOnce(): Promise<number> {
     const { store, retentionMs, refusalRetentionMs, metrics } = this.options;
     const refusals = metrics.refusalsPruned;
+    await this.prune(
+      'traffic counts',
+      this.options.trafficRetentionMs ?? TRAFFIC_KEEP_MS,
+      (before, limit) => store.traffic.pruneOlderThan(before, limit),
+      () => undefined,
+      false,
+    );
     if (refusalRetentionMs !== undefined) {
       await this.prune(
         'refusals',
@@ -80,6 +93,8 @@ export class RetentionPruner {
     retentionMs: number,
     pruneOlderThan: (before: number, limit: number) => Promise<number>,
     count: (deleted: number) => void,
+    /** Whether a round that deleted some says so (traffic minutes expire every minute: not worth a line). */
+    logged = true,
   ): Promise<number> {
     const { logger } = this.options;
     const batchSize = this.options.batchSize ?? 500;
@@ -97,7 +112,8 @@ export class RetentionPruner {
     } catch (error) {
       logger.warn({ err: error, what }, 'retention pruning failed; it will be tried again');
     }
-    if (total > 0) logger.info({ deleted: total, olderThan: new Date(cutoff).toISOString() }, `retention pruned ${what}`);
+    if (total > 0 && logged)
+      logger.info({ deleted: total, olderThan: new Date(cutoff).toISOString() }, `retention pruned ${what}`);
     return total;
   }
 

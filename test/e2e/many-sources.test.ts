@@ -52,7 +52,8 @@ describe.skipIf(skipBrowserTests)('the sources panel with thousands of sources',
     await expect.poll(() => shownSources(page)).toHaveLength(100);
     expect((await shownSources(page)).slice(0, 3)).toEqual([name(0), name(1), name(2)]);
     const first = await panelNodes(page);
-    expect(first).toBeLessThan(1000);
+    // A row is about ten nodes, three of them its sparkline (the last 24 hours).
+    expect(first).toBeLessThan(1400);
 
     // "Show more" pages on by name, up to 200 rows; then the search is the way.
     await page.locator('[data-action="more-sources"]').click();
@@ -61,7 +62,7 @@ describe.skipIf(skipBrowserTests)('the sources panel with thousands of sources',
     expect(await page.locator('[data-action="more-sources"]').count()).toBe(0);
     expect(await page.locator('.sources-footer').textContent()).toContain('search to find the others');
     const most = await panelNodes(page);
-    expect(most).toBeLessThan(2000);
+    expect(most).toBeLessThan(2700);
 
     // The search asks the server; the box's text is matched ignoring case.
     await page.getByLabel('Search sources').fill('SRC-0432');
@@ -116,7 +117,7 @@ describe.skipIf(skipBrowserTests)('the sources panel with thousands of sources',
       .poll(async () => page.locator('.delivery-list li').first().locator('.row-source').textContent(), { timeout: 10_000 })
       .toBe('new-0999');
     expect(await shownSources(page)).toHaveLength(200);
-    expect(await panelNodes(page)).toBeLessThan(2000);
+    expect(await panelNodes(page)).toBeLessThan(2700);
     expect(sourcesRequests(session)).toBe(before);
     const longest = (await page.evaluate('window.longest')) as number;
     // Seconds with the old page (it fetched and redrew every source twice a second); a bound that a slow machine still meets.

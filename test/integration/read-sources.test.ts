@@ -120,7 +120,12 @@ describe('read API: sources, a page at a time', () => {
       >;
     };
     const operation = doc.paths['/api/sources']?.get;
-    expect(operation?.parameters.map((p) => `${p.in}:${p.name}`).sort()).toEqual(['query:cursor', 'query:limit', 'query:q']);
+    expect(operation?.parameters.map((p) => `${p.in}:${p.name}`).sort()).toEqual([
+      'query:cursor',
+      'query:limit',
+      'query:q',
+      'query:traffic',
+    ]);
     expect(Object.keys(operation?.responses['200']?.content['application/json']?.schema.properties ?? {})).toEqual([
       'items',
       'nextCursor',

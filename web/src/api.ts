@@ -93,7 +93,9 @@ export async function logOut(): Promise<void> {
 }
 
 /** A page of sources by name; `q` keeps the names that contain it, ignoring case. */
-export async function listSources(options: { q?: string; cursor?: string; limit?: number } = {}): Promise<SourcePage> {
+export async function listSources(
+  options: { q?: string; cursor?: string; limit?: number; traffic?: '24h' } = {},
+): Promise<SourcePage> {
   const response = await call(`/api/sources${query(options)}`);
   return (await response.json()) as SourcePage;
 }

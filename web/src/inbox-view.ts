@@ -17,6 +17,7 @@ import { FilterBar } from './filter-bar.ts';
 import { filtersOf, go, readRoute, routeHref, sameFilters, type Filters } from './route.ts';
 import { sourceName } from './source-name.ts';
 import { SourcesPanel } from './sources-panel.ts';
+import { TrafficChart } from './traffic-chart.ts';
 import { toast } from './toast.ts';
 
 const LIVE_LABELS: Record<LiveState, string> = {
@@ -66,6 +67,7 @@ export class InboxView {
   private readonly filterBar: FilterBar;
   private readonly eventTypes: EventTypesView;
   private readonly searchNote: HTMLElement;
+  private readonly traffic = new TrafficChart();
   private readonly cleanups: Array<() => void> = [];
   private filters: Filters = {};
   private openId: string | undefined;
@@ -149,6 +151,7 @@ export class InboxView {
           'section',
           { class: 'list-pane', attrs: { 'aria-label': 'Deliveries' } },
           h('div', { class: 'pane-head' }, this.listTitle, this.filterBar.element, this.searchNote),
+          this.traffic.element,
           this.list.element,
         ),
         this.detailPane,
@@ -212,6 +215,7 @@ export class InboxView {
   stop(): void {
     this.stream.stop();
     this.sources.stop();
+    this.traffic.stop();
     for (const cleanup of this.cleanups.splice(0)) cleanup();
   }
 
@@ -231,6 +235,7 @@ export class InboxView {
     this.filterBar.show(filters);
     this.sources.setActive(filters.source);
     this.refusals.setSource(filters.source);
+    this.traffic.setSource(filters.source);
     this.searchNote.hidden = filters.q === undefined;
     void this.eventTypes.show(filters.source, filters.eventType).catch(report);
   }
@@ -271,6 +276,7 @@ export class InboxView {
     // Counted in place: the sources and types are not fetched again for an arrival.
     this.sources.arrived(delivery);
     this.eventTypes.arrived(delivery);
+    this.traffic.arrived(delivery.source, delivery.receivedAt);
   }
 
   private async open(id: string | undefined): Promise<void> {

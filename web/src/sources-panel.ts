@@ -10,6 +10,7 @@ import { compareNames, cursorAfterName } from './cursor.ts';
 import { button, h, replaceChildren } from './dom.ts';
 import { formatTime, relativeTime } from './format.ts';
 import { sourceName } from './source-name.ts';
+import { countDelivery, firstSparkline, sparkline } from './traffic-chart.ts';
 
 /** Sources per request. */
 export const SOURCE_PAGE = 100;
@@ -22,6 +23,8 @@ interface Row {
   item: HTMLLIElement;
   count: HTMLElement;
   seen: HTMLTimeElement;
+  /** The last 24 hours (traffic-chart.ts): three nodes a row, redrawn in place. */
+  spark: SVGSVGElement | undefined;
 }
 
 export interface SourcesPanelOptions {
@@ -97,7 +100,7 @@ export class SourcesPanel {
     this.renderFooter();
     let page: SourcePage;
     try {
-      page = await listSources({ limit: SOURCE_PAGE, ...(query === '' ? {} : { q: query }) });
+      page = await listSources({ limit: SOURCE_PAGE, traffic: '24h', ...(query === '' ? {} : { q: query }) });
     } finally {
       if (generation === this.generation) {
         this.loading = false;
@@ -137,10 +140,16 @@ export class SourcesPanel {
     if (row !== undefined) {
       row.summary.count += 1;
       if (delivery.receivedAt > row.summary.lastReceivedAt) row.summary.lastReceivedAt = delivery.receivedAt;
+      if (row.summary.traffic !== undefined) countDelivery(row.summary.traffic, delivery.receivedAt);
       this.renderRow(row);
       return;
     }
-    this.insert({ source: delivery.source, count: 1, lastReceivedAt: delivery.receivedAt });
+    this.insert({
+      source: delivery.source,
+      count: 1,
+      lastReceivedAt: delivery.receivedAt,
+      traffic: firstSparkline(delivery.receivedAt),
+    });
   }
 
   /** A delivery deleted from this page. */
@@ -180,7 +189,7 @@ export class SourcesPanel {
     this.renderFooter();
     let page: SourcePage;
     try {
-      page = await listSources({ limit: SOURCE_PAGE, cursor, ...(this.query === '' ? {} : { q: this.query }) });
+      page = await listSources({ limit: SOURCE_PAGE, cursor, traffic: '24h', ...(this.query === '' ? {} : { q: this.query }) });
     } finally {
       if (generation === this.generation) {
         this.loading = false;
@@ -254,7 +263,7 @@ export class SourcesPanel {
       count,
       seen,
     );
-    const row: Row = { summary: { ...summary }, item: h('li', {}, link), count, seen };
+    const row: Row = { summary: structuredClone(summary), item: h('li', {}, link), count, seen, spark: undefined };
     this.renderRow(row);
     return row;
   }
@@ -267,6 +276,11 @@ export class SourcesPanel {
     row.seen.title = `last received ${formatTime(lastReceivedAt)}`;
     row.seen.dataset.relative = lastReceivedAt;
     row.seen.textContent = relativeTime(lastReceivedAt);
+    const traffic = row.summary.traffic;
+    const spark = traffic === undefined ? undefined : sparkline(traffic);
+    if (spark !== undefined) row.seen.after(spark);
+    row.spark?.remove();
+    row.spark = spark;
   }
 
   private renderTotal(): void {

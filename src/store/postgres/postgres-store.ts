@@ -23,6 +23,8 @@ import { bucketValues, COUNT_EVENT_TYPES, filled, indexStep, SPAN_BUCKETS } from
 import { countMatching, deleteMatching, listPage } from './postgres-list.js';
 import { PostgresOutbox } from './postgres-outbox.js';
 import { PostgresRefusals } from './postgres-refusals.js';
+import { COUNT_DELIVERED, PostgresTraffic } from './postgres-traffic.js';
+import { bucketStart, MINUTE_MS } from '../traffic.js';
 import { deliveryFromPgRow as fromRow, escapeKey, holdable } from './text-values.js';
 
 export interface PostgresStoreOptions {
@@ -55,11 +57,14 @@ const INSERT_FORWARDS = `INSERT INTO forwards (id, delivery_seq, delivery_id, so
   FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::bigint[])
     AS f (id, seq, delivery_id, source, destination, at)`;
 
-const COUNT_SOURCES = `INSERT INTO sources (source, count, last_received_at)
-  SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[])
-  ON CONFLICT (source) DO UPDATE SET
-    count = sources.count + excluded.count,
-    last_received_at = greatest(sources.last_received_at, excluded.last_received_at)`;
+/** The sources' counts, and in the same statement (one round trip) the traffic counts of the batch. */
+const COUNT_SOURCES = `WITH sources_counted AS (
+    INSERT INTO sources (source, count, last_received_at)
+    SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[])
+    ON CONFLICT (source) DO UPDATE SET
+      count = sources.count + excluded.count,
+      last_received_at = greatest(sources.last_received_at, excluded.last_received_at))
+  ${COUNT_DELIVERED}`;
 
 export class PostgresStore implements InboxStore {
   readonly kind = 'postgres';
@@ -69,6 +74,7 @@ export class PostgresStore implements InboxStore {
   readonly channel: string;
   readonly outbox: PostgresOutbox;
   readonly refusals: PostgresRefusals;
+  readonly traffic: PostgresTraffic;
 
   private readonly runner;
 
@@ -101,6 +107,7 @@ export class PostgresStore implements InboxStore {
     };
     this.outbox = new PostgresOutbox(this.runner);
     this.refusals = new PostgresRefusals(this.runner);
+    this.traffic = new PostgresTraffic(this.runner);
   }
 
   /**
@@ -165,6 +172,7 @@ export class PostgresStore implements InboxStore {
       const seqById = new Map(inserted.rows.map((row) => [row.id, Number(row.seq)]));
       const counts = new Map<string, { count: number; last: number }>();
       const typeCounts = new Map<string, { source: string; type: string; count: number; last: number }>();
+      const minutes = new Map<string, { source: string; minute: number; count: number }>();
       const outcomes: AppendOutcome[] = [];
       const buckets = new BucketSpans();
       for (const d of batch) {
@@ -177,6 +185,11 @@ export class PostgresStore implements InboxStore {
           const typeKey = JSON.stringify([d.source, type]);
           const typeCount = typeCounts.get(typeKey) ?? { source: d.source, type, count: 0, last: 0 };
           typeCounts.set(typeKey, { ...typeCount, count: typeCount.count + 1, last: Math.max(typeCount.last, d.receivedAt) });
+          const minute = bucketStart(d.receivedAt, MINUTE_MS);
+          const key = `${minute}\u0000${d.source}`;
+          const perMinute = minutes.get(key);
+          if (perMinute === undefined) minutes.set(key, { source: d.source, minute, count: 1 });
+          else perMinute.count++;
           outcomes.push({ id: d.id, seq, receivedAt: d.receivedAt, duplicate: false });
           continue;
         }
@@ -204,10 +217,14 @@ export class PostgresStore implements InboxStore {
       }
       if (counts.size > 0) {
         const entries = [...counts];
+        const perMinute = [...minutes.values()];
         await client.query(COUNT_SOURCES, [
           entries.map(([s]) => s),
           entries.map(([, c]) => c.count),
           entries.map(([, c]) => c.last),
+          perMinute.map((m) => m.source),
+          perMinute.map((m) => m.minute),
+          perMinute.map((m) => m.count),
         ]);
         const types = [...typeCounts.values()];
         await client.query(COUNT_EVENT_TYPES, [

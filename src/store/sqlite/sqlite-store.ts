@@ -26,6 +26,8 @@ import { SqliteOutbox } from './sqlite-outbox.js';
 import { SqliteRefusals } from './sqlite-refusals.js';
 import { SqliteList } from './sqlite-list.js';
 import { SqliteSearchIndex } from './sqlite-search.js';
+import { SqliteTraffic } from './sqlite-traffic.js';
+import { bucketStart, MINUTE_MS } from '../traffic.js';
 
 export interface SqliteStoreOptions {
   file: string;
@@ -140,6 +142,7 @@ export class SqliteStore implements InboxStore {
   readonly file: string;
   readonly outbox: SqliteOutbox;
   readonly refusals: SqliteRefusals;
+  readonly traffic: SqliteTraffic;
   private readonly statements;
   private readonly appendAll: (batch: readonly NewDelivery[]) => AppendOutcome[];
   private readonly deleteAll: (filter: DeliveryFilter, beforeSeq: number, limit: number) => DeletedBatch;
@@ -160,7 +163,9 @@ export class SqliteStore implements InboxStore {
     this.refusals = new SqliteRefusals(db);
     this.searchIndex = new SqliteSearchIndex(db);
     this.lists = new SqliteList(db, () => this.searchIndex.filled());
+    this.traffic = new SqliteTraffic(db);
     const outbox = this.outbox;
+    const traffic = this.traffic;
     this.statements = {
       insert: db.prepare(`INSERT INTO deliveries (id, source, received_at, method, query, content_type,
           remote_address, headers, raw, verification_status, verification_scheme, verification_reason, dedup_key, parsed_body, event_type)
@@ -219,6 +224,7 @@ export class SqliteStore implements InboxStore {
       const counts = new BatchCounts<string>();
       const typeCounts = new BatchCounts<[string, string]>();
       const buckets = new BucketSpans();
+      const minutes = new Map<string, { source: string; minute: number; count: number }>();
       const outcomes = batch.map((d): AppendOutcome => {
         const eventType = storedEventType(d.eventType);
         const result = insert.run(
@@ -245,6 +251,11 @@ export class SqliteStore implements InboxStore {
           counts.add(d.source, d.source, d.receivedAt);
           typeCounts.add(JSON.stringify([d.source, eventType]), [d.source, eventType], d.receivedAt);
           buckets.add(d.receivedAt, Number(result.lastInsertRowid));
+          const minute = bucketStart(d.receivedAt, MINUTE_MS);
+          const key = `${minute}\u0000${d.source}`;
+          const perMinute = minutes.get(key);
+          if (perMinute === undefined) minutes.set(key, { source: d.source, minute, count: 1 });
+          else perMinute.count++;
           return { id: d.id, seq: Number(result.lastInsertRowid), receivedAt: d.receivedAt, duplicate: false };
         }
         const first = byDedupKey.get(d.source, d.dedupKey ?? '');
@@ -255,6 +266,8 @@ export class SqliteStore implements InboxStore {
       for (const { key, count, last } of counts.counts.values()) countSource.run(key, count, last);
       for (const { key, count, last } of typeCounts.counts.values()) countEventType.run(key[0], key[1], count, last);
       for (const [bucket, { min, max }] of buckets.spans) spanBucket.run(bucket, min, max);
+      // The traffic counts likewise: one upsert per source and minute of the batch.
+      for (const { source, minute, count } of minutes.values()) traffic.countDelivered(source, minute, count);
       return outcomes;
     });
     this.deleteAll = db.transaction((filter: DeliveryFilter, beforeSeq: number, limit: number) => {
