@@ -6,7 +6,8 @@ import { ProblemError } from '../errors/problem-catalogue.js';
 import type { InboxStore } from '../store/inbox-store.js';
 import type { TokenGuard } from './auth.js';
 import { attachmentDisposition, downloadContentType } from './file-download.js';
-import { MAX_PARAM_LENGTH, ProblemSchema } from './schemas.js';
+import { DeliveryRefParamsSchema, MAX_PARAM_LENGTH, ProblemSchema } from './schemas.js';
+import { findDelivery } from './delivery-ref.js';
 
 export interface FileRoutesOptions {
   store: InboxStore;
@@ -14,7 +15,7 @@ export interface FileRoutesOptions {
 }
 
 const FileParamsSchema = Type.Object({
-  id: Type.String({ maxLength: MAX_PARAM_LENGTH }),
+  id: DeliveryRefParamsSchema.properties.id,
   index: Type.String({ maxLength: MAX_PARAM_LENGTH, description: "The file's place in the delivery's body.files, from 0" }),
 });
 
@@ -46,8 +47,8 @@ export const fileRoutes: FastifyPluginAsyncTypebox<FileRoutesOptions> = async (a
     },
     async (request, reply) => {
       const { id, index } = request.params;
-      const delivery = await store.get(id);
-      if (delivery === undefined) throw new ProblemError('not_found', `No delivery has the id "${id.slice(0, 100)}".`);
+      const delivery = await findDelivery(store, id);
+      if (delivery === undefined) throw new ProblemError('not_found', `No delivery has the id or seq "${id.slice(0, 100)}".`);
       const at = /^\d{1,6}$/.test(index) ? Number(index) : -1;
       const found =
         at >= 0 && classifyMediaType(delivery.contentType) === 'multipart' && delivery.parsedBody !== 'null'

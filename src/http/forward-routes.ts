@@ -25,7 +25,8 @@ import {
   RetryBodySchema,
   SendAgainBodySchema,
 } from './forward-schemas.js';
-import { IdParamsSchema, MAX_PAGE, ProblemSchema, type DeliveryJson } from './schemas.js';
+import { DeliveryRefParamsSchema, IdParamsSchema, MAX_PAGE, ProblemSchema, type DeliveryJson } from './schemas.js';
+import { findDelivery } from './delivery-ref.js';
 
 export interface ForwardRoutesOptions {
   store: InboxStore;
@@ -89,12 +90,11 @@ export const forwardRoutes: FastifyPluginAsyncTypebox<ForwardRoutesOptions> = as
   app.get(
     '/api/deliveries/:id/forwards',
     {
-      schema: { params: IdParamsSchema, response: { 200: DeliveryForwardsSchema, ...errors } },
+      schema: { params: DeliveryRefParamsSchema, response: { 200: DeliveryForwardsSchema, ...errors } },
     },
     async (request) => {
-      const delivery = await store.get(request.params.id);
-      if (delivery === undefined)
-        throw new ProblemError('not_found', `No delivery has the id "${request.params.id.slice(0, 100)}".`);
+      const delivery = await findDelivery(store, request.params.id);
+      if (delivery === undefined) throw noDelivery(request.params.id);
       const forwards = await outbox.forwardsOf(delivery.id);
       return {
         items: forwards.map((f) => ({
@@ -178,14 +178,15 @@ export const forwardRoutes: FastifyPluginAsyncTypebox<ForwardRoutesOptions> = as
   app.post(
     '/api/deliveries/:id/forward',
     {
-      schema: { params: IdParamsSchema, body: SendAgainBodySchema, response: { 201: ForwardSchema, ...errors } },
+      schema: { params: DeliveryRefParamsSchema, body: SendAgainBodySchema, response: { 201: ForwardSchema, ...errors } },
     },
     async (request, reply) => {
       const { destination } = request.body;
       if (forwarder.get(destination) === undefined) throw noDestination(destination);
-      const forward = await outbox.create(request.params.id, { id: newDeliveryId(), destination }, Date.now());
-      if (forward === undefined)
-        throw new ProblemError('not_found', `No delivery has the id "${request.params.id.slice(0, 100)}".`);
+      const delivery = await findDelivery(store, request.params.id);
+      const forward =
+        delivery === undefined ? undefined : await outbox.create(delivery.id, { id: newDeliveryId(), destination }, Date.now());
+      if (forward === undefined) throw noDelivery(request.params.id);
       forwarder.wake(destination);
       return reply.code(201).send(forwardJson(forward));
     },
@@ -309,4 +310,8 @@ function noDestination(name: string): ProblemError {
 
 function noForward(id: string): ProblemError {
   return new ProblemError('not_found', `No forward has the id "${id.slice(0, 100)}".`);
+}
+
+function noDelivery(ref: string): ProblemError {
+  return new ProblemError('not_found', `No delivery has the id or seq "${ref.slice(0, 100)}".`);
 }

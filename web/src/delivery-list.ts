@@ -187,7 +187,10 @@ export class DeliveryList {
         'span',
         { class: 'row-meta' },
         forwardBadge(delivery.forwards),
-        h('span', { class: `dot dot-${status}`, attrs: { title: `verification: ${status}` } }),
+        h('span', {
+          class: `dot dot-${status}`,
+          attrs: { title: status === 'none' ? 'unsigned: this source checks no signature' : `verification: ${status}` },
+        }),
         `${shortContentType(delivery.contentType)} · ${formatSize(delivery.size)} · `,
         // The seq, not a piece of the id: short, unique, and taken by Find, the API and `replay` (a UUIDv7's start is its time).
         h('code', { class: 'row-seq', attrs: { title: `seq ${delivery.seq}, id ${delivery.id}` } }, `#${delivery.seq}`),
