@@ -108,6 +108,8 @@ export class BackgroundIndex {
 
   /** Waits `ms`, or less when stopped, or woken if `wakeable`. */
   private pause(ms: number, wakeable: boolean): Promise<void> {
+    // A stop that came while a step ran found no pause to end: none is begun.
+    if (this.stopped) return Promise.resolve();
     return new Promise((resolve) => {
       const end = (): void => {
         clearTimeout(timer);
