@@ -14,7 +14,7 @@ afterEach(() => dir.remove());
  * idle wait that would follow it (5 s: it held every PostgreSQL shutdown).
  */
 it('stops as soon as the step in flight ends', async () => {
-  const real = new SqliteStore({ file: join(dir.path, 'inbox.db') });
+  const real = new SqliteStore({ file: join(dir.path, 'inbox.db'), durability: 'full' });
   let stepStarted: () => void = () => undefined;
   const started = new Promise<void>((resolve) => (stepStarted = resolve));
   let releaseStep: () => void = () => undefined;
