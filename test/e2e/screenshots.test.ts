@@ -83,7 +83,7 @@ describe.skipIf(skipBrowserTests)('screenshots for the README', () => {
     mkdirSync(SHOTS, { recursive: true });
   });
 
-  it('saves the list (docs/screenshots/list.png) and a delivery (docs/screenshots/detail.png)', async () => {
+  it('saves the list (docs/screenshots/list.png), a delivery (detail.png) and a source with its traffic (source.png)', async () => {
     const sent = await seed(server);
     const session = await openPage(browser, server, { viewport: { width: 1280, height: 760 } });
     const { page } = session;
@@ -106,6 +106,13 @@ describe.skipIf(skipBrowserTests)('screenshots for the README', () => {
     await page.locator('.detail .json-tree').waitFor();
     await page.mouse.move(0, 0);
     await page.screenshot({ path: `${SHOTS}detail.png` });
+
+    // A source's view: its traffic chart above its deliveries, and the sparklines beside the sources.
+    await page.setViewportSize({ width: 1280, height: 760 });
+    await page.locator('.source[data-source="stripe"]').first().click();
+    await page.locator('.traffic-chart svg').first().waitFor();
+    await page.mouse.move(0, 0);
+    await page.screenshot({ path: `${SHOTS}source.png` });
     await session.close();
   });
 });
