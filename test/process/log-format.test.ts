@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 
 import { describe, it } from 'vitest';
 
@@ -88,7 +89,16 @@ describe.concurrent('log format', () => {
         },
         stdio: ['pipe', 'pipe', 'pipe'],
       });
-      onTestFinished(() => void child.kill('SIGKILL'));
+      // Killing script(1) leaves the server running (it takes the terminal's SIGHUP as a config reload):
+      // Ctrl-C on the terminal stops it as it would a person's, then script ends with it.
+      const stop = async (): Promise<void> => {
+        if (child.exitCode === null && child.signalCode === null) {
+          child.stdin.write('\u0003');
+          await Promise.race([once(child, 'exit'), new Promise((resolve) => setTimeout(resolve, 10_000))]);
+        }
+        child.kill('SIGKILL');
+      };
+      onTestFinished(stop);
       let out = '';
       child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
       await eventually(() => out.includes('listening'), `the listening line (${format || 'auto'})`, 30_000);
@@ -99,7 +109,7 @@ describe.concurrent('log format', () => {
       } else {
         expect(out).toContain('"msg":"listening"');
       }
-      child.kill('SIGTERM');
+      await stop();
     }
   });
 });
