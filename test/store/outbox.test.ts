@@ -1,38 +1,16 @@
-import { join } from 'node:path';
 import { describe } from 'vitest';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { dropSchema, freshSchema, requirePostgres, testDatabaseUrl } from '../helpers/postgres.js';
-import { tempDir } from '../helpers/temp-dir.js';
+import { postgresFixture, sqliteFixture } from '../helpers/store-fixtures.js';
 import { describeConcurrentClaims } from './outbox-concurrency.js';
 import { describeOutbox } from './outbox-contract.js';
 
-describeOutbox('SqliteStore', async () => {
-  const dir = tempDir();
-  const store = new SqliteStore({ file: join(dir.path, 'reception.sqlite'), durability: 'full' });
-  return {
-    store,
-    cleanup: async () => {
-      await store.close();
-      dir.remove();
-    },
-  };
-});
+describeOutbox('SqliteStore', sqliteFixture);
 
 const run = await requirePostgres('the PostgreSQL outbox tests');
 
 describe.runIf(run)('PostgresStore outbox', () => {
-  describeOutbox('PostgresStore', async () => {
-    const schema = freshSchema();
-    const store = await PostgresStore.open({ connectionString: testDatabaseUrl(), schema, poolSize: 4 });
-    return {
-      store,
-      cleanup: async () => {
-        await store.close();
-        await dropSchema(schema);
-      },
-    };
-  });
+  describeOutbox('PostgresStore', postgresFixture);
 
   describeConcurrentClaims(async (count) => {
     const schema = freshSchema();

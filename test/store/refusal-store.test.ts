@@ -1,38 +1,18 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import { dropSchema, freshSchema, requirePostgres, testDatabaseUrl } from '../helpers/postgres.js';
+import { requirePostgres } from '../helpers/postgres.js';
+import { postgresFixture, sqliteFixture } from '../helpers/store-fixtures.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { describeRefusalStore } from './refusal-store-contract.js';
 import { newRefusal } from './refusal-factory.js';
 
-describeRefusalStore('SqliteStore', async () => {
-  const dir = tempDir();
-  const store = new SqliteStore({ file: join(dir.path, 'reception.sqlite'), durability: 'full' });
-  return {
-    store,
-    cleanup: async () => {
-      await store.close();
-      dir.remove();
-    },
-  };
-});
+describeRefusalStore('SqliteStore', sqliteFixture);
 
 const run = await requirePostgres('the PostgreSQL refusal store tests');
 
 describe.runIf(run)('PostgresStore refusals', () => {
-  describeRefusalStore('PostgresStore', async () => {
-    const schema = freshSchema();
-    const store = await PostgresStore.open({ connectionString: testDatabaseUrl(), schema, poolSize: 4 });
-    return {
-      store,
-      cleanup: async () => {
-        await store.close();
-        await dropSchema(schema);
-      },
-    };
-  });
+  describeRefusalStore('PostgresStore', postgresFixture);
 });
 
 describe('SqliteRefusals on a real file', () => {

@@ -1,0 +1,37 @@
+import { join } from 'node:path';
+import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { dropSchema, freshSchema, testDatabaseUrl } from './postgres.js';
+import { tempDir } from './temp-dir.js';
+
+/** A store for one contract suite, and how to be rid of it. */
+export interface StoreFixture<S> {
+  store: S;
+  cleanup: () => Promise<void>;
+}
+
+/** A SQLite store on a real file in a temp dir (durability full), removed with it. */
+export async function sqliteFixture(): Promise<StoreFixture<SqliteStore>> {
+  const dir = tempDir();
+  const store = new SqliteStore({ file: join(dir.path, 'reception.sqlite'), durability: 'full' });
+  return {
+    store,
+    cleanup: async () => {
+      await store.close();
+      dir.remove();
+    },
+  };
+}
+
+/** A PostgreSQL store in a fresh schema of the test database, dropped with it. */
+export async function postgresFixture(): Promise<StoreFixture<PostgresStore>> {
+  const schema = freshSchema();
+  const store = await PostgresStore.open({ connectionString: testDatabaseUrl(), schema, poolSize: 4 });
+  return {
+    store,
+    cleanup: async () => {
+      await store.close();
+      await dropSchema(schema);
+    },
+  };
+}
