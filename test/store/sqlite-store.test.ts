@@ -54,6 +54,26 @@ describe('SqliteStore on a real file', () => {
       expect(open('full').db.pragma('synchronous', { simple: true })).toBe(2);
     });
 
+    it('indexes for search without waiting for the disk, and gives deliveries back their FULL', async () => {
+      const store = open('full');
+      await store.append([newDelivery()]);
+      const levels: number[] = [];
+      // `derive` runs inside the step (for deliveries stored before types were kept): the step's own level.
+      store.db.prepare('UPDATE deliveries SET event_type = NULL').run();
+      store.db
+        .prepare(
+          `UPDATE index_position SET next_seq = (SELECT max(seq) + 1 FROM deliveries), next_chunks = 0,
+            backfill_seq = (SELECT max(seq) FROM deliveries), backfill_chunks = 0`,
+        )
+        .run();
+      await store.indexStep({ maxMs: 1000, maxRows: 100 }, () => {
+        levels.push(Number(store.db.pragma('synchronous', { simple: true })));
+        return null;
+      });
+      expect(levels).toEqual([1]);
+      expect(store.db.pragma('synchronous', { simple: true })).toBe(2);
+    });
+
     it('uses synchronous=NORMAL with durability relaxed', () => {
       expect(open('relaxed').db.pragma('synchronous', { simple: true })).toBe(1);
     });

@@ -1,4 +1,5 @@
 import type { Database } from './driver.js';
+import { syncLevel, withoutSync } from './without-sync.js';
 import { DELIVERY_COLUMNS, deliveryFromRow, type DeliveryRow } from '../delivery-row.js';
 import {
   attemptFromRow,
@@ -184,7 +185,7 @@ export class SqliteOutbox implements Outbox {
     this.releaseTransaction = db.transaction((forwards: ReadonlyArray<{ id: string; n: number }>, now: number) => {
       for (const { id, n } of forwards) this.q.release.run({ now, id, n });
     });
-    this.durableSync = Number(db.pragma('synchronous', { simple: true }));
+    this.durableSync = syncLevel(db);
   }
 
   /** The connection's `synchronous` level for everything else (FULL with the default durability). */
@@ -201,13 +202,7 @@ export class SqliteOutbox implements Outbox {
    * per settle to none (see bench/RESULTS.md).
    */
   private withoutSync<T>(work: () => T): T {
-    if (this.durableSync <= 1) return work();
-    this.db.pragma('synchronous = NORMAL');
-    try {
-      return work();
-    } finally {
-      this.db.pragma(`synchronous = ${this.durableSync}`);
-    }
+    return withoutSync(this.db, this.durableSync, work);
   }
 
   /** Inside the append transaction: the forwards of a delivery just inserted. */
