@@ -36,6 +36,9 @@ function chunk(text: string, index: number): string {
   return text.slice(index * CHUNK_CHARS, (index + 1) * CHUNK_CHARS + CHUNK_OVERLAP);
 }
 
+/** Bytes of new rows (headers and body) that one step reads at most, save one row however large. */
+const READ_BYTES = 1024 * 1024;
+
 /** The trigrams a search asks the index for, at most: the rarest ones (see TrigramSample). */
 export const QUERY_TRIGRAMS = 4;
 
@@ -141,6 +144,10 @@ export class SqliteSearchIndex {
       position: db.prepare<[], Position>('SELECT next_seq, next_chunks, backfill_seq, backfill_chunks FROM index_position'),
       moveNext: db.prepare<[number, number]>('UPDATE index_position SET next_seq = ?, next_chunks = ?'),
       moveBackfill: db.prepare<[number, number]>('UPDATE index_position SET backfill_seq = ?, backfill_chunks = ?'),
+      // length() of a column reads no overflow page: the sizes cost what the row headers do.
+      newSizes: db.prepare<[number, number], { bytes: number }>(
+        'SELECT length(headers) + length(raw) AS bytes FROM deliveries WHERE seq >= ? ORDER BY seq LIMIT ?',
+      ),
       newRows: db.prepare<[number, number], TextRow>(
         'SELECT seq, headers, raw FROM deliveries WHERE seq >= ? ORDER BY seq LIMIT ?',
       ),
@@ -188,7 +195,7 @@ export class SqliteSearchIndex {
     if (position === undefined) return false;
     let seq = position.next_seq;
     let chunks = position.next_chunks;
-    const rows = this.q.newRows.all(seq, maxRows);
+    const rows = this.q.newRows.all(seq, this.rowsWithin(seq, maxRows));
     for (const row of rows) {
       const from = row.seq === seq ? chunks : 0;
       const reached = this.indexChunks(row, from, state);
@@ -201,7 +208,29 @@ export class SqliteSearchIndex {
       if (performance.now() > state.deadline) break;
     }
     this.q.moveNext.run(seq, chunks);
-    return rows.length === maxRows || (rows.length > 0 && performance.now() > state.deadline);
+    return rows.length > 0 && (rows.length === maxRows || performance.now() > state.deadline || this.hasNew(seq));
+  }
+
+  /**
+   * How many of the new rows from `seq` on one step reads: up to `maxRows`,
+   * as long as they hold at most READ_BYTES (at least one row). Reading 500
+   * rows of 1 MiB bodies to index one of them took 11 % of the server's
+   * time under a load of 1 MiB bodies, and its garbage as much again
+   * (bench/RESULTS.md, issue 22).
+   */
+  private rowsWithin(seq: number, maxRows: number): number {
+    let count = 0;
+    let bytes = 0;
+    for (const row of this.q.newSizes.all(seq, maxRows)) {
+      bytes += row.bytes;
+      if (count > 0 && bytes > READ_BYTES) break;
+      count++;
+    }
+    return Math.max(1, count);
+  }
+
+  private hasNew(seq: number): boolean {
+    return this.q.newSizes.get(seq, 1) !== undefined;
   }
 
   /** Deliveries stored before migration 000006, newest first: typed, counted and indexed. True while some are left. */
