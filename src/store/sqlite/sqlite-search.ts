@@ -263,12 +263,24 @@ export class SqliteSearchIndex {
     if (this.q.type.run(type, row.seq).changes > 0) this.q.count.run(row.source, type, row.received_at);
   }
 
+  /** The last text made, by seq: a large body is indexed over several steps, each of which would make it again. */
+  private lastText: { seq: number; text: string } | undefined;
+
+  /** A delivery's search text; the same string again for the delivery of the step before (a delivery never changes). */
+  private textOf(row: Pick<TextRow, 'seq' | 'headers' | 'raw'>): string {
+    if (this.lastText?.seq === row.seq) return this.lastText.text;
+    const text = searchText(JSON.parse(row.headers) as HeaderList, row.raw);
+    // Kept only while more than a chunk is left to do: small texts are done in one step.
+    this.lastText = chunkCount(text) > 1 ? { seq: row.seq, text } : undefined;
+    return text;
+  }
+
   /**
    * Indexes the chunks of a delivery's text from `from` on. Undefined when
    * all are done; else how many are, time having run out before the rest.
    */
   private indexChunks(row: Pick<TextRow, 'seq' | 'headers' | 'raw'>, from: number, state: StepState): number | undefined {
-    const text = searchText(JSON.parse(row.headers) as HeaderList, row.raw);
+    const text = this.textOf(row);
     const count = chunkCount(text);
     for (let index = from; index < count; index++) {
       this.q.insert.run(row.seq * MAX_CHUNKS + index, chunk(text, index));
