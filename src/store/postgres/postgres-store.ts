@@ -17,9 +17,9 @@ import {
   type StoredDelivery,
 } from '../inbox-store.js';
 import { DELIVERY_COLUMNS, describeStoreError, storedEventType, type DeliveryRow } from '../delivery-row.js';
-import { BucketSpans, type DeliveryFilter } from '../delivery-filter.js';
+import { BUCKET_MS, type DeliveryFilter } from '../delivery-filter.js';
 import { migrate } from './migrate.js';
-import { bucketValues, COUNT_EVENT_TYPES, filled, indexStep, SPAN_BUCKETS } from './postgres-index.js';
+import { filled, indexStep } from './postgres-index.js';
 import { countMatching, deleteMatching, listPage } from './postgres-list.js';
 import { PostgresOutbox } from './postgres-outbox.js';
 import { PostgresRefusals } from './postgres-refusals.js';
@@ -42,24 +42,61 @@ export interface PostgresStoreOptions {
  */
 const APPEND_LOCK = 7_305_162_021;
 
-const INSERT = `INSERT INTO deliveries (id, source, received_at, method, query, content_type, remote_address,
-    headers, raw, verification_status, verification_scheme, verification_reason, dedup_key, parsed_body, event_type)
-  SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[],
-    $8::text[], $9::bytea[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[])
-  ON CONFLICT (source, dedup_key) WHERE dedup_key IS NOT NULL DO NOTHING
-  RETURNING id, seq`;
+/**
+ * A batch in one statement, so that the append lock is held for as few
+ * round trips as can be (see `append`): the deliveries, their forwards (by
+ * the seq each got), the counts per source and per event type, the time
+ * buckets and the inbox position, each from the rows actually inserted (a
+ * duplicate by dedup key inserts none). The forwards' foreign key is
+ * checked at the end of the statement, when the deliveries are there.
+ */
+const APPEND = `WITH ins AS (
+    INSERT INTO deliveries (id, source, received_at, method, query, content_type, remote_address,
+      headers, raw, verification_status, verification_scheme, verification_reason, dedup_key, parsed_body, event_type)
+    SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[],
+      $8::text[], $9::bytea[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[])
+    ON CONFLICT (source, dedup_key) WHERE dedup_key IS NOT NULL DO NOTHING
+    RETURNING id, seq, source, received_at, event_type
+  ), fwd AS (
+    INSERT INTO forwards (id, delivery_seq, delivery_id, source, destination, status,
+      budget_started_at, next_attempt_at, created_at, updated_at)
+    SELECT f.id, ins.seq, ins.id, ins.source, f.destination, 'pending', ins.received_at, ins.received_at, ins.received_at, ins.received_at
+    FROM unnest($16::text[], $17::text[], $18::text[]) AS f (id, delivery_id, destination) JOIN ins ON ins.id = f.delivery_id
+  ), src AS (
+    INSERT INTO sources (source, count, last_received_at)
+    SELECT source, count(*), max(received_at) FROM ins GROUP BY source
+    ON CONFLICT (source) DO UPDATE SET
+      count = sources.count + excluded.count,
+      last_received_at = greatest(sources.last_received_at, excluded.last_received_at)
+  ), typ AS (
+    INSERT INTO event_types (source, event_type, count, last_received_at)
+    SELECT source, event_type, count(*), max(received_at) FROM ins GROUP BY source, event_type
+    ON CONFLICT (source, event_type) DO UPDATE SET
+      count = event_types.count + excluded.count,
+      last_received_at = greatest(event_types.last_received_at, excluded.last_received_at)
+  ), bkt AS (
+    INSERT INTO time_buckets (bucket, min_seq, max_seq)
+    SELECT received_at / ${BUCKET_MS}, min(seq), max(seq) FROM ins GROUP BY received_at / ${BUCKET_MS}
+    ON CONFLICT (bucket) DO UPDATE SET
+      min_seq = least(time_buckets.min_seq, excluded.min_seq),
+      max_seq = greatest(time_buckets.max_seq, excluded.max_seq)
+  ), pos AS (
+    UPDATE inbox_position SET last_seq = greatest(last_seq, (SELECT max(seq) FROM ins)) WHERE EXISTS (SELECT 1 FROM ins)
+  )
+  SELECT id, seq FROM ins`;
 
-const INSERT_FORWARDS = `INSERT INTO forwards (id, delivery_seq, delivery_id, source, destination, status,
-    budget_started_at, next_attempt_at, created_at, updated_at)
-  SELECT f.id, f.seq, f.delivery_id, f.source, f.destination, 'pending', f.at, f.at, f.at, f.at
-  FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::bigint[])
-    AS f (id, seq, delivery_id, source, destination, at)`;
+/** A settled query's value, or its error thrown: so that queries sent together can be awaited one after another. */
+async function settled<T>(query: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
+  return query.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
+}
 
-const COUNT_SOURCES = `INSERT INTO sources (source, count, last_received_at)
-  SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[])
-  ON CONFLICT (source) DO UPDATE SET
-    count = sources.count + excluded.count,
-    last_received_at = greatest(sources.last_received_at, excluded.last_received_at)`;
+function valueOf<T>(result: { ok: true; value: T } | { ok: false; error: unknown }): T {
+  if (!result.ok) throw result.error;
+  return result.value;
+}
 
 export class PostgresStore implements InboxStore {
   readonly kind = 'postgres';
@@ -139,47 +176,60 @@ export class PostgresStore implements InboxStore {
     return store;
   }
 
+  /**
+   * One transaction under the append lock, in as few round trips as can be
+   * while the lock is held: BEGIN with the lock, the one statement of
+   * APPEND, and the commit are sent together (node-postgres sends each
+   * query as soon as the one before it is answered, with no turn of the
+   * event loop between), so that a busy event loop does not hold the lock
+   * longer. Only a batch with dedup keys waits for the statement's answer
+   * before it commits: a delivery not inserted is a duplicate, whose first
+   * delivery is read in the same transaction. If any query fails, the
+   * ones after it fail in the aborted transaction, which is rolled back.
+   */
   async append(batch: readonly NewDelivery[]): Promise<AppendOutcome[]> {
     let client: pg.PoolClient | undefined;
     try {
       client = await this.pool.connect();
       client.on('error', ignoreConnectionError);
-      await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${APPEND_LOCK})`);
-      const inserted = await client.query<{ id: string; seq: string }>(INSERT, [
-        batch.map((d) => d.id),
-        batch.map((d) => d.source),
-        batch.map((d) => d.receivedAt),
-        batch.map((d) => d.method),
-        batch.map((d) => d.query),
-        batch.map((d) => d.contentType),
-        batch.map((d) => d.remoteAddress),
-        batch.map((d) => JSON.stringify(d.headers)),
-        batch.map((d) => d.raw),
-        batch.map((d) => d.verification.status),
-        batch.map((d) => d.verification.scheme ?? null),
-        batch.map((d) => d.verification.reason ?? null),
-        batch.map((d) => (d.dedupKey === null ? null : escapeKey(d.dedupKey))),
-        batch.map((d) => d.parsedBody ?? null),
-        batch.map((d) => storedEventType(d.eventType)),
-      ]);
-      const seqById = new Map(inserted.rows.map((row) => [row.id, Number(row.seq)]));
-      const counts = new Map<string, { count: number; last: number }>();
-      const typeCounts = new Map<string, { source: string; type: string; count: number; last: number }>();
+      const forwards = batch.flatMap((d) => (d.forwards ?? []).map((f) => ({ ...f, d })));
+      const locked = settled(client.query(`BEGIN; SELECT pg_advisory_xact_lock(${APPEND_LOCK})`));
+      const inserted = settled(
+        client.query<{ id: string; seq: string }>(APPEND, [
+          batch.map((d) => d.id),
+          batch.map((d) => d.source),
+          batch.map((d) => d.receivedAt),
+          batch.map((d) => d.method),
+          batch.map((d) => d.query),
+          batch.map((d) => d.contentType),
+          batch.map((d) => d.remoteAddress),
+          batch.map((d) => JSON.stringify(d.headers)),
+          batch.map((d) => d.raw),
+          batch.map((d) => d.verification.status),
+          batch.map((d) => d.verification.scheme ?? null),
+          batch.map((d) => d.verification.reason ?? null),
+          batch.map((d) => (d.dedupKey === null ? null : escapeKey(d.dedupKey))),
+          batch.map((d) => d.parsedBody ?? null),
+          batch.map((d) => storedEventType(d.eventType)),
+          forwards.map((f) => f.id),
+          forwards.map((f) => f.d.id),
+          forwards.map((f) => f.destination),
+        ]),
+      );
+      const mayBeDuplicate = batch.some((d) => d.dedupKey !== null);
+      const commit = `NOTIFY ${this.channel}; COMMIT`;
+      const committed = mayBeDuplicate ? undefined : settled(client.query(commit));
+      valueOf(await locked);
+      const rows = valueOf(await inserted).rows;
+      const seqById = new Map(rows.map((row) => [row.id, Number(row.seq)]));
       const outcomes: AppendOutcome[] = [];
-      const buckets = new BucketSpans();
       for (const d of batch) {
         const seq = seqById.get(d.id);
         if (seq !== undefined) {
-          buckets.add(d.receivedAt, seq);
-          const count = counts.get(d.source) ?? { count: 0, last: 0 };
-          counts.set(d.source, { count: count.count + 1, last: Math.max(count.last, d.receivedAt) });
-          const type = storedEventType(d.eventType);
-          const typeKey = JSON.stringify([d.source, type]);
-          const typeCount = typeCounts.get(typeKey) ?? { source: d.source, type, count: 0, last: 0 };
-          typeCounts.set(typeKey, { ...typeCount, count: typeCount.count + 1, last: Math.max(typeCount.last, d.receivedAt) });
           outcomes.push({ id: d.id, seq, receivedAt: d.receivedAt, duplicate: false });
           continue;
         }
+        if (committed !== undefined) throw new Error('a delivery without a dedup key was not inserted');
         const first = await client.query<{ id: string; seq: string; received_at: string }>(
           'SELECT id, seq, received_at FROM deliveries WHERE source = $1 AND dedup_key = $2',
           [d.source, escapeKey(d.dedupKey ?? '')],
@@ -188,38 +238,7 @@ export class PostgresStore implements InboxStore {
         if (row === undefined) throw new Error('insert skipped without a matching dedup key');
         outcomes.push({ id: row.id, seq: Number(row.seq), receivedAt: Number(row.received_at), duplicate: true });
       }
-      const forwards = batch.flatMap((d) => {
-        const seq = seqById.get(d.id);
-        return seq === undefined ? [] : (d.forwards ?? []).map((f) => ({ ...f, seq, d }));
-      });
-      if (forwards.length > 0) {
-        await client.query(INSERT_FORWARDS, [
-          forwards.map((f) => f.id),
-          forwards.map((f) => f.seq),
-          forwards.map((f) => f.d.id),
-          forwards.map((f) => f.d.source),
-          forwards.map((f) => f.destination),
-          forwards.map((f) => f.d.receivedAt),
-        ]);
-      }
-      if (counts.size > 0) {
-        const entries = [...counts];
-        await client.query(COUNT_SOURCES, [
-          entries.map(([s]) => s),
-          entries.map(([, c]) => c.count),
-          entries.map(([, c]) => c.last),
-        ]);
-        const types = [...typeCounts.values()];
-        await client.query(COUNT_EVENT_TYPES, [
-          types.map((c) => c.source),
-          types.map((c) => c.type),
-          types.map((c) => c.count),
-          types.map((c) => c.last),
-        ]);
-        await client.query(SPAN_BUCKETS, bucketValues(buckets));
-      }
-      const maxSeq = Math.max(0, ...seqById.values());
-      await client.query(`UPDATE inbox_position SET last_seq = greatest(last_seq, ${maxSeq}); NOTIFY ${this.channel}; COMMIT`);
+      valueOf(await (committed ?? settled(client.query(commit))));
       client.off('error', ignoreConnectionError);
       client.release();
       return outcomes;
