@@ -43,18 +43,27 @@ export interface PostgresStoreOptions {
 const APPEND_LOCK = 7_305_162_021;
 
 /**
- * A batch in one statement, so that the append lock is held for as few
- * round trips as can be (see `append`): the deliveries, their forwards (by
- * the seq each got), the counts per source and per event type, the time
- * buckets and the inbox position, each from the rows actually inserted (a
- * duplicate by dedup key inserts none). The forwards' foreign key is
- * checked at the end of the statement, when the deliveries are there.
+ * A batch in one statement, run on its own (autocommit: the statement is
+ * the transaction), so that the append lock is held for no round trip
+ * between client and server at all: from inside the statement until its
+ * commit. The lock is taken first: every row the INSERT makes is a row of
+ * the join with `lock`, which exists only once the lock is held, and a
+ * row's seq (its column default) is drawn when the INSERT makes it; the
+ * lock is released after the commit. Then the deliveries, their forwards
+ * (by the seq each got), the counts per source and per event type, the
+ * time buckets, the inbox position and the NOTIFY that wakes the other
+ * instances' streams, each from the rows actually inserted (a duplicate by
+ * dedup key inserts none). The forwards' foreign key is checked at the end
+ * of the statement, when the deliveries are there.
  */
-const APPEND = `WITH ins AS (
+const APPEND = `WITH lock AS MATERIALIZED (
+    SELECT pg_advisory_xact_lock(${APPEND_LOCK})
+  ), ins AS (
     INSERT INTO deliveries (id, source, received_at, method, query, content_type, remote_address,
       headers, raw, verification_status, verification_scheme, verification_reason, dedup_key, parsed_body, event_type)
-    SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[],
-      $8::text[], $9::bytea[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[])
+    SELECT b.* FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[],
+      $8::text[], $9::bytea[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[]) AS b
+      CROSS JOIN lock
     ON CONFLICT (source, dedup_key) WHERE dedup_key IS NOT NULL DO NOTHING
     RETURNING id, seq, source, received_at, event_type
   ), fwd AS (
@@ -82,18 +91,27 @@ const APPEND = `WITH ins AS (
       max_seq = greatest(time_buckets.max_seq, excluded.max_seq)
   ), pos AS (
     UPDATE inbox_position SET last_seq = greatest(last_seq, (SELECT max(seq) FROM ins)) WHERE EXISTS (SELECT 1 FROM ins)
+  ), wake AS (
+    SELECT pg_notify($19, '') WHERE EXISTS (SELECT 1 FROM ins)
   )
-  SELECT id, seq FROM ins`;
+  SELECT id, seq FROM ins LEFT JOIN wake ON true`;
 
-/** A settled query's value, or its error thrown: so that queries sent together can be awaited one after another. */
-async function settled<T>(query: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
+/** The delivery stored under each (source, escaped dedup key), read after APPEND in its transaction. */
+const FIRST_BY_KEY = `SELECT d.source, d.dedup_key, d.id, d.seq, d.received_at
+  FROM deliveries d JOIN unnest($1::text[], $2::text[]) AS k (source, dedup_key)
+    ON d.source = k.source AND d.dedup_key = k.dedup_key`;
+
+/** A query's outcome, never rejected: queries sent together are then awaited one after another without an unhandled rejection. */
+type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+function settled<T>(query: Promise<T>): Promise<Settled<T>> {
   return query.then(
     (value) => ({ ok: true as const, value }),
     (error: unknown) => ({ ok: false as const, error }),
   );
 }
 
-function valueOf<T>(result: { ok: true; value: T } | { ok: false; error: unknown }): T {
+function valueOf<T>(result: Settled<T>): T {
   if (!result.ok) throw result.error;
   return result.value;
 }
@@ -177,15 +195,15 @@ export class PostgresStore implements InboxStore {
   }
 
   /**
-   * One transaction under the append lock, in as few round trips as can be
-   * while the lock is held: BEGIN with the lock, the one statement of
-   * APPEND, and the commit are sent together (node-postgres sends each
-   * query as soon as the one before it is answered, with no turn of the
-   * event loop between), so that a busy event loop does not hold the lock
-   * longer. Only a batch with dedup keys waits for the statement's answer
-   * before it commits: a delivery not inserted is a duplicate, whose first
-   * delivery is read in the same transaction. If any query fails, the
-   * ones after it fail in the aborted transaction, which is rolled back.
+   * APPEND alone (autocommit) for a batch without dedup keys: one round
+   * trip, and the lock held only while PostgreSQL runs and commits it. A
+   * batch with dedup keys needs to know, for a delivery not inserted (a
+   * duplicate), its first delivery, read in the same transaction: BEGIN,
+   * APPEND, FIRST_BY_KEY and COMMIT are then sent at once (node-postgres
+   * sends each as soon as the one before is answered, with no turn of the
+   * event loop between), so that the lock is held for network round trips
+   * only. A query after a failed one fails in the aborted transaction (its
+   * COMMIT rolls it back).
    */
   async append(batch: readonly NewDelivery[]): Promise<AppendOutcome[]> {
     let client: pg.PoolClient | undefined;
@@ -193,7 +211,8 @@ export class PostgresStore implements InboxStore {
       client = await this.pool.connect();
       client.on('error', ignoreConnectionError);
       const forwards = batch.flatMap((d) => (d.forwards ?? []).map((f) => ({ ...f, d })));
-      const locked = settled(client.query(`BEGIN; SELECT pg_advisory_xact_lock(${APPEND_LOCK})`));
+      const keyed = batch.filter((d) => d.dedupKey !== null);
+      const begun = keyed.length === 0 ? undefined : settled(client.query('BEGIN'));
       const inserted = settled(
         client.query<{ id: string; seq: string }>(APPEND, [
           batch.map((d) => d.id),
@@ -214,48 +233,49 @@ export class PostgresStore implements InboxStore {
           forwards.map((f) => f.id),
           forwards.map((f) => f.d.id),
           forwards.map((f) => f.destination),
+          this.channel,
         ]),
       );
-      const mayBeDuplicate = batch.some((d) => d.dedupKey !== null);
-      const commit = `NOTIFY ${this.channel}; COMMIT`;
-      const committed = mayBeDuplicate ? undefined : settled(client.query(commit));
-      valueOf(await locked);
-      const rows = valueOf(await inserted).rows;
-      const seqById = new Map(rows.map((row) => [row.id, Number(row.seq)]));
-      const outcomes: AppendOutcome[] = [];
-      for (const d of batch) {
-        const seq = seqById.get(d.id);
-        if (seq !== undefined) {
-          outcomes.push({ id: d.id, seq, receivedAt: d.receivedAt, duplicate: false });
-          continue;
-        }
-        if (committed !== undefined) throw new Error('a delivery without a dedup key was not inserted');
-        const first = await client.query<{ id: string; seq: string; received_at: string }>(
-          'SELECT id, seq, received_at FROM deliveries WHERE source = $1 AND dedup_key = $2',
-          [d.source, escapeKey(d.dedupKey ?? '')],
-        );
-        const row = first.rows[0];
-        if (row === undefined) throw new Error('insert skipped without a matching dedup key');
-        outcomes.push({ id: row.id, seq: Number(row.seq), receivedAt: Number(row.received_at), duplicate: true });
+      const firsts =
+        begun === undefined
+          ? undefined
+          : settled(
+              client.query<{ source: string; dedup_key: string; id: string; seq: string; received_at: string }>(FIRST_BY_KEY, [
+                keyed.map((d) => d.source),
+                keyed.map((d) => escapeKey(d.dedupKey ?? '')),
+              ]),
+            );
+      const committed = begun === undefined ? undefined : settled(client.query('COMMIT'));
+      // Every query answered before any is looked at: the connection goes back to the pool idle.
+      const [begin, append, first, commit] = await Promise.all([begun, inserted, firsts, committed]);
+      if (begin !== undefined) valueOf(begin);
+      const seqById = new Map(valueOf(append).rows.map((row) => [row.id, Number(row.seq)]));
+      const byKey = new Map(
+        (first === undefined ? [] : valueOf(first).rows).map((row) => [JSON.stringify([row.source, row.dedup_key]), row]),
+      );
+      if (commit !== undefined) {
+        const ended = valueOf(commit);
+        // COMMIT of a transaction that failed answers ROLLBACK, not an error: the error came before.
+        if (ended.command !== 'COMMIT') throw new StoreUnavailableError(`PostgreSQL ended the batch with ${ended.command}`);
       }
-      valueOf(await (committed ?? settled(client.query(commit))));
+      const outcomes = batch.map((d): AppendOutcome => {
+        const seq = seqById.get(d.id);
+        if (seq !== undefined) return { id: d.id, seq, receivedAt: d.receivedAt, duplicate: false };
+        const first = byKey.get(JSON.stringify([d.source, escapeKey(d.dedupKey ?? '')]));
+        if (first === undefined) throw new Error('insert skipped without a matching dedup key');
+        return { id: first.id, seq: Number(first.seq), receivedAt: Number(first.received_at), duplicate: true };
+      });
       client.off('error', ignoreConnectionError);
       client.release();
       return outcomes;
     } catch (error) {
       const refused = refusesTheBatch(error);
       if (client !== undefined) {
-        // On a connection that stopped answering, ROLLBACK would wait as long
-        // again; closing the connection rolls the transaction back as well.
-        const rolledBack =
-          !isReadTimeout(error) &&
-          (await client.query('ROLLBACK').then(
-            () => true,
-            () => false,
-          ));
+        // A failed transaction is ended by the COMMIT sent with it, and a failed APPEND alone
+        // left none open. A connection that refused a value is sound (kept for the retries of
+        // the batch's halves); any other failure may have left it unanswering: it is closed.
         client.off('error', ignoreConnectionError);
-        // A connection that refused a value is sound: keep it for the retries of the batch's halves.
-        client.release(!(refused && rolledBack));
+        client.release(!refused);
       }
       if (refused) throw new BatchRefusedError(`PostgreSQL refused the batch: ${describeStoreError(error)}`, { cause: error });
       throw new StoreUnavailableError(`PostgreSQL could not commit: ${describeStoreError(error)}`, { cause: error });
