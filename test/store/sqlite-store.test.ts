@@ -226,7 +226,7 @@ describe('SqliteStore on a real file', () => {
     let steps = 1;
     for (let more = true; more; steps++) more = (await store.indexStep({ maxMs: 60_000, maxRows: 500 }, () => null)).more;
     expect(steps).toBe(4);
-    const found = await store.list({ limit: 10, search: 'wwwwww' });
+    const found = await store.list({ limit: 10, text: 'wwwwww' });
     expect(found).toHaveLength(4);
   });
 
