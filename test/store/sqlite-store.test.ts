@@ -230,6 +230,24 @@ describe('SqliteStore on a real file', () => {
     expect(found).toHaveLength(4);
   });
 
+  it('indexes a large delivery one chunk per step when time is short, and stops at one deleted midway', async () => {
+    const store = open('relaxed');
+    const big = Buffer.from(`{"data":"${'v'.repeat(300 * 1024)}"}`);
+    const [kept, gone] = await store.append(newDeliveries(2, { raw: big }));
+    const chunksEach = Math.ceil(big.length / (64 * 1024));
+    const step = (): Promise<{ done: number; more: boolean }> => store.indexStep({ maxMs: 0, maxRows: 500 }, () => null);
+    for (let i = 0; i < chunksEach; i++) expect(await step()).toEqual({ done: 1, more: true });
+    // The second delivery: two chunks, then it is deleted, and the rest of it is never indexed.
+    await step();
+    await step();
+    expect(await store.delete(gone?.id ?? '')).toBe(true);
+    let steps = 0;
+    for (let more = true; more && steps < 100; steps++) more = (await step()).more;
+    expect(steps).toBe(1);
+    const found = await store.list({ limit: 10, text: 'vvvvvv' });
+    expect(found.map((d) => d.id)).toEqual([kept?.id]);
+  });
+
   it('close can be called twice', async () => {
     const store = open();
     await store.close();

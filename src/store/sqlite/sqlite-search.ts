@@ -148,6 +148,7 @@ export class SqliteSearchIndex {
       newSizes: db.prepare<[number, number], { bytes: number }>(
         'SELECT length(headers) + length(raw) AS bytes FROM deliveries WHERE seq >= ? ORDER BY seq LIMIT ?',
       ),
+      exists: db.prepare<[number], { seq: number }>('SELECT seq FROM deliveries WHERE seq = ?'),
       newRows: db.prepare<[number, number], TextRow>(
         'SELECT seq, headers, raw FROM deliveries WHERE seq >= ? ORDER BY seq LIMIT ?',
       ),
@@ -195,6 +196,21 @@ export class SqliteSearchIndex {
     if (position === undefined) return false;
     let seq = position.next_seq;
     let chunks = position.next_chunks;
+    // A large delivery indexed over several steps: its text is at hand, and its body need not be read again.
+    const kept = this.lastText;
+    if (chunks > 0 && kept?.seq === seq && this.q.exists.get(seq) !== undefined) {
+      const reached = this.indexText(seq, kept.text, chunks, state);
+      if (reached !== undefined) {
+        this.q.moveNext.run(seq, reached);
+        return true;
+      }
+      seq += 1;
+      chunks = 0;
+      if (performance.now() > state.deadline) {
+        this.q.moveNext.run(seq, chunks);
+        return this.hasNew(seq);
+      }
+    }
     const rows = this.q.newRows.all(seq, this.rowsWithin(seq, maxRows));
     for (const row of rows) {
       const from = row.seq === seq ? chunks : 0;
@@ -280,10 +296,13 @@ export class SqliteSearchIndex {
    * all are done; else how many are, time having run out before the rest.
    */
   private indexChunks(row: Pick<TextRow, 'seq' | 'headers' | 'raw'>, from: number, state: StepState): number | undefined {
-    const text = this.textOf(row);
+    return this.indexText(row.seq, this.textOf(row), from, state);
+  }
+
+  private indexText(seq: number, text: string, from: number, state: StepState): number | undefined {
     const count = chunkCount(text);
     for (let index = from; index < count; index++) {
-      this.q.insert.run(row.seq * MAX_CHUNKS + index, chunk(text, index));
+      this.q.insert.run(seq * MAX_CHUNKS + index, chunk(text, index));
       state.done++;
       if (index + 1 < count && performance.now() > state.deadline) return index + 1;
     }
