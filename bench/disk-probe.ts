@@ -79,8 +79,8 @@ export interface DiskWriteRate {
 export function measureDiskWriteRate(
   dir: string,
   blockBytes = 1024 * 1024,
-  maxBytes = 256 * 1024 * 1024,
-  maxSeconds = 3,
+  maxBytes = 1024 * 1024 * 1024,
+  maxSeconds = 2,
 ): DiskWriteRate {
   const file = join(dir, 'disk-write-rate');
   const block = Buffer.alloc(blockBytes, 0x61);
