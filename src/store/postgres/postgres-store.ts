@@ -61,8 +61,13 @@ const APPEND = `WITH lock AS MATERIALIZED (
   ), ins AS (
     INSERT INTO deliveries (id, source, received_at, method, query, content_type, remote_address,
       headers, raw, verification_status, verification_scheme, verification_reason, dedup_key, parsed_body, event_type)
-    SELECT b.* FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[],
-      $8::text[], $9::bytea[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[]) AS b
+    SELECT b.id, b.source, b.received_at, b.method, b.query, b.content_type, b.remote_address, b.headers,
+        substring($21::bytea FROM b.raw_at FOR b.raw_length),
+        b.verification_status, b.verification_scheme, b.verification_reason, b.dedup_key, b.parsed_body, b.event_type
+      FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[],
+        $8::text[], $9::int[], $20::int[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[])
+        AS b (id, source, received_at, method, query, content_type, remote_address, headers, raw_at, raw_length,
+          verification_status, verification_scheme, verification_reason, dedup_key, parsed_body, event_type)
       CROSS JOIN lock
     ON CONFLICT (source, dedup_key) WHERE dedup_key IS NOT NULL DO NOTHING
     RETURNING id, seq, source, received_at, event_type
@@ -95,6 +100,23 @@ const APPEND = `WITH lock AS MATERIALIZED (
     SELECT pg_notify($19, '') WHERE EXISTS (SELECT 1 FROM ins)
   )
   SELECT id, seq FROM ins LEFT JOIN wake ON true`;
+
+/**
+ * Where each delivery's body starts (from 1) in the batch's bodies joined:
+ * the bodies go to PostgreSQL as one binary parameter, cut apart by
+ * `substring` in APPEND. An array of bytea goes as text, each body spelt in
+ * hex (twice its size) and escaped by node-postgres, then parsed back by
+ * PostgreSQL (`escapeElement` alone was 0.6 % of the server's profile at
+ * 1 KiB).
+ */
+function rawAt(batch: readonly NewDelivery[]): number[] {
+  let at = 1;
+  return batch.map((d) => {
+    const start = at;
+    at += d.raw.length;
+    return start;
+  });
+}
 
 /** The delivery stored under each (source, escaped dedup key), read after APPEND in its transaction. */
 const FIRST_BY_KEY = `SELECT d.source, d.dedup_key, d.id, d.seq, d.received_at
@@ -223,7 +245,7 @@ export class PostgresStore implements InboxStore {
           batch.map((d) => d.contentType),
           batch.map((d) => d.remoteAddress),
           batch.map((d) => JSON.stringify(d.headers)),
-          batch.map((d) => d.raw),
+          rawAt(batch),
           batch.map((d) => d.verification.status),
           batch.map((d) => d.verification.scheme ?? null),
           batch.map((d) => d.verification.reason ?? null),
@@ -234,6 +256,8 @@ export class PostgresStore implements InboxStore {
           forwards.map((f) => f.d.id),
           forwards.map((f) => f.destination),
           this.channel,
+          batch.map((d) => d.raw.length),
+          Buffer.concat(batch.map((d) => d.raw)),
         ]),
       );
       const firsts =
