@@ -65,7 +65,7 @@ export const REFERENCE_SERVER = fileURLToPath(new URL('./reference-server.js', i
 const WRITER_PROTOTYPE = fileURLToPath(new URL('./writer-thread-prototype.js', import.meta.url));
 
 /** The writer-thread prototype of issue 22 (bench/writer-thread-prototype.ts), committing on the event loop or in a worker. */
-function writerPrototype(name: string, mode: 'inline' | 'thread'): BenchCase {
+function writerPrototype(name: string, mode: 'inline' | 'thread', checkpoints: 'inline' | 'thread' = 'inline'): BenchCase {
   return {
     name,
     description: `issue 22 part 2 prototype: node:http + JSON check + SQLite group commit (FULL) ${mode === 'inline' ? 'on the event loop' : 'in a writer thread, one message per batch'}`,
@@ -73,7 +73,13 @@ function writerPrototype(name: string, mode: 'inline' | 'thread'): BenchCase {
     start: ({ dir, nodeFlags }) => ({
       command: process.execPath,
       args: [...nodeFlags, WRITER_PROTOTYPE],
-      env: { BARE_PORT: '0', BARE_HOST: '127.0.0.1', WRITER_MODE: mode, WRITER_DATA: `${dir}/data` },
+      env: {
+        BARE_PORT: '0',
+        BARE_HOST: '127.0.0.1',
+        WRITER_MODE: mode,
+        WRITER_CHECKPOINTS: checkpoints,
+        WRITER_DATA: `${dir}/data`,
+      },
     }),
   };
 }
@@ -239,4 +245,8 @@ export const CASES: readonly BenchCase[] = [
   ),
   writerPrototype('proto writer on the event loop', 'inline'),
   { ...writerPrototype('proto writer thread', 'thread'), compareTo: 'proto writer on the event loop' },
+  {
+    ...writerPrototype('proto writer on the event loop, checkpoints in a thread', 'inline', 'thread'),
+    compareTo: 'proto writer on the event loop',
+  },
 ];
