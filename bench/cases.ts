@@ -53,6 +53,8 @@ export interface BenchCase {
   unavailable?: () => Promise<string | undefined>;
   /** Readers of `/api/stream` that follow the inbox through the run, in a process of their own (bench/stream-readers.ts). */
   streamReaders?: number;
+  /** Run only when BENCH_CASES names it (a prototype, not part of the recorded run). */
+  optional?: boolean;
   /** Removes what the case created outside its directory, after its server stopped. */
   cleanup?: (context: CaseContext) => Promise<void>;
 }
@@ -60,6 +62,27 @@ export interface BenchCase {
 const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
 const BARE_SERVER = fileURLToPath(new URL('./bare-server.js', import.meta.url));
 export const REFERENCE_SERVER = fileURLToPath(new URL('./reference-server.js', import.meta.url));
+const WRITER_PROTOTYPE = fileURLToPath(new URL('./writer-thread-prototype.js', import.meta.url));
+
+/** The writer-thread prototype of issue 22 (bench/writer-thread-prototype.ts), committing on the event loop or in a worker. */
+function writerPrototype(name: string, mode: 'inline' | 'thread', checkpoints: 'inline' | 'thread' = 'inline'): BenchCase {
+  return {
+    name,
+    description: `issue 22 part 2 prototype: node:http + JSON check + SQLite group commit (FULL) ${mode === 'inline' ? 'on the event loop' : 'in a writer thread, one message per batch'}`,
+    optional: true,
+    start: ({ dir, nodeFlags }) => ({
+      command: process.execPath,
+      args: [...nodeFlags, WRITER_PROTOTYPE],
+      env: {
+        BARE_PORT: '0',
+        BARE_HOST: '127.0.0.1',
+        WRITER_MODE: mode,
+        WRITER_CHECKPOINTS: checkpoints,
+        WRITER_DATA: `${dir}/data`,
+      },
+    }),
+  };
+}
 
 /**
  * The `node` flags of `npm start` (package.json), so that the bench measures
@@ -220,4 +243,10 @@ export const CASES: readonly BenchCase[] = [
     'reception postgres',
     'Reception on PostgreSQL (RECEPTION_DATABASE_URL, a fresh schema), group commit under the append lock',
   ),
+  writerPrototype('proto writer on the event loop', 'inline'),
+  { ...writerPrototype('proto writer thread', 'thread'), compareTo: 'proto writer on the event loop' },
+  {
+    ...writerPrototype('proto writer on the event loop, checkpoints in a thread', 'inline', 'thread'),
+    compareTo: 'proto writer on the event loop',
+  },
 ];

@@ -1,3 +1,4 @@
+import { closeSync, fdatasyncSync, openSync, rmSync, writeSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -56,4 +57,46 @@ export async function startDiskProbe(dir: string, intervalMs = 20): Promise<Disk
       return result;
     },
   };
+}
+
+/** The disk's rate of sequential writes, each made durable before the next (what a commit of large bodies asks of it). */
+export interface DiskWriteRate {
+  /** MB (10^6 bytes) per second, written and `fdatasync`ed. */
+  mbPerSecond: number;
+  bytes: number;
+  seconds: number;
+  blockBytes: number;
+}
+
+/**
+ * Writes `blockBytes` at a time to a new file in `dir`, one after another,
+ * each followed by `fdatasync`, until `maxBytes` are written or `maxSeconds`
+ * have passed; then deletes the file. Synchronous, in the bench's own
+ * process, run between cases (nothing else of the bench is running then).
+ * The file is opened once and grows as it is written, as SQLite's WAL and
+ * database file do.
+ */
+export function measureDiskWriteRate(
+  dir: string,
+  blockBytes = 1024 * 1024,
+  maxBytes = 1024 * 1024 * 1024,
+  maxSeconds = 2,
+): DiskWriteRate {
+  const file = join(dir, 'disk-write-rate');
+  const block = Buffer.alloc(blockBytes, 0x61);
+  const fd = openSync(file, 'w');
+  let bytes = 0;
+  const started = performance.now();
+  try {
+    while (bytes < maxBytes && performance.now() - started < maxSeconds * 1000) {
+      writeSync(fd, block, 0, block.length, bytes);
+      fdatasyncSync(fd);
+      bytes += block.length;
+    }
+  } finally {
+    closeSync(fd);
+    rmSync(file, { force: true });
+  }
+  const seconds = (performance.now() - started) / 1000;
+  return { mbPerSecond: bytes / 1e6 / seconds, bytes, seconds, blockBytes };
 }

@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs';
-import { SLOW_SYNC_MS, type DiskProbeResult } from './disk-probe.js';
+import { SLOW_SYNC_MS, type DiskProbeResult, type DiskWriteRate } from './disk-probe.js';
 import type { ForwardResult } from './forward-cases.js';
 import type { LoadResult } from './load.js';
 
@@ -26,6 +26,8 @@ export interface RunMeta {
   forwardSeconds?: number;
   drainForwards?: number;
   forwardRounds?: number;
+  /** The disk's sequential fdatasync'd write rate, measured before each round (bench/disk-probe.ts). */
+  diskWriteRates?: DiskWriteRate[];
 }
 
 export interface CaseResult {
@@ -147,6 +149,7 @@ export function markdown(report: RunReport): string {
     `- request: POST /api/webhook/bench, ${m.bodyBytes}-byte JSON object, Content-Type: application/json`,
     `- Reception logs: ${m.receptionLogs}`,
     `- notes: ${m.loadGeneratorNotes}; server CPU is % of one core during the measured run; disk probe: a 4 KiB write and fsync of a file beside the server's, every 20 ms during the measured run (bench/disk-probe.ts), counted when it took over ${SLOW_SYNC_MS} ms, with the slowest: a p99 measured while the disk stalls is the disk's`,
+    ...diskRateLines(report),
     ...(m.profiled ? ['- **profiled run (--cpu-prof): numbers are slower than normal and not comparable**'] : []),
     '',
     `| case | req/s | p50 ms | p99 ms | non-2xx / errors / timeouts | peak RSS MiB | server CPU | req/s vs bare | p99 vs bare | disk probe: fsyncs > ${SLOW_SYNC_MS} ms / slowest ms | stored vs 2xx |`,
@@ -172,4 +175,24 @@ export function markdown(report: RunReport): string {
 
 export function writeJson(report: RunReport, file: string): void {
   writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+}
+
+/** The disk's measured write rate, and each store case's body bytes per second against half of it (issue 22). */
+function diskRateLines(report: RunReport): string[] {
+  const rates = report.meta.diskWriteRates ?? [];
+  if (rates.length === 0) return [];
+  const sorted = rates.map((r) => r.mbPerSecond).sort((a, b) => a - b);
+  const median = sorted[Math.floor(sorted.length / 2)] ?? 0;
+  const block = (rates[0]?.blockBytes ?? 0) / 1024;
+  const lines = [
+    `- disk: sequential writes of ${block} KiB, each fdatasync'd, before each round: ${rates.map((r) => r.mbPerSecond.toFixed(1)).join(', ')} MB/s (median ${median.toFixed(1)}; half of it ${(median / 2).toFixed(1)} MB/s)`,
+  ];
+  for (const c of report.cases) {
+    if (c.load === undefined || c.stored === undefined) continue;
+    const mbPerSecond = (c.load.requestsPerSecond * report.meta.bodyBytes) / 1e6;
+    lines.push(
+      `  - ${c.name}: bodies stored at ${mbPerSecond.toFixed(1)} MB/s, ${(mbPerSecond / (median / 2)).toFixed(2)}× half the disk's rate`,
+    );
+  }
+  return lines;
 }

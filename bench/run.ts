@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CASES, MEASURED_SOURCE, WARMUP_SOURCE, type BenchCase, type CaseContext, type LoadRequest } from './cases.js';
 import { stopChild } from './child-processes.js';
-import { startDiskProbe, SLOW_SYNC_MS } from './disk-probe.js';
+import { measureDiskWriteRate, startDiskProbe, SLOW_SYNC_MS } from './disk-probe.js';
 import type { ForwardCase, ForwardResult, IngestOnly } from './forward-cases.js';
 import { DRAIN_CASE } from './forward-drain.js';
 import { forwardMarkdown } from './forward-report.js';
@@ -26,7 +26,8 @@ import { describeDriver } from '../src/store/sqlite/driver.js';
  * BENCH_SECONDS (10), BENCH_CONNECTIONS (50), BENCH_WARMUP_SECONDS (2),
  * BENCH_ROUNDS (3: every case runs once per round; bench/rounds.ts),
  * BENCH_THREADS (load generator threads), BENCH_LOADGEN (wrk|autocannon),
- * BENCH_CASES (comma-separated parts of case names to run),
+ * BENCH_CASES (comma-separated parts of case names to run; one ending in `$` matches a name's end),
+ * BENCH_BODY_BYTES (1024: the JSON body's size),
  * BENCH_CPU_PROF (a directory: run the servers under `node --cpu-prof`),
  * BENCH_KEEP=1 (keep the temp directory with logs and data).
  * The forwarding cases (bench/forward-cases.ts) run after the others, in
@@ -56,6 +57,8 @@ const keep = process.env.BENCH_KEEP === '1';
 const forwardSeconds = whole('BENCH_FORWARD_SECONDS', 30, 1, 3600);
 const drainForwards = whole('BENCH_DRAIN_FORWARDS', 100_000, 1, 10_000_000);
 const forwardRounds = whole('BENCH_FORWARD_ROUNDS', 1, 0, 20);
+/** The JSON body's size: 1 KiB, or 64 KiB and 1 MiB for the large-body measurements (issue 22). */
+const bodyBytes = whole('BENCH_BODY_BYTES', 1024, 64, 5 * 1024 * 1024);
 const FORWARD_CASES: readonly ForwardCase[] = [...SUSTAINED_CASES, DRAIN_CASE];
 /** The case whose rate the forwarding cases are compared with: receiving alone, at the same durability. */
 const INGEST_ONLY = 'reception durability=full';
@@ -75,7 +78,7 @@ function baseRequest(): LoadRequest {
     path: `/api/webhook/${MEASURED_SOURCE}`,
     warmupPath: `/api/webhook/${WARMUP_SOURCE}`,
     headers: { 'Content-Type': 'application/json' },
-    body: jsonBody(1024),
+    body: jsonBody(bodyBytes),
   };
 }
 
@@ -169,7 +172,10 @@ function settle(): void {
 }
 
 async function main(): Promise<number> {
-  const selected = (c: { name: string }): boolean => only.length === 0 || only.some((part) => c.name.includes(part));
+  // A part ending in `$` matches the end of a name: `reception durability=full$` leaves out the case with stream readers.
+  const selected = (c: { name: string; optional?: boolean }): boolean =>
+    (only.length === 0 && c.optional !== true) ||
+    only.some((part) => (part.endsWith('$') ? c.name.endsWith(part.slice(0, -1)) : c.name.includes(part)));
   const cases = CASES.filter(selected);
   const forwardCases = forwardRounds === 0 ? [] : FORWARD_CASES.filter(selected);
   if (cases.length === 0 && forwardCases.length === 0) {
@@ -204,7 +210,7 @@ async function main(): Promise<number> {
       seconds,
       warmupSeconds,
       rounds,
-      bodyBytes: jsonBody(1024).length,
+      bodyBytes: jsonBody(bodyBytes).length,
       receptionLogs: `RECEPTION_LOG_LEVEL=info, stdout (one JSON line per request) to a file: ${runDir}/<case>${rounds === 1 ? '' : '-round-<n>'}/stdout.log`,
       profiled: profileDir !== undefined,
     },
@@ -239,8 +245,12 @@ async function main(): Promise<number> {
         result.disk === undefined
           ? ''
           : `; disk probe: ${result.disk.slow} of ${result.disk.syncs} fsyncs over ${SLOW_SYNC_MS} ms, slowest ${result.disk.maxMs.toFixed(1)} ms`;
+      const cpuPer =
+        result.serverCpuPercent === undefined || result.load === undefined || result.load.ok === 0
+          ? ''
+          : `, server CPU ${((result.serverCpuPercent / 100) * 1e6 * (result.load.seconds / result.load.ok)).toFixed(1)} µs per 2xx`;
       process.stdout.write(
-        `bench: ${label}: ${Math.round(result.load?.requestsPerSecond ?? 0)} req/s, p99 ${result.load?.p99Ms.toFixed(2) ?? '?'} ms${disk}; stdout log ${(statSync(log).size / 2 ** 20).toFixed(1)} MiB\n`,
+        `bench: ${label}: ${Math.round(result.load?.requestsPerSecond ?? 0)} req/s, p99 ${result.load?.p99Ms.toFixed(2) ?? '?'} ms${cpuPer}${disk}; stdout log ${(statSync(log).size / 2 ** 20).toFixed(1)} MiB\n`,
       );
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
@@ -334,6 +344,14 @@ async function main(): Promise<number> {
   const forwardingByRound: ForwardResult[][] = [];
   for (let round = 1; round <= rounds; round++) {
     if (rounds > 1) process.stdout.write(`bench: round ${round} of ${rounds}\n`);
+    if (cases.length > 0) {
+      const rate = measureDiskWriteRate(runDir);
+      (report.meta.diskWriteRates ??= []).push(rate);
+      process.stdout.write(
+        `bench: disk: ${(rate.bytes / 2 ** 20).toFixed(0)} MiB in ${rate.blockBytes / 1024} KiB writes, each fdatasync'd, in ${rate.seconds.toFixed(2)} s: ${rate.mbPerSecond.toFixed(1)} MB/s\n`,
+      );
+      settle();
+    }
     const results: CaseResult[] = [];
     for (const benchCase of cases) results.push(await runCase(benchCase, round));
     compareToBaseline(results, CASES[0]?.name);

@@ -8,7 +8,7 @@ import { migrate, SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrate.js';
 import type { Durability } from '../../src/store/inbox-store.js';
 import { openDatabase, permissionWarning, SqliteStore, WAL_CHECKPOINT_PAGES } from '../../src/store/sqlite/sqlite-store.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { newDelivery } from '../helpers/delivery-factory.js';
+import { newDeliveries, newDelivery } from '../helpers/delivery-factory.js';
 import { describeInboxStore } from './inbox-store-contract.js';
 import { openStoresAtOnce } from '../helpers/stores-in-workers.js';
 
@@ -233,6 +233,39 @@ describe('SqliteStore on a real file', () => {
     const [outcome] = await store.append([delivery]);
     const row = otherConnection().prepare('SELECT seq, id FROM deliveries WHERE id = ?').get(delivery.id);
     expect(row).toEqual({ seq: outcome?.seq, id: delivery.id });
+  });
+
+  it('search indexing reads about 1 MiB of new rows per step, not maxRows of large bodies, and indexes them all', async () => {
+    const store = open('relaxed');
+    const big = Buffer.from(`{"data":"${'w'.repeat(700 * 1024)}"}`);
+    await store.append(newDeliveries(4, { raw: big }));
+    const chunksEach = Math.ceil(big.length / (64 * 1024));
+    const first = await store.indexStep({ maxMs: 60_000, maxRows: 500 }, () => null);
+    // One row of 700 KiB fits the step's reading, a second would not: its chunks alone, and more to come.
+    expect(first).toEqual({ done: chunksEach, more: true });
+    let steps = 1;
+    for (let more = true; more; steps++) more = (await store.indexStep({ maxMs: 60_000, maxRows: 500 }, () => null)).more;
+    expect(steps).toBe(4);
+    const found = await store.list({ limit: 10, text: 'wwwwww' });
+    expect(found).toHaveLength(4);
+  });
+
+  it('indexes a large delivery one chunk per step when time is short, and stops at one deleted midway', async () => {
+    const store = open('relaxed');
+    const big = Buffer.from(`{"data":"${'v'.repeat(300 * 1024)}"}`);
+    const [kept, gone] = await store.append(newDeliveries(2, { raw: big }));
+    const chunksEach = Math.ceil(big.length / (64 * 1024));
+    const step = (): Promise<{ done: number; more: boolean }> => store.indexStep({ maxMs: 0, maxRows: 500 }, () => null);
+    for (let i = 0; i < chunksEach; i++) expect(await step()).toEqual({ done: 1, more: true });
+    // The second delivery: two chunks, then it is deleted, and the rest of it is never indexed.
+    await step();
+    await step();
+    expect(await store.delete(gone?.id ?? '')).toBe(true);
+    let steps = 0;
+    for (let more = true; more && steps < 100; steps++) more = (await step()).more;
+    expect(steps).toBe(1);
+    const found = await store.list({ limit: 10, text: 'vvvvvv' });
+    expect(found.map((d) => d.id)).toEqual([kept?.id]);
   });
 
   it('close can be called twice', async () => {

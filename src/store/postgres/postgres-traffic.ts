@@ -10,17 +10,6 @@ import {
 import type { PostgresRunner } from './postgres-outbox.js';
 import { holdable } from './text-values.js';
 
-/**
- * Inside the append transaction, in the statement that counts the sources
- * (postgres-store.ts): deliveries stored, one row per source and minute of
- * the batch, from parameters $4 to $6. Each writer (backend process) has
- * rows of its own (migration 000010), so that instances never wait on one
- * another's counters.
- */
-export const COUNT_DELIVERED = `INSERT INTO traffic_counts AS t (source, minute, writer, delivered)
-  SELECT c.source, c.minute, pg_backend_pid(), c.count FROM unnest($4::text[], $5::bigint[], $6::bigint[]) AS c (source, minute, count)
-  ON CONFLICT (source, minute, writer) DO UPDATE SET delivered = t.delivered + excluded.delivered`;
-
 const COUNT_REFUSED = `INSERT INTO traffic_counts AS t (source, minute, writer, refused)
   SELECT c.source, c.minute, pg_backend_pid(), c.count FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS c (source, minute, count)
   ON CONFLICT (source, minute, writer) DO UPDATE SET refused = t.refused + excluded.refused`;

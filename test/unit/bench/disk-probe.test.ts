@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startDiskProbe } from '../../../bench/disk-probe.js';
+import { measureDiskWriteRate, startDiskProbe } from '../../../bench/disk-probe.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 describe('disk probe', () => {
@@ -18,6 +18,16 @@ describe('disk probe', () => {
     const counted = result.syncs;
     await new Promise((resolve) => setTimeout(resolve, 60));
     expect(result.syncs).toBe(counted);
+    dir.remove();
+  });
+
+  it('measures the rate of synced sequential writes up to its byte bound, and leaves no file', () => {
+    const dir = tempDir();
+    const rate = measureDiskWriteRate(dir.path, 64 * 1024, 1024 * 1024, 60);
+    expect(rate.bytes).toBe(1024 * 1024);
+    expect(rate.blockBytes).toBe(64 * 1024);
+    expect(rate.mbPerSecond).toBeCloseTo(rate.bytes / 1e6 / rate.seconds, 6);
+    expect(existsSync(join(dir.path, 'disk-write-rate'))).toBe(false);
     dir.remove();
   });
 });

@@ -183,6 +183,35 @@ describe('scanJson agrees with JSON.parse', () => {
 });
 
 describe('scanJson', () => {
+  it('finds a control byte, a quote or a backslash at any place in a long string, at any alignment of the bytes', () => {
+    // Strings past 32 bytes are read four bytes at a time: every place in a word, and every offset of the buffer.
+    const disagreements: string[] = [];
+    const inserts = ['\u0001', '\u001f', '\\"', '\\n', '\\u00e9', '\\x', '"', '\\', 'é', '\u007f'];
+    for (let length = 28; length < 48; length++) {
+      for (let place = 0; place <= length; place++) {
+        for (const insert of inserts) {
+          const text = `{"k":"${'a'.repeat(place)}${insert}${'b'.repeat(length - place)}"}`;
+          for (let offset = 0; offset < 4; offset++) {
+            const bytes = Buffer.concat([Buffer.alloc(offset, 0x20), Buffer.from(text, 'utf8')]).subarray(offset);
+            const scan = scanJson(bytes, 1000);
+            const expected = parsedKind(text) !== undefined;
+            if (scan.ok !== expected) disagreements.push(`${JSON.stringify(text)} at offset ${offset}`);
+          }
+        }
+      }
+    }
+    expect(disagreements.slice(0, 10)).toEqual([]);
+  });
+
+  it('says where the control byte of a long string is', () => {
+    const text = `{"k":"${'a'.repeat(1000)}\u0002${'b'.repeat(1000)}"}`;
+    expect(scanJson(Buffer.from(text), 1000)).toMatchObject({
+      ok: false,
+      at: 6 + 1000,
+      problem: 'a control character inside a string',
+    });
+  });
+
   it('skips a UTF-8 byte order mark and says where the text starts', () => {
     const raw = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"a":1}')]);
     expect(scanJson(raw, 10)).toEqual({ ok: true, kind: 'object', start: 3 });
