@@ -1,7 +1,8 @@
 import { writeSync } from 'node:fs';
-import { pino } from 'pino';
+import type { pino } from 'pino';
+import sonicBoom from 'sonic-boom';
 
-type SonicBoom = ReturnType<typeof pino.destination>;
+type SonicBoom = sonicBoom.SonicBoom;
 
 /**
  * U+2028 and U+2029 are valid inside JSON strings, and pino writes them as
@@ -33,6 +34,15 @@ const escapeSeparator = (char: string): string => (char === '\u2028' ? '\\u2028'
  * the writer was told to close) waits for the writer to close and is then
  * written synchronously to stdout, instead of reaching a closed writer,
  * which throws and would turn a clean exit into a crash.
+ *
+ * A write that fails (stdout's reader went away: EPIPE; the terminal was
+ * closed: EIO; EBADF...) loses that line and every later one, and nothing
+ * else: no retry, no exit-time flush. The writer is sonic-boom 5, made here
+ * rather than by `pino.destination`: pino's destination (sonic-boom 4)
+ * registers an exit hook that flushes it synchronously, and sonic-boom 4's
+ * synchronous flush retries every error but EAGAIN forever, every 100 ms,
+ * so a process whose terminal had hung up never exited (SIGTERM logged its
+ * lines, then hung in `process.exit`). sonic-boom 5 throws those errors.
  */
 export class LogDestination implements pino.DestinationStream {
   private lines: string[] = [];
@@ -55,10 +65,10 @@ export class LogDestination implements pino.DestinationStream {
     target?: SonicBoom,
     private readonly transform?: (line: string) => string,
   ) {
-    this.target = target ?? pino.destination({ dest: 1, sync: false });
+    this.target = target ?? new sonicBoom.SonicBoom({ fd: 1, sync: false });
     this.directFd = target === undefined ? 1 : undefined;
-    // A failed write (stdout's reader went away) must not crash the server;
-    // pino's own handler stops writing on EPIPE.
+    // A failed write (stdout's reader went away, the terminal hung up) must
+    // not crash the server; nothing is written to the writer after it.
     this.target.on('error', () => {
       this.failed = true;
     });
@@ -81,8 +91,8 @@ export class LogDestination implements pino.DestinationStream {
    * Writes out every line logged so far and closes stdout's writer; resolves
    * once it is closed, once a write failed, or after `ms`. Exiting through
    * this instead of `logger.flush` matters when stdout's reader is gone (as
-   * with `reception | jq` and Ctrl-C): pino's exit-time flushSync retries a
-   * broken pipe forever, so the process would never exit.
+   * with `reception | jq` and Ctrl-C): a synchronous flush would meet the
+   * broken pipe at exit; after `end()` the exit hook does nothing.
    */
   end(ms = 2000): Promise<void> {
     process.removeListener('exit', this.writeBeforeExit);
@@ -128,6 +138,7 @@ export class LogDestination implements pino.DestinationStream {
     if (this.failed || this.lines.length === 0) return;
     this.handOver();
     try {
+      // sonic-boom 5 throws a failed write (EIO, EPIPE, EBADF...) instead of retrying it.
       this.target.flushSync();
     } catch {
       // Exiting anyway: a line that cannot be written now is lost, as it

@@ -1,8 +1,9 @@
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
+import sonicBoom from 'sonic-boom';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LogDestination } from '../../../src/observe/log-destination.js';
 import { tempDir } from '../../helpers/temp-dir.js';
@@ -28,9 +29,14 @@ function tempFile(): string {
   return join(dir.path, 'out.log');
 }
 
-/** sonic-boom, pino's asynchronous writer, on a real file; counts the chunks handed to it. */
-function countingTarget(file: string): { target: ReturnType<typeof pino.destination>; chunks: string[] } {
-  const target = pino.destination({ dest: file, sync: false, mkdir: true });
+/** sonic-boom, the asynchronous writer, on a real file. */
+function fileTarget(file: string): sonicBoom.SonicBoom {
+  return new sonicBoom.SonicBoom({ dest: file, sync: false, mkdir: true });
+}
+
+/** A file's writer that counts the chunks handed to it. */
+function countingTarget(file: string): { target: sonicBoom.SonicBoom; chunks: string[] } {
+  const target = fileTarget(file);
   const chunks: string[] = [];
   const write = target.write.bind(target);
   target.write = (chunk: string): boolean => {
@@ -58,7 +64,7 @@ describe('LogDestination', () => {
 
   it('writes U+2028 and U+2029 as escapes, so that no reader splits a line on them, and the line parses the same', async () => {
     const file = tempFile();
-    const destination = new LogDestination(pino.destination({ dest: file, sync: false, mkdir: true }));
+    const destination = new LogDestination(fileTarget(file));
     const logger = pino({ base: null, timestamp: false }, destination);
     const hostile = 'a\u2028b\u2029c "\\ \u2028';
     logger.info({ source: hostile, [`key\u2029`]: 1 }, 'webhook');
@@ -93,9 +99,9 @@ describe('LogDestination', () => {
   it('writes the lines still waiting when the process exits before their turn', () => {
     const file = tempFile();
     const script = `
-      import { pino } from 'pino';
+      import sonicBoom from 'sonic-boom';
       import { LogDestination } from ${JSON.stringify(BUILT)};
-      const target = pino.destination({ dest: ${JSON.stringify(file)}, sync: false });
+      const target = new sonicBoom.SonicBoom({ dest: ${JSON.stringify(file)}, sync: false });
       await new Promise((resolve) => target.once('ready', resolve));
       const destination = new LogDestination(target);
       for (let i = 0; i < 1000; i++) destination.write(JSON.stringify({ n: i }) + '\\n');
@@ -107,6 +113,32 @@ describe('LogDestination', () => {
     const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
     expect(lines).toHaveLength(1000);
     expect(JSON.parse(lines[999] ?? '')).toEqual({ n: 999 });
+  });
+
+  it('the process exits when a write to stdout fails at exit (EBADF here; EIO from a terminal that hung up)', () => {
+    // stdout is a descriptor open for reading: every write to it fails at once.
+    const file = tempFile();
+    writeFileSync(file, '');
+    const readOnly = openSync(file, 'r');
+    const script = `
+      import { LogDestination } from ${JSON.stringify(BUILT)};
+      const destination = new LogDestination();
+      destination.write('{"n":1}\\n');
+      await new Promise((resolve) => setImmediate(resolve));
+      // {"n":1} is being written; {"n":2} waits behind it, and is written synchronously at exit.
+      destination.write('{"n":2}\\n');
+      process.exit(3);
+    `;
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: fileURLToPath(new URL('../../..', import.meta.url)),
+      encoding: 'utf8',
+      stdio: ['ignore', readOnly, 'pipe'],
+      timeout: 10_000,
+    });
+    closeSync(readOnly);
+    expect(child.error).toBeUndefined();
+    expect(child.stderr).toBe('');
+    expect(child.status).toBe(3);
   });
 
   it('a line logged after end() reaches stdout once the writer closed, and the process exits cleanly', () => {
@@ -130,7 +162,7 @@ describe('LogDestination', () => {
 
   it('a line logged after end() to a file neither throws nor is written to a closed descriptor', async () => {
     const file = tempFile();
-    const destination = new LogDestination(pino.destination({ dest: file, sync: false, mkdir: true }));
+    const destination = new LogDestination(fileTarget(file));
     destination.write('{"n":1}\n');
     const ended = destination.end();
     destination.write('{"n":2}\n');
