@@ -27,12 +27,21 @@ export interface BackgroundIndexOptions {
 }
 
 /**
+ * The share of the time the index takes while deliveries are coming in.
+ * Measured with bench/compare-builds.sh (bench/RESULTS.md, "A large inbox"):
+ * at a tenth, 1 KiB ingest ran at 0.68 to 0.76 of the build before the
+ * index; at a fiftieth, 0.83; with no index work at all, 0.88 to 0.90. The
+ * price is the lag of search under a flood, made up once it stops.
+ */
+export const BUSY_SHARE = 0.02;
+
+/**
  * The work behind the commits (InboxStore.indexStep): the search index of
  * new deliveries on SQLite, and the one-time fill of the event types and
  * search text of deliveries stored before they existed. Runs in steps of
  * about `stepMs` (10 ms), each a short transaction, so that receiving
- * never waits long: while deliveries are coming in, it pauses nine times
- * as long as each step took (it takes a tenth of the time, `busyShare`),
+ * never waits long: while deliveries are coming in, it pauses 49 times
+ * as long as each step took (it takes a fiftieth of the time, `busyShare`),
  * so that it does not slow receiving down by more; when they are not, it
  * goes on at once until it is done, then waits for the next commit
  * (`wake`) or `pollMs`.
@@ -75,7 +84,7 @@ export class BackgroundIndex {
   private async loop(): Promise<void> {
     const { store, derive, logger } = this.options;
     const budget: IndexBudget = { maxMs: this.options.stepMs ?? 10, maxRows: this.options.stepRows ?? 500 };
-    const share = this.options.busyShare ?? 0.1;
+    const share = this.options.busyShare ?? BUSY_SHARE;
     let failures = 0;
     while (!this.stopped) {
       this.woken = false;
