@@ -1,13 +1,38 @@
 import { join } from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
+import type { InboxStore } from '../../src/store/inbox-store.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { dropSchema, freshSchema, testDatabaseUrl } from './postgres.js';
 import { tempDir } from './temp-dir.js';
 
 /** A store for one contract suite, and how to be rid of it. */
-export interface StoreFixture<S> {
+export interface StoreFixture<S extends InboxStore = InboxStore> {
   store: S;
+  /** Closes the store and removes whatever opened it created. */
   cleanup: () => Promise<void>;
+}
+
+/** Opens a fresh, empty store; called once per test. */
+export type OpenStore = () => Promise<StoreFixture>;
+
+/**
+ * Opens a fresh store before each test of the enclosing `describe` and
+ * cleans it up after; answers how a test reaches the one open now.
+ */
+export function freshStoreEachTest(open: OpenStore): () => InboxStore {
+  let subject: StoreFixture | undefined;
+  beforeEach(async () => {
+    subject = await open();
+  });
+  afterEach(async () => {
+    await subject?.cleanup();
+    subject = undefined;
+  });
+  return () => {
+    if (subject === undefined) throw new Error('the store is not open');
+    return subject.store;
+  };
 }
 
 /** A SQLite store on a real file in a temp dir (durability full), removed with it. */

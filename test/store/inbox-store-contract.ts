@@ -1,20 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BatchRefusedError, type InboxStore, type NewDelivery } from '../../src/store/inbox-store.js';
 import { BASE_TIME, newDeliveries, newDelivery } from '../helpers/delivery-factory.js';
+import { freshStoreEachTest, type OpenStore } from '../helpers/store-fixtures.js';
 import { describeDedupContract } from './inbox-store-contract-dedup.js';
 import { describeFindingContract } from './inbox-store-contract-finding.js';
 import { describeOddValuesContract } from './inbox-store-contract-odd-values.js';
 import { describeReadingContract } from './inbox-store-contract-reading.js';
 import { describeSourcesContract } from './inbox-store-contract-sources.js';
-
-export interface StoreUnderTest {
-  store: InboxStore;
-  /** Closes the store and removes whatever `open` created. */
-  cleanup: () => Promise<void>;
-}
-
-/** Opens a fresh, empty store; called once per test. */
-export type OpenStore = () => Promise<StoreUnderTest>;
 
 /**
  * The behaviour every InboxStore backend owes the rest of Reception. It is
@@ -23,18 +15,7 @@ export type OpenStore = () => Promise<StoreUnderTest>;
  */
 export function describeInboxStore(name: string, open: OpenStore): void {
   describe(`InboxStore contract: ${name}`, () => {
-    let subject: StoreUnderTest | undefined;
-    beforeEach(async () => {
-      subject = await open();
-    });
-    afterEach(async () => {
-      await subject?.cleanup();
-      subject = undefined;
-    });
-    const store = (): InboxStore => {
-      if (subject === undefined) throw new Error('the store is not open');
-      return subject.store;
-    };
+    const store = freshStoreEachTest(open);
 
     describeAppendContract(store);
     describeRoundTripContract(store);

@@ -1,6 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { InboxStore } from '../../src/store/inbox-store.js';
-import type { OpenStore, StoreUnderTest } from './inbox-store-contract.js';
+import { freshStoreEachTest, type OpenStore } from '../helpers/store-fixtures.js';
 import { describeClaimContract, describeSettleContract } from './outbox-contract-claims.js';
 import { describeLeaseContract } from './outbox-contract-leases.js';
 import { describeManageContract, describePullContract } from './outbox-contract-manage.js';
@@ -16,18 +16,7 @@ import { claim, deliver, deliverAll, deliveryTo, forwardOf, outcome, T0 } from '
  */
 export function describeOutbox(name: string, open: OpenStore): void {
   describe(`Outbox contract: ${name}`, () => {
-    let subject: StoreUnderTest | undefined;
-    beforeEach(async () => {
-      subject = await open();
-    });
-    afterEach(async () => {
-      await subject?.cleanup();
-      subject = undefined;
-    });
-    const store = (): InboxStore => {
-      if (subject === undefined) throw new Error('the store is not open');
-      return subject.store;
-    };
+    const store = freshStoreEachTest(open);
 
     describeCreationContract(store);
     describeClaimContract(store);

@@ -1,8 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { InboxStore } from '../../src/store/inbox-store.js';
+import { describe, expect, it } from 'vitest';
 import type { NewRefusal, RefusalBounds, RefusalStore, StoredRefusal } from '../../src/store/refusals.js';
 import { newDelivery } from '../helpers/delivery-factory.js';
-import type { OpenStore, StoreUnderTest } from './inbox-store-contract.js';
+import { freshStoreEachTest, type OpenStore } from '../helpers/store-fixtures.js';
 import { newRefusal, newRefusals } from './refusal-factory.js';
 
 const WIDE: RefusalBounds = { perSource: 10_000, total: 100_000 };
@@ -32,18 +31,7 @@ const newestFirst = (batch: readonly NewRefusal[]): string[] => ids(batch).rever
  */
 export function describeRefusalStore(name: string, open: OpenStore): void {
   describe(`RefusalStore contract: ${name}`, () => {
-    let subject: StoreUnderTest | undefined;
-    beforeEach(async () => {
-      subject = await open();
-    });
-    afterEach(async () => {
-      await subject?.cleanup();
-      subject = undefined;
-    });
-    const store = (): InboxStore => {
-      if (subject === undefined) throw new Error('the store is not open');
-      return subject.store;
-    };
+    const store = freshStoreEachTest(open);
     const refusals = (): RefusalStore => store().refusals;
 
     it('reads a refusal back exactly as written, with a seq', async () => {

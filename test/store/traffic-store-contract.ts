@@ -1,8 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { InboxStore } from '../../src/store/inbox-store.js';
+import { describe, expect, it } from 'vitest';
 import { HOUR_MS, MINUTE_MS, type TrafficBucket, type TrafficCounts } from '../../src/store/traffic.js';
 import { newDelivery } from '../helpers/delivery-factory.js';
-import type { OpenStore, StoreUnderTest } from './inbox-store-contract.js';
+import { freshStoreEachTest, type OpenStore } from '../helpers/store-fixtures.js';
 import { claim, claimedOne, deliver, outcome, T0 } from './outbox-contract-support.js';
 
 /** A time on a whole hour, so that the tests' minutes and hours fall where they say. */
@@ -27,18 +26,7 @@ function shape(buckets: readonly TrafficBucket[], from: number): Record<string, 
  */
 export function describeTrafficStore(name: string, open: OpenStore): void {
   describe(`TrafficStore contract: ${name}`, () => {
-    let subject: StoreUnderTest | undefined;
-    beforeEach(async () => {
-      subject = await open();
-    });
-    afterEach(async () => {
-      await subject?.cleanup();
-      subject = undefined;
-    });
-    const store = (): InboxStore => {
-      if (subject === undefined) throw new Error('the store is not open');
-      return subject.store;
-    };
+    const store = freshStoreEachTest(open);
 
     it('counts stored deliveries per source and minute, duplicates not, and deletes take nothing back', async () => {
       const s = store();
