@@ -1,3 +1,4 @@
+import { ProblemError } from '../errors/problem-catalogue.js';
 import type { InboxStore, StoredDelivery } from '../store/inbox-store.js';
 
 /**
@@ -21,4 +22,16 @@ export async function findDelivery(store: InboxStore, ref: string): Promise<Stor
   // The newest delivery at or below the seq: the one with that seq, if it is still there.
   const [found] = await store.list({ limit: 1, beforeSeq: seq + 1 });
   return found?.seq === seq ? found : undefined;
+}
+
+/** The answer for a ref that names no delivery: `404 not_found`. */
+export function noDeliveryProblem(ref: string): ProblemError {
+  return new ProblemError('not_found', `No delivery has the id or seq "${ref.slice(0, 100)}".`);
+}
+
+/** The delivery that `ref` names (see `findDelivery`), or `404 not_found`. */
+export async function deliveryOrNotFound(store: InboxStore, ref: string): Promise<StoredDelivery> {
+  const delivery = await findDelivery(store, ref);
+  if (delivery === undefined) throw noDeliveryProblem(ref);
+  return delivery;
 }

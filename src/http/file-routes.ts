@@ -7,7 +7,7 @@ import type { InboxStore } from '../store/inbox-store.js';
 import type { TokenGuard } from './auth.js';
 import { attachmentDisposition, downloadContentType } from './file-download.js';
 import { DeliveryRefParamsSchema, MAX_PARAM_LENGTH, ProblemSchema } from './schemas.js';
-import { findDelivery } from './delivery-ref.js';
+import { deliveryOrNotFound } from './delivery-ref.js';
 
 export interface FileRoutesOptions {
   store: InboxStore;
@@ -47,8 +47,7 @@ export const fileRoutes: FastifyPluginAsyncTypebox<FileRoutesOptions> = async (a
     },
     async (request, reply) => {
       const { id, index } = request.params;
-      const delivery = await findDelivery(store, id);
-      if (delivery === undefined) throw new ProblemError('not_found', `No delivery has the id or seq "${id.slice(0, 100)}".`);
+      const delivery = await deliveryOrNotFound(store, id);
       const at = /^\d{1,6}$/.test(index) ? Number(index) : -1;
       const found =
         at >= 0 && classifyMediaType(delivery.contentType) === 'multipart' && delivery.parsedBody !== 'null'

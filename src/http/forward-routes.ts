@@ -26,7 +26,7 @@ import {
   SendAgainBodySchema,
 } from './forward-schemas.js';
 import { DeliveryRefParamsSchema, IdParamsSchema, MAX_PAGE, ProblemSchema, type DeliveryJson } from './schemas.js';
-import { findDelivery } from './delivery-ref.js';
+import { deliveryOrNotFound, findDelivery, noDeliveryProblem } from './delivery-ref.js';
 
 export interface ForwardRoutesOptions {
   store: InboxStore;
@@ -93,8 +93,7 @@ export const forwardRoutes: FastifyPluginAsyncTypebox<ForwardRoutesOptions> = as
       schema: { params: DeliveryRefParamsSchema, response: { 200: DeliveryForwardsSchema, ...errors } },
     },
     async (request) => {
-      const delivery = await findDelivery(store, request.params.id);
-      if (delivery === undefined) throw noDelivery(request.params.id);
+      const delivery = await deliveryOrNotFound(store, request.params.id);
       const forwards = await outbox.forwardsOf(delivery.id);
       return {
         items: forwards.map((f) => ({
@@ -186,7 +185,7 @@ export const forwardRoutes: FastifyPluginAsyncTypebox<ForwardRoutesOptions> = as
       const delivery = await findDelivery(store, request.params.id);
       const forward =
         delivery === undefined ? undefined : await outbox.create(delivery.id, { id: newDeliveryId(), destination }, Date.now());
-      if (forward === undefined) throw noDelivery(request.params.id);
+      if (forward === undefined) throw noDeliveryProblem(request.params.id);
       forwarder.wake(destination);
       return reply.code(201).send(forwardJson(forward));
     },
@@ -310,8 +309,4 @@ function noDestination(name: string): ProblemError {
 
 function noForward(id: string): ProblemError {
   return new ProblemError('not_found', `No forward has the id "${id.slice(0, 100)}".`);
-}
-
-function noDelivery(ref: string): ProblemError {
-  return new ProblemError('not_found', `No delivery has the id or seq "${ref.slice(0, 100)}".`);
 }

@@ -9,7 +9,7 @@ import { deliveryFilter, FILTER_PARAMS } from './delivery-filters.js';
 import { sparklines } from './traffic-series.js';
 import { decodeCursor, decodeNameCursor, encodeCursor, encodeNameCursor } from './cursor.js';
 import { deliveryJson, deliveryPageText, deliveryText } from './delivery-json.js';
-import { findDelivery } from './delivery-ref.js';
+import { deliveryOrNotFound, noDeliveryProblem } from './delivery-ref.js';
 import {
   CountSchema,
   DeletedSchema,
@@ -145,8 +145,7 @@ export const inboxRoutes: FastifyPluginAsyncTypebox<InboxRoutesOptions> = async 
       schema: { params: DeliveryRefParamsSchema, response: { 200: DeliverySchema, ...errors } },
     },
     async (request, reply) => {
-      const delivery = await findDelivery(store, request.params.id);
-      if (delivery === undefined) throw notFound(request.params.id);
+      const delivery = await deliveryOrNotFound(store, request.params.id);
       return reply.type(JSON_TYPE).serializer(deliveryText).send(deliveryJson(delivery));
     },
   );
@@ -157,8 +156,7 @@ export const inboxRoutes: FastifyPluginAsyncTypebox<InboxRoutesOptions> = async 
       schema: { params: DeliveryRefParamsSchema },
     },
     async (request, reply) => {
-      const delivery = await findDelivery(store, request.params.id);
-      if (delivery === undefined) throw notFound(request.params.id);
+      const delivery = await deliveryOrNotFound(store, request.params.id);
       return reply
         .header('content-type', delivery.contentType || 'application/octet-stream')
         .header('x-content-type-options', 'nosniff')
@@ -174,8 +172,8 @@ export const inboxRoutes: FastifyPluginAsyncTypebox<InboxRoutesOptions> = async 
       schema: { params: DeliveryRefParamsSchema, response: { 204: Type.Null(), ...errors } },
     },
     async (request, reply) => {
-      const delivery = await findDelivery(store, request.params.id);
-      if (delivery === undefined || !(await store.delete(delivery.id))) throw notFound(request.params.id);
+      const delivery = await deliveryOrNotFound(store, request.params.id);
+      if (!(await store.delete(delivery.id))) throw noDeliveryProblem(request.params.id);
       return reply.code(204).send(null);
     },
   );
@@ -260,8 +258,4 @@ function refuseUnknownParams(url: string): void {
       );
     }
   }
-}
-
-function notFound(id: string): ProblemError {
-  return new ProblemError('not_found', `No delivery has the id or seq "${id.slice(0, 100)}".`);
 }
