@@ -24,13 +24,14 @@ for round in $(seq 1 "$rounds"); do
     for _ in $(seq 1 100); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
     wrk -t1 -c50 -d3s -s "$script" "http://127.0.0.1:$port/api/webhook/stripe" > /dev/null
     before=$(awk '{print $14 + $15}' "/proc/$pid/stat")
-    out=$(wrk -t1 -c50 -d10s -s "$script" "http://127.0.0.1:$port/api/webhook/stripe")
+    out=$(wrk -t1 -c50 -d10s --latency -s "$script" "http://127.0.0.1:$port/api/webhook/stripe")
     after=$(awk '{print $14 + $15}' "/proc/$pid/stat")
     kill "$pid"; wait "$pid" 2>/dev/null || true; rm -rf "$data"
     requests=$(echo "$out" | awk '/requests in/ {print $1}')
     rate=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
+    p99=$(echo "$out" | awk '$1 == "99%" {print $2}')
     tick=$(getconf CLK_TCK)
-    echo "round $round  $name  $rate req/s  $(awk -v t=$((after - before)) -v n="$requests" -v k="$tick" 'BEGIN {printf "%.1f", t * 1e6 / k / n}') us CPU per request"
+    echo "round $round  $name  $rate req/s  p99 $p99  $(awk -v t=$((after - before)) -v n="$requests" -v k="$tick" 'BEGIN {printf "%.1f", t * 1e6 / k / n}') us CPU per request"
   done
 done
 rm -f "$body" "$script"

@@ -9,5 +9,8 @@ for (const backend of ['sqlite', 'postgres']) {
   cpSync(`src/store/${backend}/migrations`, target, { recursive: true });
 }
 
+// The checkpoint thread's script is plain JavaScript, not compiled (see src/store/sqlite/checkpointer.ts).
+cpSync('src/store/sqlite/checkpoint-worker.mjs', 'dist/src/store/sqlite/checkpoint-worker.mjs');
+
 // The package's command (package.json "bin"), runnable as ./dist/src/cli/main.js too: tsc writes it 0644.
 chmodSync('dist/src/cli/main.js', 0o755);

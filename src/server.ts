@@ -298,7 +298,13 @@ async function openStore({ settings, logger }: Start): Promise<InboxStore> {
       poolSize: settings.databasePoolSize,
     });
   }
-  const store = new SqliteStore({ file: join(settings.dataDir, 'reception.sqlite'), durability: settings.durability });
+  const store = new SqliteStore({
+    file: join(settings.dataDir, 'reception.sqlite'),
+    durability: settings.durability,
+    checkpointThread: true,
+    onCheckpointThreadFailure: (error) =>
+      logger.error({ err: error }, 'the SQLite checkpoint thread stopped; checkpoints run on the event loop again'),
+  });
   const warning = permissionWarning(store.file);
   if (warning !== undefined) logger.warn(warning);
   return store;

@@ -27,9 +27,12 @@ export const Database = require(PACKAGE) as typeof BetterSqlite3;
 
 export type Database = BetterSqlite3.Database;
 
+/** Where the driver's module is, for a worker thread that opens its own connection. */
+export const DRIVER_PATH = require.resolve(PACKAGE);
+
 /** The driver in use, for reports: `better-sqlite3 12.11.1 (SQLite 3.53.2)`. */
 export function describeDriver(): string {
-  const entry = require.resolve(PACKAGE);
+  const entry = DRIVER_PATH;
   let version = '?';
   for (let dir = dirname(entry); dir !== dirname(dir); dir = dirname(dir)) {
     const manifest = join(dir, 'package.json');

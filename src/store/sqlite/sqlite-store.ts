@@ -22,6 +22,7 @@ import {
 import { DELIVERY_COLUMNS, deliveryFromRow, describeStoreError, storedEventType, type DeliveryRow } from '../delivery-row.js';
 import { BucketSpans, type DeliveryFilter } from '../delivery-filter.js';
 import { migrate } from './migrate.js';
+import { Checkpointer, FALLBACK_CHECKPOINT_PAGES, type CheckpointTotals } from './checkpointer.js';
 import { SqliteOutbox } from './sqlite-outbox.js';
 import { SqliteRefusals } from './sqlite-refusals.js';
 import { SqliteList } from './sqlite-list.js';
@@ -34,11 +35,20 @@ export interface SqliteStoreOptions {
   durability: Durability;
   /** How long a write waits for a lock held by another connection, in ms. */
   busyTimeoutMs?: number;
+  /**
+   * Checkpoint on a thread of its own (`checkpointer.ts`) instead of in the
+   * commit that crosses WAL_CHECKPOINT_PAGES. The server does; a short-lived
+   * store (a command, a test) need not start a thread.
+   */
+  checkpointThread?: boolean;
+  /** Told when the checkpoint thread fails and the store checkpoints on the event loop again. */
+  onCheckpointThreadFailure?: (error: Error) => void;
 }
 
 /**
  * WAL pages after which a commit also checkpoints (SQLite's default is
- * 1,000). The checkpoint runs inside the commit, on the event loop, and was
+ * 1,000), when checkpoints are not on their own thread (`checkpointThread`;
+ * the server's are). The checkpoint runs inside the commit, on the event loop, and was
  * the longest stall under load: with 250, each copies at most a quarter as
  * many pages, and the bench's p99 fell from 11-15 ms to 7-12 ms in
  * back-to-back runs at about the same throughput (bench/RESULTS.md). It
@@ -48,11 +58,14 @@ export const WAL_CHECKPOINT_PAGES = 250;
 
 /**
  * The room the inbox must have left to be ready (`/readyz`), in bytes:
- * twice a commit of the write queue's largest batch (16 MiB, see app.ts),
- * once in the WAL and once more when the checkpoint copies it into the
- * database file. With less, the next deliveries may fail with SQLITE_FULL.
+ * twice what the WAL may hold at most, once in the WAL and once more when
+ * the checkpoint copies it into the database file. The WAL holds up to the
+ * committing connection's checkpoint threshold (16 MiB with the checkpoint
+ * thread's fallback, FALLBACK_CHECKPOINT_PAGES) plus the write queue's
+ * largest batch (16 MiB, see app.ts). With less, the next deliveries may
+ * fail with SQLITE_FULL.
  */
-export const READY_MIN_ROOM_BYTES = 32 * 1024 * 1024;
+export const READY_MIN_ROOM_BYTES = 64 * 1024 * 1024;
 
 /** How often the idle background work brings the planner's statistics up to date (see `optimize`). */
 const OPTIMIZE_EVERY_MS = 60 * 60 * 1000;
@@ -144,6 +157,7 @@ export class SqliteStore implements InboxStore {
   readonly refusals: SqliteRefusals;
   readonly traffic: SqliteTraffic;
   private readonly statements;
+  private readonly checkpointer: Checkpointer | undefined;
   private readonly appendAll: (batch: readonly NewDelivery[]) => AppendOutcome[];
   private readonly deleteAll: (filter: DeliveryFilter, beforeSeq: number, limit: number) => DeletedBatch;
   private readonly lists: SqliteList;
@@ -159,6 +173,13 @@ export class SqliteStore implements InboxStore {
       typeof text === 'string' ? text.toLowerCase() : null,
     );
     this.optimize();
+    if (options.checkpointThread === true) {
+      db.pragma(`wal_autocheckpoint = ${FALLBACK_CHECKPOINT_PAGES}`);
+      this.checkpointer = new Checkpointer(this.file, options.durability, (error) => {
+        if (db.open) db.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
+        options.onCheckpointThreadFailure?.(error);
+      });
+    }
     this.outbox = new SqliteOutbox(db);
     this.refusals = new SqliteRefusals(db);
     this.searchIndex = new SqliteSearchIndex(db);
@@ -280,7 +301,9 @@ export class SqliteStore implements InboxStore {
 
   async append(batch: readonly NewDelivery[]): Promise<AppendOutcome[]> {
     try {
-      return this.appendAll(batch);
+      const outcomes = this.appendAll(batch);
+      this.checkpointer?.wrote();
+      return outcomes;
     } catch (error) {
       if (refusesTheBatch(error))
         throw new BatchRefusedError(`SQLite refused the batch: ${describeStoreError(error)}`, { cause: error });
@@ -378,6 +401,7 @@ export class SqliteStore implements InboxStore {
 
   async indexStep(budget: IndexBudget, derive: DeriveEventType): Promise<IndexProgress> {
     const progress = this.searchIndex.step(budget, derive);
+    if (progress.done > 0) this.checkpointer?.wrote();
     if (!progress.more && Date.now() - this.optimizedAt > OPTIMIZE_EVERY_MS) this.optimize();
     return progress;
   }
@@ -434,7 +458,14 @@ export class SqliteStore implements InboxStore {
     return Math.min(disk.bavail * disk.bsize, pages * pragma('page_size'));
   }
 
+  /** What the checkpoint thread has done, or undefined without one. */
+  checkpoints(): CheckpointTotals | undefined {
+    return this.checkpointer?.totals();
+  }
+
   async close(): Promise<void> {
+    // The thread first: the last connection to close checkpoints the rest and removes the WAL.
+    await this.checkpointer?.stop();
     if (this.db.open) this.db.close();
   }
 }

@@ -1,0 +1,93 @@
+import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Checkpointer, RESTART_PAGES } from '../../src/store/sqlite/checkpointer.js';
+import { Database } from '../../src/store/sqlite/driver.js';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { describeInboxStore } from './inbox-store-contract.js';
+import { newDeliveries } from '../helpers/delivery-factory.js';
+import { eventually } from '../helpers/eventually.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+// The whole store contract again, with checkpoints on their own thread as the server runs them.
+describeInboxStore('SqliteStore with a checkpoint thread', async () => {
+  const dir = tempDir();
+  const store = new SqliteStore({ file: join(dir.path, 'reception.sqlite'), durability: 'full', checkpointThread: true });
+  return {
+    store,
+    cleanup: async () => {
+      await store.close();
+      dir.remove();
+    },
+  };
+});
+
+const PAGE = 4096;
+const walBytes = (file: string): number => (existsSync(`${file}-wal`) ? statSync(`${file}-wal`).size : 0);
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('SQLite checkpoints on their own thread', () => {
+  let dir: ReturnType<typeof tempDir>;
+  let file: string;
+  beforeEach(() => {
+    dir = tempDir();
+    file = join(dir.path, 'reception.sqlite');
+  });
+  afterEach(() => dir.remove());
+
+  it('keeps the WAL bounded under a steady stream of appends, restarting it, and loses nothing', async () => {
+    const store = new SqliteStore({ file, durability: 'full', checkpointThread: true });
+    const body = Buffer.from(JSON.stringify({ pad: 'x'.repeat(20_000) }));
+    let appended = 0;
+    let largestWal = 0;
+    // 48 MiB in batches of 10, about 20 MiB a second: the WAL would reach the committing
+    // connection's 16 MiB fallback many times over if the thread did not keep up.
+    for (let batch = 0; batch < 240; batch++) {
+      const outcomes = await store.append(newDeliveries(10, { raw: body }));
+      appended += outcomes.length;
+      largestWal = Math.max(largestWal, walBytes(file));
+      await sleep(8);
+    }
+    const totals = store.checkpoints();
+    expect(totals?.checkpoints).toBeGreaterThan(5);
+    expect(totals?.restarts).toBeGreaterThan(0);
+    // RESTART_PAGES, plus what came in during one period and one batch: well under the fallback.
+    expect(largestWal).toBeLessThan((RESTART_PAGES + 1024) * (PAGE + 24));
+    expect((await store.sources()).find((s) => s.source === 'github')?.count).toBe(appended);
+    await store.close();
+    // The last connection to close checkpoints what is left and removes the WAL.
+    expect(existsSync(`${file}-wal`)).toBe(false);
+    const db = new Database(file, { readonly: true });
+    try {
+      expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+      expect(db.prepare('SELECT count(*) AS n FROM deliveries').get()).toEqual({ n: appended });
+    } finally {
+      db.close();
+    }
+  });
+
+  it('calls back when the thread cannot work, so that the store checkpoints by itself again', async () => {
+    const notAFile = join(dir.path, 'a-directory');
+    mkdirSync(notAFile);
+    const failures: Error[] = [];
+    const checkpointer = new Checkpointer(notAFile, 'full', (error) => failures.push(error));
+    checkpointer.wrote();
+    await eventually(() => failures.length === 1, 5000, 'no failure was reported');
+    expect(String(failures[0])).toMatch(/directory|unable to open|SQLITE_CANTOPEN/i);
+    await checkpointer.stop();
+    expect(failures).toHaveLength(1);
+  });
+
+  it('stops without a failure being reported, idle or not', async () => {
+    const failures: Error[] = [];
+    const store = new SqliteStore({
+      file,
+      durability: 'relaxed',
+      checkpointThread: true,
+      onCheckpointThreadFailure: (error) => failures.push(error),
+    });
+    await store.append(newDeliveries(3));
+    await store.close();
+    expect(failures).toEqual([]);
+  });
+});
