@@ -111,6 +111,9 @@ export class Checkpointer {
 
   /** Stops the thread after the checkpoint it is running, if any, and closes its connection. */
   async stop(): Promise<void> {
+    // Held alive until the thread has closed its connection: unreferenced, a process with
+    // nothing else to do would exit here, before the store's own close.
+    this.worker.ref();
     Atomics.store(this.signal, STOP, 1);
     Atomics.notify(this.signal, WRITES);
     Atomics.notify(this.signal, STOP);
