@@ -10,7 +10,7 @@ import { jsonBody } from './load.js';
  * `node dist/bench/checkpoint-thread.js`: the SQLite store's commits with
  * its checkpoints on the event loop (every 250 WAL pages, inside a commit)
  * against the checkpoint thread (src/store/sqlite/checkpointer.ts), with no
- * HTTP in front: batches of 25 deliveries appended back to back, one turn
+ * HTTP in front: batches of 25 deliveries (at most 16 MiB) appended back to back, one turn
  * of the event loop between them, `durability=full`, alternating round by
  * round. Reported per run: deliveries/s, the wall time of a commit as the
  * event loop sees it (p50, p99, p99.9, max), and the process's CPU per
@@ -21,8 +21,9 @@ import { jsonBody } from './load.js';
 const bodyBytes = Number(process.env.BENCH_CKPT_BODY_BYTES ?? '1024');
 const seconds = Number(process.env.BENCH_CKPT_SECONDS ?? '6');
 const rounds = Number(process.env.BENCH_CKPT_ROUNDS ?? '3');
-const BATCH = 25;
 const body = jsonBody(bodyBytes);
+/** 25 deliveries, or fewer to stay within the write queue's 16 MiB of bodies per batch, as in the server. */
+const BATCH = Math.max(1, Math.min(25, Math.floor((16 * 1024 * 1024) / body.length)));
 
 function delivery(): NewDelivery {
   return {

@@ -41,7 +41,7 @@ describe('SQLite checkpoints on their own thread', () => {
     let appended = 0;
     let largestWal = 0;
     // 48 MiB in batches of 10, about 20 MiB a second: the WAL would reach the committing
-    // connection's 16 MiB fallback many times over if the thread did not keep up.
+    // connection's 32 MiB fallback if the thread did not keep up.
     for (let batch = 0; batch < 240; batch++) {
       const outcomes = await store.append(newDeliveries(10, { raw: body }));
       appended += outcomes.length;

@@ -18,10 +18,11 @@ export const RESTART_PAGES = 2048;
 
 /**
  * The committing connection's own `wal_autocheckpoint` while the thread
- * runs: a safety net that never fires while the thread keeps up (the WAL
- * restarts at RESTART_PAGES), and bounds the WAL at 16 MiB if it cannot.
+ * runs: a safety net above RESTART_PAGES and one of the write queue's
+ * largest batches (16 MiB, 4,096 pages), so that it does not fire while the
+ * thread keeps up, and bounds the WAL near 32 MiB if it cannot.
  */
-export const FALLBACK_CHECKPOINT_PAGES = 4096;
+export const FALLBACK_CHECKPOINT_PAGES = 8192;
 
 /**
  * How long the thread waits for a write it is told of before it checks the

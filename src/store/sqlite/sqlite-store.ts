@@ -60,12 +60,12 @@ export const WAL_CHECKPOINT_PAGES = 250;
  * The room the inbox must have left to be ready (`/readyz`), in bytes:
  * twice what the WAL may hold at most, once in the WAL and once more when
  * the checkpoint copies it into the database file. The WAL holds up to the
- * committing connection's checkpoint threshold (16 MiB with the checkpoint
+ * committing connection's checkpoint threshold (32 MiB with the checkpoint
  * thread's fallback, FALLBACK_CHECKPOINT_PAGES) plus the write queue's
  * largest batch (16 MiB, see app.ts). With less, the next deliveries may
  * fail with SQLITE_FULL.
  */
-export const READY_MIN_ROOM_BYTES = 64 * 1024 * 1024;
+export const READY_MIN_ROOM_BYTES = 96 * 1024 * 1024;
 
 /** How often the idle background work brings the planner's statistics up to date (see `optimize`). */
 const OPTIMIZE_EVERY_MS = 60 * 60 * 1000;
