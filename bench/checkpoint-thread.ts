@@ -71,7 +71,9 @@ async function run(thread: boolean): Promise<string> {
 }
 
 console.log(`${bodyBytes}-byte JSON bodies, batches of ${BATCH}, ${seconds} s per run, durability=full\n`);
-console.log('| checkpoints | deliveries/s | commit p50 ms | p99 ms | p99.9 ms | max ms | CPU µs per delivery | checkpoints / restarts |');
+console.log(
+  '| checkpoints | deliveries/s | commit p50 ms | p99 ms | p99.9 ms | max ms | CPU µs per delivery | checkpoints / restarts |',
+);
 console.log('|---|--:|--:|--:|--:|--:|--:|--:|');
 for (let round = 0; round < rounds; round++) {
   for (const thread of round % 2 === 0 ? [false, true] : [true, false]) console.log(await run(thread));

@@ -25,9 +25,7 @@ db.pragma(`synchronous = ${options.synchronous}`);
 db.pragma('busy_timeout = 200');
 /** @param {string} mode */
 const checkpoint = (mode) => {
-  const row = /** @type {{ busy: number, log: number, checkpointed: number }} */ (
-    db.pragma(`wal_checkpoint(${mode})`)[0]
-  );
+  const row = /** @type {{ busy: number, log: number, checkpointed: number }} */ (db.pragma(`wal_checkpoint(${mode})`)[0]);
   return row;
 };
 const totals = { checkpoints: 0, restarts: 0, pages: 0 };
