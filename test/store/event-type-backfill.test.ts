@@ -318,6 +318,24 @@ describe.each([
     await expectLargeFilled(store);
   });
 
+  it.runIf(run)('fills an old delivery larger than 1 MiB in a step of its own', async () => {
+    const huge = (i: number): OldRow => ({
+      ...(LARGE_OLD_ROWS[i] as OldRow),
+      raw: Buffer.from(`{"type":"large.${i}","data":"marker-${i}-${'w'.repeat(2 * 1024 * 1024)}"}`),
+    });
+    const store = await openOld([huge(0), huge(1), huge(2)]);
+    const typed: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      await store.indexStep({ maxMs: 60_000, maxRows: 500 }, derive);
+      typed.push(await typedLarge(store));
+    }
+    expect(typed).toEqual([1, 2, 3]);
+    for (let i = 0; i < 3; i++) {
+      const found = await store.list({ text: `"marker-${i}-www`, limit: 10 });
+      expect(found.map((d) => d.eventType)).toEqual([`large.${i}`]);
+    }
+  });
+
   it.runIf(run)('is filled by the running app in the background, after it starts', async () => {
     const store = await openOld();
     const server = await startAppOn(store);
