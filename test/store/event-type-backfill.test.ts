@@ -98,8 +98,19 @@ function oldValues(row: OldRow): unknown[] {
   ];
 }
 
+/** Old deliveries of 300 KiB bodies: three of them fit a step's READ_BYTES (1 MiB), a fourth would not. */
+const LARGE_OLD_ROWS: OldRow[] = Array.from({ length: 12 }, (_, i) => ({
+  id: `large-${String(i).padStart(2, '0')}`,
+  source: 'large',
+  receivedAt: 10_000 + i,
+  contentType: 'application/json',
+  headers: [],
+  raw: Buffer.from(`{"type":"large.${i}","data":"marker-${i}-${'w'.repeat(300 * 1024)}"}`),
+  scheme: null,
+}));
+
 /** A SQLite file with the schema before migration 000006 and the old rows in it. */
-function oldSqliteFile(dir: string): string {
+function oldSqliteFile(dir: string, rows: readonly OldRow[]): string {
   const file = join(dir, 'reception.sqlite');
   const db = new Database(file);
   db.exec('CREATE TABLE reception_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
@@ -110,7 +121,7 @@ function oldSqliteFile(dir: string): string {
   const insert = db.prepare(`${OLD_INSERT} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const count = db.prepare(`INSERT INTO sources VALUES (?, 1, ?)
     ON CONFLICT (source) DO UPDATE SET count = count + 1, last_received_at = max(last_received_at, excluded.last_received_at)`);
-  for (const row of OLD_ROWS) {
+  for (const row of rows) {
     insert.run(...oldValues(row));
     count.run(row.source, row.receivedAt);
   }
@@ -119,7 +130,7 @@ function oldSqliteFile(dir: string): string {
 }
 
 /** A PostgreSQL schema before migration 000008, with the old rows. */
-async function oldPostgresSchema(schema: string): Promise<void> {
+async function oldPostgresSchema(schema: string, rows: readonly OldRow[]): Promise<void> {
   const client = new pg.Client({ connectionString: testDatabaseUrl() });
   await client.connect();
   try {
@@ -130,7 +141,7 @@ async function oldPostgresSchema(schema: string): Promise<void> {
       await client.query(migration.sql);
       await client.query('INSERT INTO reception_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
     }
-    for (const row of OLD_ROWS) {
+    for (const row of rows) {
       await client.query(`${OLD_INSERT} VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`, oldValues(row));
       await client.query(
         `INSERT INTO sources VALUES ($1, 1, $2) ON CONFLICT (source) DO UPDATE SET count = sources.count + 1,
@@ -155,17 +166,17 @@ describe.each([
   });
 
   /** The store opened on the old data: the migration runs, the fill has not. */
-  async function openOld(): Promise<InboxStore> {
+  async function openOld(rows: readonly OldRow[] = OLD_ROWS): Promise<InboxStore> {
     if (kind === 'sqlite') {
       const dir = tempDir();
       cleanups.push(async () => dir.remove());
-      const store = new SqliteStore({ file: oldSqliteFile(dir.path), durability: 'relaxed' });
+      const store = new SqliteStore({ file: oldSqliteFile(dir.path, rows), durability: 'relaxed' });
       cleanups.push(() => store.close().catch(() => undefined));
       return store;
     }
     const schema = freshSchema();
     cleanups.push(() => dropSchema(schema));
-    await oldPostgresSchema(schema);
+    await oldPostgresSchema(schema, rows);
     const store = await PostgresStore.open({ connectionString: testDatabaseUrl(), schema, poolSize: 2 });
     cleanups.push(() => store.close().catch(() => undefined));
     return store;
@@ -245,6 +256,84 @@ describe.each([
       'plain/null',
       'shop/order.paid',
     ]);
+  });
+
+  /** How many of the large old deliveries have their type. */
+  const typedLarge = async (store: InboxStore): Promise<number> =>
+    (await store.list({ source: 'large', limit: 100 })).filter((d) => d.eventType !== null).length;
+
+  /** Every large old delivery is typed, and found by the text of its body. */
+  async function expectLargeFilled(store: InboxStore): Promise<void> {
+    expect(await typedLarge(store)).toBe(LARGE_OLD_ROWS.length);
+    for (const [i, row] of LARGE_OLD_ROWS.entries()) {
+      const found = await store.list({ text: `"marker-${i}-www`, limit: 10 });
+      expect(found.map((d) => [d.id, d.eventType])).toEqual([[row.id, `large.${i}`]]);
+    }
+  }
+
+  it.runIf(run)('fills about 1 MiB of large old deliveries per step, not maxRows of them, and fills them all', async () => {
+    const store = await openOld(LARGE_OLD_ROWS);
+    const step = (): Promise<{ more: boolean }> => store.indexStep({ maxMs: 60_000, maxRows: 500 }, derive);
+    // Three bodies of 300 KiB a step (a fourth would pass 1 MiB): the rows a step typed are the rows it read.
+    const typed: number[] = [];
+    const more: boolean[] = [];
+    for (let i = 0; i < 4; i++) {
+      more.push((await step()).more);
+      typed.push(await typedLarge(store));
+    }
+    expect(typed).toEqual([3, 6, 9, 12]);
+    // PostgreSQL knows it reached the oldest row; SQLite finds it out at the next step.
+    expect(more).toEqual([true, true, true, kind === 'sqlite']);
+    expect((await step()).more).toBe(false);
+    await expectLargeFilled(store);
+  });
+
+  it.runIf(run)('fills only what a step has left of its 1 MiB after new deliveries', async () => {
+    const store = await openOld(LARGE_OLD_ROWS);
+    await store.append([
+      {
+        id: 'new-large',
+        source: 'plain',
+        receivedAt: 90_000,
+        method: 'POST',
+        query: '',
+        contentType: 'application/json',
+        remoteAddress: '127.0.0.1',
+        headers: [],
+        raw: Buffer.from(`{"data":"new-marker-${'v'.repeat(700 * 1024)}"}`),
+        verification: { status: 'none' },
+        dedupKey: null,
+        eventType: null,
+      },
+    ]);
+    const step = (): Promise<{ more: boolean }> => store.indexStep({ maxMs: 60_000, maxRows: 500 }, derive);
+    // 700 KiB of new delivery, then one old row of 300 KiB: a second would pass 1 MiB.
+    const first = await step();
+    expect(await typedLarge(store)).toBe(1);
+    expect(first.more).toBe(true);
+    expect((await store.list({ text: 'new-marker-vvv', limit: 10 })).map((d) => d.id)).toEqual(['new-large']);
+    expect((await step()).more).toBe(true);
+    expect(await typedLarge(store)).toBe(4);
+    for (let steps = 0; (await step()).more; steps++) expect(steps).toBeLessThan(10);
+    await expectLargeFilled(store);
+  });
+
+  it.runIf(run)('fills an old delivery larger than 1 MiB in a step of its own', async () => {
+    const huge = (i: number): OldRow => ({
+      ...(LARGE_OLD_ROWS[i] as OldRow),
+      raw: Buffer.from(`{"type":"large.${i}","data":"marker-${i}-${'w'.repeat(2 * 1024 * 1024)}"}`),
+    });
+    const store = await openOld([huge(0), huge(1), huge(2)]);
+    const typed: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      await store.indexStep({ maxMs: 60_000, maxRows: 500 }, derive);
+      typed.push(await typedLarge(store));
+    }
+    expect(typed).toEqual([1, 2, 3]);
+    for (let i = 0; i < 3; i++) {
+      const found = await store.list({ text: `"marker-${i}-www`, limit: 10 });
+      expect(found.map((d) => d.eventType)).toEqual([`large.${i}`]);
+    }
   });
 
   it.runIf(run)('is filled by the running app in the background, after it starts', async () => {

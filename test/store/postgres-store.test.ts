@@ -167,5 +167,34 @@ describe.runIf(run)('PostgresStore', () => {
       expect(new Set(seen).size).toBe(300);
       expect(seen.every((seq, i) => i === 0 || seq > (seen[i - 1] ?? Infinity))).toBe(true);
     });
+    it('search indexing reads about 1 MiB of new rows per step, not maxRows of large bodies, and indexes them all', async () => {
+      const schema = freshSchema();
+      const store = await PostgresStore.open({ connectionString: testDatabaseUrl(), schema, poolSize: 2 });
+      cleanups.push(
+        () => dropSchema(schema),
+        () => store.close(),
+      );
+      // Bodies of 300 KiB: three fit a step's 1 MiB of reading, a fourth would not.
+      const body = (i: number): Buffer => Buffer.from(`{"data":"marker-${i}-${'w'.repeat(300 * 1024)}"}`);
+      const outcomes = await store.append(
+        Array.from({ length: 12 }, (_, i) => newDelivery({ raw: body(i), eventType: `large.${i}` })),
+      );
+      const steps: Array<{ done: number; more: boolean }> = [];
+      for (let more = true; more && steps.length < 20;) {
+        const progress = await store.indexStep({ maxMs: 60_000, maxRows: 500 }, () => null);
+        steps.push(progress);
+        more = progress.more;
+      }
+      expect(steps).toEqual([
+        { done: 3, more: true },
+        { done: 3, more: true },
+        { done: 3, more: true },
+        { done: 3, more: false },
+      ]);
+      for (const [i, outcome] of outcomes.entries()) {
+        const found = await store.list({ text: `"marker-${i}-www`, limit: 10 });
+        expect(found.map((d) => [d.id, d.eventType])).toEqual([[outcome.id, `large.${i}`]]);
+      }
+    });
   });
 });

@@ -5,6 +5,7 @@ import type { HeaderList } from '../header-list.js';
 import type { DeriveEventType, IndexBudget, IndexProgress } from '../inbox-store.js';
 import { searchText } from '../search-text.js';
 import { BucketSpans } from '../delivery-filter.js';
+import { rowsWithin } from '../step-reading.js';
 import type { PostgresRunner } from './postgres-outbox.js';
 import { deliveryFromPgRow } from './text-values.js';
 
@@ -17,7 +18,10 @@ import { deliveryFromPgRow } from './text-values.js';
  * count and their search text). The position row is locked for the step,
  * so instances that share the database take turns; the rows are locked
  * too, so that a delete waits for the step rather than leave a count or a
- * text behind.
+ * text behind. A step reads about READ_BYTES of rows, new and old together
+ * (see rowsWithin): their sizes first, octet_length() of a TOASTed value
+ * being its length alone, then the rows that fit, whole (a row's text is
+ * indexed in one step, however large).
  */
 export async function indexStep(runner: PostgresRunner, budget: IndexBudget, derive: DeriveEventType): Promise<IndexProgress> {
   return runner.transaction(async (client) => {
@@ -26,31 +30,54 @@ export async function indexStep(runner: PostgresRunner, budget: IndexBudget, der
     );
     const row = position.rows[0];
     if (row === undefined) return { done: 0, more: false };
-    const deadline = performance.now() + budget.maxMs;
-    const newer = await indexNew(client, Number(row.next_seq), budget.maxRows, deadline);
+    const step: Step = { deadline: performance.now() + budget.maxMs, read: 0 };
+    const newer = await indexNew(client, Number(row.next_seq), budget.maxRows, step);
     if (newer.more) return newer;
-    const older = await backfill(client, Number(row.backfill_seq), budget.maxRows, deadline, derive);
+    const older = await backfill(client, Number(row.backfill_seq), budget.maxRows, step, derive);
     return { done: newer.done + older.done, more: older.more };
   });
 }
 
+/** What one step has to go by: its end, and the bytes of rows it has read (see rowsWithin). */
+interface Step {
+  deadline: number;
+  read: number;
+}
+
+/** The sizes of rows, for rowsWithin: octet_length() of a TOASTed value reads its length, not the value. */
+const SIZES = 'SELECT seq, octet_length(headers)::bigint + octet_length(raw) AS bytes FROM deliveries';
+
 /** New deliveries from `next`, oldest first: their search text. */
-async function indexNew(client: pg.PoolClient, next: number, maxRows: number, deadline: number): Promise<IndexProgress> {
-  const rows = await client.query<{ seq: string; headers: string; raw: Buffer }>(
-    'SELECT seq, headers, raw FROM deliveries WHERE seq >= $1 ORDER BY seq LIMIT $2 FOR UPDATE',
-    [next, maxRows],
+async function indexNew(client: pg.PoolClient, next: number, maxRows: number, step: Step): Promise<IndexProgress> {
+  const sizes = await client.query<{ seq: string; bytes: string }>(`${SIZES} WHERE seq >= $1 ORDER BY seq LIMIT $2`, [
+    next,
+    maxRows,
+  ]);
+  const within = rowsWithin(
+    sizes.rows.map((row) => Number(row.bytes)),
+    step,
   );
-  if (rows.rows.length === 0) return { done: 0, more: false };
+  const last = sizes.rows[within - 1]?.seq;
+  if (last === undefined) return { done: 0, more: false };
+  const rows = await client.query<{ seq: string; headers: string; raw: Buffer }>(
+    'SELECT seq, headers, raw FROM deliveries WHERE seq >= $1 AND seq <= $2 ORDER BY seq FOR UPDATE',
+    [next, last],
+  );
   const seqs: string[] = [];
   const texts: string[] = [];
   for (const row of rows.rows) {
     seqs.push(row.seq);
     texts.push(searchText(JSON.parse(row.headers) as HeaderList, row.raw));
-    if (performance.now() > deadline) break;
+    if (performance.now() > step.deadline) break;
   }
-  await insertTexts(client, seqs, texts);
-  await client.query('UPDATE index_position SET next_seq = $1', [Number(seqs[seqs.length - 1]) + 1]);
-  return { done: seqs.length, more: seqs.length < rows.rows.length || rows.rows.length === maxRows };
+  // Past the last row whose size was read (rows deleted since are gone), or the last indexed when time ran out.
+  const reached = seqs.length === rows.rows.length ? Number(last) : Number(seqs[seqs.length - 1]);
+  if (seqs.length > 0) await insertTexts(client, seqs, texts);
+  await client.query('UPDATE index_position SET next_seq = $1', [reached + 1]);
+  return {
+    done: seqs.length,
+    more: seqs.length < rows.rows.length || within < sizes.rows.length || sizes.rows.length === maxRows,
+  };
 }
 
 /** Deliveries stored before migration 000008, newest first from `below`: typed, counted and indexed. */
@@ -58,17 +85,33 @@ async function backfill(
   client: pg.PoolClient,
   below: number,
   maxRows: number,
-  deadline: number,
+  step: Step,
   derive: DeriveEventType,
 ): Promise<IndexProgress> {
   if (below <= 0) return { done: 0, more: false };
-  const rows = await client.query<DeliveryRow>(
-    `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE seq <= $1 ORDER BY seq DESC LIMIT $2 FOR UPDATE`,
-    [below, maxRows],
-  );
-  if (rows.rows.length === 0) {
+  const sizes = await client.query<{ seq: string; bytes: string }>(`${SIZES} WHERE seq <= $1 ORDER BY seq DESC LIMIT $2`, [
+    below,
+    maxRows,
+  ]);
+  if (sizes.rows.length === 0) {
     await client.query('UPDATE index_position SET backfill_seq = 0');
     return { done: 0, more: false };
+  }
+  // New deliveries read this step leave less to read here; none, and the fill goes on at the next step.
+  const within = rowsWithin(
+    sizes.rows.map((row) => Number(row.bytes)),
+    step,
+  );
+  const lowestRead = sizes.rows[within - 1]?.seq;
+  if (lowestRead === undefined) return { done: 0, more: true };
+  const rows = await client.query<DeliveryRow>(
+    `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE seq <= $1 AND seq >= $2 ORDER BY seq DESC FOR UPDATE`,
+    [below, lowestRead],
+  );
+  if (rows.rows.length === 0) {
+    // All of them deleted since their sizes were read: past them.
+    await client.query('UPDATE index_position SET backfill_seq = $1', [Number(lowestRead) - 1]);
+    return { done: 0, more: Number(lowestRead) - 1 > 0 };
   }
   const seqs: string[] = [];
   const types: string[] = [];
@@ -77,7 +120,7 @@ async function backfill(
     seqs.push(String(row.seq));
     types.push(row.event_type ?? storedEventType(derive(deliveryFromPgRow(row))));
     texts.push(searchText(JSON.parse(row.headers) as HeaderList, row.raw));
-    if (performance.now() > deadline) break;
+    if (performance.now() > step.deadline) break;
   }
   const buckets = new BucketSpans();
   for (const row of rows.rows.slice(0, seqs.length)) buckets.add(Number(row.received_at), Number(row.seq));

@@ -6,6 +6,7 @@ import type { HeaderList } from '../header-list.js';
 import type { DeriveEventType, IndexBudget, IndexProgress } from '../inbox-store.js';
 import { searchText } from '../search-text.js';
 import { bucketOf } from '../delivery-filter.js';
+import { rowsWithin } from '../step-reading.js';
 
 /**
  * The search index on SQLite (migration 000006): FTS5 trigrams of each
@@ -36,9 +37,6 @@ export function chunkCount(text: string): number {
 function chunk(text: string, index: number): string {
   return text.slice(index * CHUNK_CHARS, (index + 1) * CHUNK_CHARS + CHUNK_OVERLAP);
 }
-
-/** Bytes of new rows (headers and body) that one step reads at most, save one row however large. */
-const READ_BYTES = 1024 * 1024;
 
 /** The trigrams a search asks the index for, at most: the rarest ones (see TrigramSample). */
 export const QUERY_TRIGRAMS = 4;
@@ -134,6 +132,8 @@ interface TextRow {
 interface StepState {
   deadline: number;
   done: number;
+  /** Bytes of rows (headers and body) read so far. */
+  read: number;
 }
 
 export class SqliteSearchIndex {
@@ -146,9 +146,12 @@ export class SqliteSearchIndex {
       position: db.prepare<[], Position>('SELECT next_seq, next_chunks, backfill_seq, backfill_chunks FROM index_position'),
       moveNext: db.prepare<[number, number]>('UPDATE index_position SET next_seq = ?, next_chunks = ?'),
       moveBackfill: db.prepare<[number, number]>('UPDATE index_position SET backfill_seq = ?, backfill_chunks = ?'),
-      // length() of a column reads no overflow page: the sizes cost what the row headers do.
+      // length() of a blob reads no overflow page: the sizes cost what the row headers do (see rowsWithin).
       newSizes: db.prepare<[number, number], { bytes: number }>(
         'SELECT length(headers) + length(raw) AS bytes FROM deliveries WHERE seq >= ? ORDER BY seq LIMIT ?',
+      ),
+      oldSizes: db.prepare<[number, number], { bytes: number }>(
+        'SELECT length(headers) + length(raw) AS bytes FROM deliveries WHERE seq <= ? ORDER BY seq DESC LIMIT ?',
       ),
       exists: db.prepare<[number], { seq: number }>('SELECT seq FROM deliveries WHERE seq = ?'),
       newRows: db.prepare<[number, number], TextRow>(
@@ -168,7 +171,7 @@ export class SqliteSearchIndex {
       ),
     };
     this.stepTransaction = db.transaction((budget: IndexBudget, derive: DeriveEventType): IndexProgress => {
-      const state: StepState = { deadline: performance.now() + budget.maxMs, done: 0 };
+      const state: StepState = { deadline: performance.now() + budget.maxMs, done: 0, read: 0 };
       const newer = this.indexNew(state, budget.maxRows);
       if (newer) return { done: state.done, more: true };
       const older = this.backfill(state, budget.maxRows, derive);
@@ -222,7 +225,8 @@ export class SqliteSearchIndex {
         return this.hasNew(seq);
       }
     }
-    const rows = this.q.newRows.all(seq, this.rowsWithin(seq, maxRows));
+    const sizes = this.q.newSizes.all(seq, maxRows).map((row) => row.bytes);
+    const rows = this.q.newRows.all(seq, rowsWithin(sizes, state));
     for (const row of rows) {
       const from = row.seq === seq ? chunks : 0;
       const reached = this.indexChunks(row, from, state);
@@ -238,24 +242,6 @@ export class SqliteSearchIndex {
     return rows.length > 0 && (rows.length === maxRows || performance.now() > state.deadline || this.hasNew(seq));
   }
 
-  /**
-   * How many of the new rows from `seq` on one step reads: up to `maxRows`,
-   * as long as they hold at most READ_BYTES (at least one row). Reading 500
-   * rows of 1 MiB bodies to index one of them took 11 % of the server's
-   * time under a load of 1 MiB bodies, and its garbage as much again
-   * (bench/RESULTS.md, issue 22).
-   */
-  private rowsWithin(seq: number, maxRows: number): number {
-    let count = 0;
-    let bytes = 0;
-    for (const row of this.q.newSizes.all(seq, maxRows)) {
-      bytes += row.bytes;
-      if (count > 0 && bytes > READ_BYTES) break;
-      count++;
-    }
-    return Math.max(1, count);
-  }
-
   private hasNew(seq: number): boolean {
     return this.q.newSizes.get(seq, 1) !== undefined;
   }
@@ -264,11 +250,15 @@ export class SqliteSearchIndex {
   private backfill(state: StepState, maxRows: number, derive: DeriveEventType): boolean {
     const position = this.q.position.get();
     if (position === undefined || position.backfill_seq <= 0) return false;
-    const rows = this.q.oldRows.all(position.backfill_seq, maxRows);
-    if (rows.length === 0) {
+    const sizes = this.q.oldSizes.all(position.backfill_seq, maxRows).map((row) => row.bytes);
+    if (sizes.length === 0) {
       this.q.moveBackfill.run(0, 0);
       return false;
     }
+    // New deliveries read this step leave less to read here; none, and the fill goes on at the next step.
+    const within = rowsWithin(sizes, state);
+    if (within === 0) return true;
+    const rows = this.q.oldRows.all(position.backfill_seq, within);
     for (const row of rows) {
       const from = row.seq === position.backfill_seq ? position.backfill_chunks : 0;
       if (from === 0) this.typeOne(row, derive);
