@@ -182,14 +182,20 @@ function postgresReception(name: string, description: string): BenchCase {
 }
 
 /** One of the reference designs of `reference-server.ts`, in the case's own directory. */
-function reference(name: string, description: string, mode: string): BenchCase {
+function reference(name: string, description: string, mode: string, stream = false): BenchCase {
   return {
     name,
     description,
-    start: ({ dir }) => ({
+    start: ({ dir, nodeFlags }) => ({
       command: process.execPath,
-      args: [REFERENCE_SERVER],
-      env: { BARE_PORT: '0', BARE_HOST: '127.0.0.1', REFERENCE_MODE: mode, REFERENCE_DATA: `${dir}/data` },
+      args: [...nodeFlags, REFERENCE_SERVER],
+      env: {
+        BARE_PORT: '0',
+        BARE_HOST: '127.0.0.1',
+        REFERENCE_MODE: mode,
+        REFERENCE_DATA: `${dir}/data`,
+        ...(stream ? { REFERENCE_STREAM: '1' } : {}),
+      },
     }),
   };
 }
@@ -210,6 +216,16 @@ export const CASES: readonly BenchCase[] = [
     'node:http + JSON.parse + the 200 JSON answer, nothing stored: the ceiling for any receiver that answers as the contract says',
     'answer',
   ),
+  {
+    ...reference(
+      'ref answer only, 100 stream readers',
+      "the answer-only server that also serves GET /api/stream and writes each event loop turn's frames (one per delivery, the size and shape of Reception's) to every reader in one write: the floor of 100 live readers",
+      'answer',
+      true,
+    ),
+    streamReaders: 100,
+    compareTo: 'ref answer only',
+  },
   reference(
     'ref prototype FULL',
     "issue 2's prototype: node:http + JSON.parse + better-sqlite3 group commit, synchronous=FULL, no logs or metrics",

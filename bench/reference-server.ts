@@ -22,6 +22,16 @@ import { serveBaseline } from './serve-baseline.js';
  *   in each delivery's transaction and forwards it to REFERENCE_FORWARD_URL
  *   (bench/reference-outbox.ts): the floor of forwarding as a service.
  *   `GET /stats` answers `{ stored, forwarded }`.
+ *
+ * With REFERENCE_STREAM=1 (any mode) it also serves `GET /api/stream` (any
+ * `Authorization` accepted) and fans every answered delivery out to its
+ * readers: one Server-Sent Events frame per delivery, rendered once, with
+ * the fields of Reception's Delivery JSON in its order and the JSON body
+ * as the sender's text (as Reception puts it), the header pairs as
+ * received; the frames of one turn of the event loop are joined and
+ * written to every reader in one `write` each. No store behind it, no
+ * reading back, no backpressure, no heartbeats: the floor of a fan-out to
+ * live readers (issue 22 part 5).
  */
 type Mode = 'answer' | 'sqlite-full' | 'sqlite-normal' | 'sqlite-full-outbox';
 
@@ -39,14 +49,63 @@ interface Pending {
   headers: string;
   raw: Buffer;
   res: ServerResponse;
+  /** For the stream: the body's `type` and the header lines as received. */
+  eventType?: unknown;
+  rawHeaders?: string[];
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-function answer(res: ServerResponse, id: string, source: string, receivedAt: number): void {
-  const body = JSON.stringify({ id, source, receivedAt: new Date(receivedAt).toISOString() });
+const streaming = process.env.REFERENCE_STREAM === '1';
+const readers = new Set<ServerResponse>();
+let frames: string[] = [];
+let fanOutScheduled = false;
+let lastSeq = 0;
+
+/** One turn's frames, joined once, one write to each reader. */
+function fanOut(): void {
+  fanOutScheduled = false;
+  const joined = Buffer.from(frames.join(''));
+  frames = [];
+  for (const reader of readers) reader.write(joined);
+}
+
+/**
+ * The delivery's frame, the same fields as Reception's Delivery JSON
+ * (src/http/delivery-json.ts), queued for the next fan-out.
+ */
+function queueFrame(d: Pending, receivedAt: string, eventType: unknown, rawHeaders: string[]): void {
+  const seq = ++lastSeq;
+  const pairs: string[][] = [];
+  for (let i = 0; i < rawHeaders.length; i += 2) pairs.push([rawHeaders[i] as string, rawHeaders[i + 1] as string]);
+  const fields = {
+    id: d.id,
+    seq,
+    source: d.source,
+    eventType: typeof eventType === 'string' ? eventType : null,
+    receivedAt,
+    method: 'POST',
+    query: '',
+    contentType: 'application/json',
+    size: d.raw.length,
+    remoteAddress: '127.0.0.1',
+    headers: pairs,
+  };
+  frames.push(
+    `id: ${seq}\nevent: delivery\ndata: ${JSON.stringify(fields).slice(0, -1)},"body":${d.raw.toString('utf8')},"verification":{"status":"none"},"forwards":[]}\n\n`,
+  );
+  if (!fanOutScheduled) {
+    fanOutScheduled = true;
+    setImmediate(fanOut);
+  }
+}
+
+function answer(res: ServerResponse, id: string, source: string, receivedAt: number): string {
+  const at = new Date(receivedAt).toISOString();
+  const body = JSON.stringify({ id, source, receivedAt: at });
   res.writeHead(200, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(body) });
   res.end(body);
+  return at;
 }
 
 let pump: OutboxPump | undefined;
@@ -91,7 +150,21 @@ function flush(): void {
   const batch = pending;
   pending = [];
   commit?.(batch);
-  for (const d of batch) answer(d.res, d.id, d.source, d.receivedAt);
+  for (const d of batch) {
+    const at = answer(d.res, d.id, d.source, d.receivedAt);
+    if (streaming) queueFrame(d, at, d.eventType, d.rawHeaders ?? []);
+  }
+}
+
+function openStream(res: ServerResponse): void {
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    connection: 'keep-alive',
+  });
+  res.write('retry: 1000\n: connected\n\n');
+  readers.add(res);
+  res.once('close', () => readers.delete(res));
 }
 
 const server = createServer((req, res) => {
@@ -100,15 +173,31 @@ const server = createServer((req, res) => {
     res.writeHead(200, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(body) }).end(body);
     return;
   }
+  if (streaming && req.method === 'GET' && (req.url ?? '').startsWith('/api/stream')) {
+    openStream(res);
+    return;
+  }
   const chunks: Buffer[] = [];
   req.on('data', (chunk: Buffer) => chunks.push(chunk));
   req.on('end', () => {
     const raw = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
-    JSON.parse(raw.toString('utf8'));
+    const parsed = JSON.parse(raw.toString('utf8')) as { type?: unknown } | null;
     const source = (req.url ?? '').split('/')[3] ?? '';
-    const delivery = { id: randomUUID(), source, receivedAt: Date.now(), headers: JSON.stringify(req.rawHeaders), raw, res };
+    const delivery: Pending = {
+      id: randomUUID(),
+      source,
+      receivedAt: Date.now(),
+      headers: JSON.stringify(req.rawHeaders),
+      raw,
+      res,
+    };
+    if (streaming) {
+      delivery.eventType = parsed?.type;
+      delivery.rawHeaders = req.rawHeaders;
+    }
     if (commit === undefined) {
-      answer(res, delivery.id, source, delivery.receivedAt);
+      const at = answer(res, delivery.id, source, delivery.receivedAt);
+      if (streaming) queueFrame(delivery, at, delivery.eventType, req.rawHeaders);
       return;
     }
     pending.push(delivery);

@@ -30,6 +30,20 @@ export interface RunMeta {
   diskWriteRates?: DiskWriteRate[];
 }
 
+/** How far a case's stream readers were behind when the load ended (bench/run.ts, waitForReaders). */
+export interface ReadersResult {
+  /** Deliveries acknowledged during the warm-up and the measured run: events each reader should get. */
+  expected: number;
+  /** Events the slowest reader had when the load ended. */
+  atLoadEnd: number;
+  /** Whether every reader got them all in the time allowed. */
+  caughtUp: boolean;
+  /** How long after the load's end the slowest reader got the last one (0 when it had all at the end). */
+  drainSeconds: number;
+  /** The server's CPU from the start of the measured run to then, per 2xx of the measured run. */
+  cpuUsPerDeliveryWithDrain?: number;
+}
+
 export interface CaseResult {
   name: string;
   description: string;
@@ -45,6 +59,8 @@ export interface CaseResult {
   disk?: DiskProbeResult;
   /** Deliveries read back from the store; absent for a server without one. */
   stored?: number;
+  /** With stream readers: how far behind they were at the load's end, and what sending them the rest cost. */
+  readers?: ReadersResult;
   /** Readable outcome of the stored-versus-acknowledged check. */
   storeCheck: string;
   /** How the server ended after SIGTERM. */
@@ -167,10 +183,34 @@ export function markdown(report: RunReport): string {
       );
     }
   }
+  const perRound = report.cases.filter((c) => cpuPerDelivery(c) !== undefined);
+  if (perRound.length > 0) {
+    lines.push(
+      '',
+      'Server CPU per 2xx (µs), each round; with stream readers, also counted until the slowest reader got every event:',
+      '',
+    );
+    for (const c of perRound) {
+      const rounds = c.rounds ?? [c];
+      const cpu = rounds.map((r) => fixed(cpuPerDelivery(r), 1)).join(' / ');
+      const readers = rounds.map((r) => r.readers).filter((r) => r !== undefined);
+      const drained =
+        readers.length === 0
+          ? ''
+          : `; with readers caught up: ${readers.map((r) => fixed(r.cpuUsPerDeliveryWithDrain, 1)).join(' / ')}; slowest reader at the load's end: ${readers.map((r) => `${r.atLoadEnd} of ${r.expected}`).join(', ')}, ${readers.map((r) => (r.caughtUp ? `all ${fixed(r.drainSeconds, 1)} s later` : '**never all**')).join(', ')}`;
+      lines.push(`- ${c.name}: ${cpu}${drained}`);
+    }
+  }
   if (report.problems.length > 0) {
     lines.push('', '**Problems:**', ...report.problems.map((p) => `- ${p}`));
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** The server's CPU in µs per 2xx answer of the measured run. */
+function cpuPerDelivery(c: CaseResult): number | undefined {
+  if (c.serverCpuPercent === undefined || c.load === undefined || c.load.ok === 0) return undefined;
+  return ((c.serverCpuPercent / 100) * c.load.seconds * 1e6) / c.load.ok;
 }
 
 export function writeJson(report: RunReport, file: string): void {

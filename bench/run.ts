@@ -14,7 +14,15 @@ import { SUSTAINED_CASES } from './forward-sustained.js';
 import { chooseLoadGenerator, jsonBody, type LoadGenerator } from './load.js';
 import { cpuSeconds, peakRssBytes } from './process-stats.js';
 import { summarizeProfiles } from './profile-summary.js';
-import { compareCases, compareToBaseline, markdown, writeJson, type CaseResult, type RunReport } from './report.js';
+import {
+  compareCases,
+  compareToBaseline,
+  markdown,
+  writeJson,
+  type CaseResult,
+  type ReadersResult,
+  type RunReport,
+} from './report.js';
 import { combineRounds } from './rounds.js';
 import { startServer, tail } from './server-process.js';
 import { startStreamReaders, type RunningReaders } from './stream-readers.js';
@@ -105,9 +113,11 @@ async function measure(
     }
     const request = benchCase.request?.(baseRequest()) ?? baseRequest();
     const run = { request, connections, workDir: context.dir };
+    let warmedUp = 0;
     if (warmupSeconds > 0) {
       const warm = await generator.run({ ...run, url: server.url + request.warmupPath, seconds: warmupSeconds });
       if (warm.ok === 0) throw new Error(`warm-up got no 2xx answer (${warm.non2xx} non-2xx, ${warm.socketErrors} errors)`);
+      warmedUp = warm.ok;
     }
     const probe = await startDiskProbe(context.dir);
     const cpuBefore = cpuSeconds(server.child.pid);
@@ -120,6 +130,9 @@ async function measure(
     result.load = load;
     if (cpuBefore !== undefined && cpuAfter !== undefined) result.serverCpuPercent = (100 * (cpuAfter - cpuBefore)) / wall;
 
+    if (readers !== undefined && cpuBefore !== undefined) {
+      result.readers = await waitForReaders(readers, warmedUp + load.ok, load.ok, server.child.pid, cpuBefore);
+    }
     if (load.ok === 0) problems.push(`${label}: no 2xx answer at all`);
     if (load.non2xx > 0 || load.socketErrors > 0 || load.timeouts > 0) {
       problems.push(
@@ -145,7 +158,7 @@ async function measure(
     if (readers !== undefined) {
       const got = await readers.stop();
       readers = undefined;
-      result.storeCheck += `; ${got.readers} stream readers got ${got.minEvents} to ${got.maxEvents} events, ${got.ended} disconnected`;
+      result.storeCheck += `; ${got.readers} stream readers got ${got.minEvents} to ${got.maxEvents} events of ${result.readers?.expected ?? '?'}, ${got.ended} disconnected`;
       if (got.ended > 0) problems.push(`${label}: ${got.ended} of ${got.readers} stream readers were disconnected`);
     }
     result.peakRssBytes = peakRssBytes(server.child.pid);
@@ -159,6 +172,43 @@ async function measure(
     }
   }
 }
+
+/**
+ * After the load, waits until every stream reader got every acknowledged
+ * delivery (at most READERS_DRAIN_MS, or until they stop getting any for
+ * 5 s), and reads the server's CPU then: a server that let its readers
+ * fall behind during the run pays for sending them the rest here, so the
+ * CPU per delivery counted up to that point is what the fan-out costs.
+ */
+async function waitForReaders(
+  readers: RunningReaders,
+  expected: number,
+  measured: number,
+  pid: number | undefined,
+  cpuBefore: number,
+): Promise<ReadersResult> {
+  const start = performance.now();
+  let got = await readers.progress();
+  const atLoadEnd = got.minEvents;
+  let movedAt = start;
+  while (got.minEvents < expected && performance.now() - start < READERS_DRAIN_MS && performance.now() - movedAt < 5000) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const next = await readers.progress();
+    if (next.minEvents > got.minEvents) movedAt = performance.now();
+    got = next;
+  }
+  const caughtUpAt = performance.now();
+  const cpu = pid === undefined ? undefined : cpuSeconds(pid);
+  return {
+    expected,
+    atLoadEnd,
+    caughtUp: got.minEvents >= expected,
+    drainSeconds: atLoadEnd >= expected ? 0 : (caughtUpAt - start) / 1000,
+    ...(cpu === undefined ? {} : { cpuUsPerDeliveryWithDrain: ((cpu - cpuBefore) * 1e6) / Math.max(1, measured) }),
+  };
+}
+
+const READERS_DRAIN_MS = 60_000;
 
 /**
  * Writes the file system's dirty pages out before the next case starts:
@@ -249,8 +299,12 @@ async function main(): Promise<number> {
         result.serverCpuPercent === undefined || result.load === undefined || result.load.ok === 0
           ? ''
           : `, server CPU ${((result.serverCpuPercent / 100) * 1e6 * (result.load.seconds / result.load.ok)).toFixed(1)} µs per 2xx`;
+      const fanOut =
+        result.readers === undefined
+          ? ''
+          : `; readers had ${result.readers.atLoadEnd} of ${result.readers.expected} events at the load's end, ${result.readers.caughtUp ? 'all' : '**not all**'} ${result.readers.drainSeconds.toFixed(1)} s later, server CPU ${result.readers.cpuUsPerDeliveryWithDrain?.toFixed(1) ?? '?'} µs per 2xx with that`;
       process.stdout.write(
-        `bench: ${label}: ${Math.round(result.load?.requestsPerSecond ?? 0)} req/s, p99 ${result.load?.p99Ms.toFixed(2) ?? '?'} ms${cpuPer}${disk}; stdout log ${(statSync(log).size / 2 ** 20).toFixed(1)} MiB\n`,
+        `bench: ${label}: ${Math.round(result.load?.requestsPerSecond ?? 0)} req/s, p99 ${result.load?.p99Ms.toFixed(2) ?? '?'} ms${cpuPer}${disk}${fanOut}; stdout log ${(statSync(log).size / 2 ** 20).toFixed(1)} MiB\n`,
       );
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);

@@ -6,8 +6,9 @@ import { startChild, within, type Child } from './child-processes.js';
  * Readers of `/api/stream` in a process of their own (under `nice`, so that
  * the server's CPU is what the run measures): READERS_URL, READERS_TOKEN,
  * READERS_COUNT. Each counts the delivery events it got; once all are
- * connected the process prints `{"connected":N}`, and on SIGTERM it prints
- * `{"readers":N,"ended":E,"minEvents":…,"maxEvents":…}` and exits.
+ * connected the process prints `{"connected":N}`; on SIGUSR2 it prints
+ * `{"readers":N,"ended":E,"minEvents":…,"maxEvents":…}` (how far they got),
+ * and on SIGTERM the same line, and exits.
  */
 
 interface Reader {
@@ -56,15 +57,18 @@ function main(): void {
       if (connected === count) process.stdout.write(`${JSON.stringify({ connected })}\n`);
     });
   }
-  process.once('SIGTERM', () => {
+  const summary = (): string => {
     const events = readers.map((r) => r.events);
-    const summary = {
+    return `${JSON.stringify({
       readers: count,
       ended: readers.filter((r) => r.ended).length,
       minEvents: Math.min(...events),
       maxEvents: Math.max(...events),
-    };
-    process.stdout.write(`${JSON.stringify(summary)}\n`, () => process.exit(0));
+    })}\n`;
+  };
+  process.on('SIGUSR2', () => process.stdout.write(summary()));
+  process.once('SIGTERM', () => {
+    process.stdout.write(summary(), () => process.exit(0));
   });
 }
 
@@ -76,6 +80,8 @@ export interface ReaderSummary {
 }
 
 export interface RunningReaders {
+  /** What the readers got so far. */
+  progress(): Promise<ReaderSummary>;
   /** Stops the readers and says what they got. */
   stop(): Promise<ReaderSummary>;
 }
@@ -112,6 +118,10 @@ export async function startStreamReaders(url: string, token: string, count: numb
     );
   await nextLine(`${count} stream readers connecting`);
   return {
+    progress: async () => {
+      child.process.kill('SIGUSR2');
+      return JSON.parse(await nextLine('stream readers counting')) as ReaderSummary;
+    },
     stop: async () => {
       child.process.kill('SIGTERM');
       const summary = JSON.parse(await nextLine('stream readers stopping')) as ReaderSummary;
