@@ -59,7 +59,14 @@ const CATEGORIES: readonly Category[] = [
   {
     name: 'log line (pino, sonic-boom, log-destination)',
     matches: anyFrame(
-      inUrl('/pino/', '/sonic-boom/', '/pino-std-serializers/', '/observe/log-destination.js', '/observe/logger.js'),
+      inUrl(
+        '/pino/',
+        '/sonic-boom/',
+        '/pino-std-serializers/',
+        '/observe/log-destination.js',
+        '/observe/logger.js',
+        '/observe/webhook-log.js',
+      ),
     ),
   },
   { name: 'metrics (prom-client)', matches: anyFrame(inUrl('/prom-client/', '/observe/metrics.js')) },

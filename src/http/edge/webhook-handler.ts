@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { problemCatalogue } from '../../errors/problem-catalogue.js';
 import type { Logger } from '../../observe/logger.js';
 import type { Metrics } from '../../observe/metrics.js';
+import { createWebhookLog, type WebhookLogFields } from '../../observe/webhook-log.js';
 import type { BodyBudget } from '../../body/body-budget.js';
 import { readBody } from '../../body/read-body.js';
 import type { Answer, Receiver } from '../../receive/receiver.js';
@@ -47,6 +48,7 @@ export type WebhookHandler = (
  */
 export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
   const { receiver, logger, metrics } = deps;
+  const logWebhook = createWebhookLog(logger);
   // expectsContinue: the sender waits for `100 Continue` before it sends the
   // body (`Expect: 100-continue`). It is sent only when the body is about to
   // be read, so that a refusal (413 by Content-Length, 415, 405...) comes
@@ -102,7 +104,7 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
           });
         }
         metrics.observeRequest('/api/webhook/:source', req.method ?? '', status, seconds);
-        const line = {
+        const line: WebhookLogFields = {
           req: { method: req.method, path, remoteAddress: req.socket.remoteAddress },
           status,
           ms: Math.round(seconds * 1e6) / 1e3,
@@ -113,7 +115,7 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
           verification: answer.verification,
         };
         if (answer.error !== undefined) logger.error({ ...line, err: answer.error }, 'webhook failed');
-        else logger.info(line, 'webhook');
+        else logWebhook(line);
       })
       .catch((error: unknown) => {
         logger.error({ err: error, req: { method: req.method, path } }, 'webhook handler crashed');
