@@ -41,6 +41,8 @@ try {
     // PASSIVE copies what the WAL holds without taking the write lock: the committing
     // thread goes on meanwhile. Writes that come in while it copies stay for the next.
     const passive = checkpoint('PASSIVE');
+    // Nothing new since the last one (a wake-up with nothing written): nothing to say.
+    if (passive.log === totals.pages && passive.checkpointed === passive.log) continue;
     totals.checkpoints++;
     totals.pages = passive.log;
     // Under a steady load a passive checkpoint seldom ends with every frame copied, and
