@@ -10,7 +10,8 @@
 -- sent again is still found as a duplicate; the others do not change.
 --
 -- replace() cannot find a NUL, so each such key is rewritten byte by byte
--- from its hex(): escapes are the only bytes that change. The new keys are
+-- from its hex(): escapes are the only bytes that change. The rows are
+-- found on the dedup index alone (a covering scan: no body is read). The new keys are
 -- set in two steps, through NULL, so that no key is, for a moment, another
 -- row's old one (`\` becoming `\\` while `\\` is still there) and the
 -- unique index refused the update.
