@@ -1,5 +1,6 @@
 import type { HeaderList } from './header-list.js';
 import type { StoredDelivery, VerificationStatus } from './inbox-store.js';
+import { unescapeKey } from './dedup-key.js';
 
 /**
  * A `deliveries` row as both SQL backends return it (their migrations give
@@ -19,6 +20,7 @@ export interface DeliveryRow {
   verification_status: VerificationStatus;
   verification_scheme: string | null;
   verification_reason: string | null;
+  /** As `escapeKey` (dedup-key.ts) made it on both stores; `deliveryFromRow` gives the key back. */
   dedup_key: string | null;
   /** Its event type; '' when it has none, NULL when it was stored before types were kept and not yet filled in. */
   event_type: string | null;
@@ -40,6 +42,7 @@ export function storedEventType(eventType: string | null | undefined): string {
   return eventType ?? '';
 }
 
+/** A `deliveries` row, read from either store, as a delivery (its dedup key unescaped). */
 export function deliveryFromRow(row: DeliveryRow): StoredDelivery {
   return {
     seq: Number(row.seq),
@@ -57,7 +60,7 @@ export function deliveryFromRow(row: DeliveryRow): StoredDelivery {
       ...(row.verification_scheme === null ? {} : { scheme: row.verification_scheme }),
       ...(row.verification_reason === null ? {} : { reason: row.verification_reason }),
     },
-    dedupKey: row.dedup_key,
+    dedupKey: row.dedup_key === null ? null : unescapeKey(row.dedup_key),
     ...(row.parsed_body === null ? {} : { parsedBody: row.parsed_body }),
     eventType: row.event_type === null || row.event_type === '' ? null : row.event_type,
   };

@@ -38,14 +38,14 @@ export function describeOddValuesContract(store: () => InboxStore): void {
       expect(repeats.map((o) => o.id)).toEqual(batch.map((d) => d.id));
     });
 
-    it('never takes two keys that differ in a lone surrogate for the same one', async () => {
-      const outcomes = await store().append([
-        newDelivery({ dedupKey: 'evt_\ud800' }),
-        newDelivery({ dedupKey: 'evt_\udbff' }),
-        newDelivery({ dedupKey: 'evt_\udc00' }),
-        newDelivery({ dedupKey: 'evt_\ufffd' }),
-      ]);
-      expect(outcomes.map((o) => o.duplicate)).toEqual([false, false, false, false]);
+    it('never takes two keys that differ in a lone surrogate for the same one, and keeps each exactly', async () => {
+      const keys = ['evt_\ud800', 'evt_\udbff', 'evt_\udc00', 'evt_\ufffd', 'evt_\udfff\ud800', 'evt_\u{10000}'];
+      const batch = keys.map((dedupKey) => newDelivery({ dedupKey }));
+      const outcomes = await store().append(batch);
+      expect(outcomes.map((o) => o.duplicate)).toEqual(keys.map(() => false));
+      for (const delivery of batch) expect((await store().get(delivery.id))?.dedupKey).toBe(delivery.dedupKey);
+      const repeats = await store().append([...keys].reverse().map((dedupKey) => newDelivery({ dedupKey })));
+      expect(repeats.map((o) => o.id)).toEqual(batch.map((d) => d.id).reverse());
     });
 
     it('finds nothing by an id or a source that no delivery can have, and deletes nothing', async () => {

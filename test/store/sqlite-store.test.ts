@@ -1,5 +1,5 @@
-import { chmodSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, mkdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { Database } from '../../src/store/sqlite/driver.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../../src/store/inbox-store.js';
@@ -173,6 +173,46 @@ describe('SqliteStore on a real file', () => {
       const check = otherConnection();
       expect(applied(check)).toEqual(loadMigrations(SQLITE_MIGRATIONS).map((m) => m.version));
       expect(check.prepare('SELECT count(*) AS n FROM deliveries').get()).toEqual({ n: 4 });
+    });
+
+    it('escapes the dedup keys stored before escaping (000009), so that their repeats are still duplicates', async () => {
+      // As better-sqlite3 12 (Node 20) wrote them before 000009: as sent, NUL as a
+      // byte, a lone surrogate as its three WTF-8 bytes; written here as bytes, which
+      // better-sqlite3 13 could not write from a string.
+      const old: Array<[key: string, bytes: string]> = [
+        ['\\', '5C'],
+        ['\\\\', '5C5C'],
+        ['C:\\path\\0', '433A5C706174685C30'],
+        ['a\u0000b', '610062'],
+        ['evt_\ud800', '6576745FEDA080'],
+        ['evt_\udbff', '6576745FEDAFBF'],
+        ['evt_\udc00x\udfff', '6576745FEDB08078EDBFBF'],
+        ['\\ud800', '5C7564383030'],
+        ['plain \ud7ff\u{1f600}', '706C61696E20ED9FBFF09F9880'],
+      ];
+      mkdirSync(dirname(file), { recursive: true });
+      const db = new Database(file);
+      db.exec('CREATE TABLE reception_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
+      for (const migration of loadMigrations(SQLITE_MIGRATIONS).filter((m) => m.version <= 8)) {
+        db.exec(migration.sql);
+        db.prepare('INSERT INTO reception_migrations VALUES (?, ?, 0)').run(migration.version, migration.name);
+      }
+      const insert = db.prepare(`INSERT INTO deliveries (id, source, received_at, method, query, content_type,
+          remote_address, headers, raw, verification_status, dedup_key, event_type)
+        VALUES (?, 'old', ?, 'POST', '', 'application/json', '127.0.0.1', '[]', X'7B7D', 'unverified', CAST(unhex(?) AS TEXT), '')`);
+      old.forEach(([, bytes], index) => insert.run(`old-${index}`, index, bytes));
+      insert.run('old-none', 99, null);
+      db.close();
+
+      const store = open();
+      const repeats = await store.append(old.map(([dedupKey]) => newDelivery({ source: 'old', dedupKey })));
+      expect(repeats.map((o) => [o.id, o.duplicate])).toEqual(old.map((_, index) => [`old-${index}`, true]));
+      for (const [index, [key]] of old.entries()) expect((await store.get(`old-${index}`))?.dedupKey).toBe(key);
+      expect((await store.get('old-none'))?.dedupKey).toBeNull();
+      const others = await store.append(
+        ['\\\\\\', 'evt_\ufffd', 'a', 'evt_'].map((dedupKey) => newDelivery({ source: 'old', dedupKey })),
+      );
+      expect(others.map((o) => o.duplicate)).toEqual([false, false, false, false]);
     });
 
     it('lets two stores on one file share the inbox', async () => {

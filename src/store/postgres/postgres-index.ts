@@ -1,13 +1,12 @@
 import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
-import { DELIVERY_COLUMNS, storedEventType, type DeliveryRow } from '../delivery-row.js';
+import { DELIVERY_COLUMNS, deliveryFromRow, storedEventType, type DeliveryRow } from '../delivery-row.js';
 import type { HeaderList } from '../header-list.js';
 import type { DeriveEventType, IndexBudget, IndexProgress } from '../inbox-store.js';
 import { searchText } from '../search-text.js';
 import { BucketSpans } from '../delivery-filter.js';
 import { rowsWithin } from '../step-reading.js';
 import type { PostgresRunner } from './postgres-outbox.js';
-import { deliveryFromPgRow } from './text-values.js';
 
 /**
  * The work behind the commits on PostgreSQL (migration 000008), one short
@@ -118,7 +117,7 @@ async function backfill(
   const texts: string[] = [];
   for (const row of rows.rows) {
     seqs.push(String(row.seq));
-    types.push(row.event_type ?? storedEventType(derive(deliveryFromPgRow(row))));
+    types.push(row.event_type ?? storedEventType(derive(deliveryFromRow(row))));
     texts.push(searchText(JSON.parse(row.headers) as HeaderList, row.raw));
     if (performance.now() > step.deadline) break;
   }

@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import { DELIVERY_COLUMNS, type DeliveryRow } from '../delivery-row.js';
-import { deliveryFromPgRow, holdable } from './text-values.js';
+import { DELIVERY_COLUMNS, deliveryFromRow, type DeliveryRow } from '../delivery-row.js';
+import { holdable } from './text-values.js';
 import {
   attemptFromRow,
   budgetSpent,
@@ -152,7 +152,7 @@ export class PostgresOutbox implements Outbox {
       );
       const deliveries = new Map(
         rows.rows.map((row) => {
-          const delivery = deliveryFromPgRow(row);
+          const delivery = deliveryFromRow(row);
           delivery.forwards = summaries.rows
             .filter((s) => Number(s.delivery_seq) === delivery.seq)
             .map((s) => ({ destination: s.destination, status: s.status }));

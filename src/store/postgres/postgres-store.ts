@@ -16,7 +16,7 @@ import {
   type SourceSummary,
   type StoredDelivery,
 } from '../inbox-store.js';
-import { DELIVERY_COLUMNS, describeStoreError, storedEventType, type DeliveryRow } from '../delivery-row.js';
+import { DELIVERY_COLUMNS, deliveryFromRow, describeStoreError, storedEventType, type DeliveryRow } from '../delivery-row.js';
 import { BUCKET_MS, type DeliveryFilter } from '../delivery-filter.js';
 import { migrate } from './migrate.js';
 import { filled, indexStep } from './postgres-index.js';
@@ -24,7 +24,8 @@ import { countMatching, deleteMatching, listPage } from './postgres-list.js';
 import { PostgresOutbox } from './postgres-outbox.js';
 import { PostgresRefusals } from './postgres-refusals.js';
 import { PostgresTraffic } from './postgres-traffic.js';
-import { deliveryFromPgRow as fromRow, escapeKey, holdable } from './text-values.js';
+import { holdable } from './text-values.js';
+import { escapeKey } from '../dedup-key.js';
 
 export interface PostgresStoreOptions {
   connectionString: string;
@@ -325,7 +326,7 @@ export class PostgresStore implements InboxStore {
     const buckets = query.since !== undefined || query.until !== undefined ? await this.bucketsCover() : false;
     const before = query.beforeSeq ?? Number.MAX_SAFE_INTEGER;
     const rows = await listPage(this.runner, query, before, query.limit, query.maxBytes, buckets);
-    return this.withForwards(rows.map(fromRow));
+    return this.withForwards(rows.map(deliveryFromRow));
   }
 
   /** The deliveries with their forwards' summaries, read in one query. */
@@ -350,14 +351,14 @@ export class PostgresStore implements InboxStore {
             `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE source = $1 AND seq > $2 ORDER BY seq ASC LIMIT $3`,
             [source, afterSeq, limit],
           );
-    return this.withForwards(result.rows.map(fromRow));
+    return this.withForwards(result.rows.map(deliveryFromRow));
   }
 
   async get(id: string): Promise<StoredDelivery | undefined> {
     if (!holdable(id)) return undefined;
     const result = await this.execute<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE id = $1`, [id]);
     const row = result.rows[0];
-    return row === undefined ? undefined : (await this.withForwards([fromRow(row)]))[0];
+    return row === undefined ? undefined : (await this.withForwards([deliveryFromRow(row)]))[0];
   }
 
   async latestSeq(): Promise<number> {
@@ -503,8 +504,6 @@ export class PostgresStore implements InboxStore {
 function ignoreConnectionError(): void {
   // the query in progress reports it
 }
-
-/** A row as a delivery, its dedup key unescaped (see text-values.ts). */
 
 /**
  * True when PostgreSQL refused what the batch holds rather than the work:

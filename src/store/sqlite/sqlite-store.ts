@@ -20,6 +20,7 @@ import {
   type StoredDelivery,
 } from '../inbox-store.js';
 import { DELIVERY_COLUMNS, deliveryFromRow, describeStoreError, storedEventType, type DeliveryRow } from '../delivery-row.js';
+import { escapeKey } from '../dedup-key.js';
 import { BucketSpans, type DeliveryFilter } from '../delivery-filter.js';
 import { migrate } from './migrate.js';
 import { Checkpointer, FALLBACK_CHECKPOINT_PAGES, type CheckpointTotals } from './checkpointer.js';
@@ -261,7 +262,7 @@ export class SqliteStore implements InboxStore {
           d.verification.status,
           d.verification.scheme ?? null,
           d.verification.reason ?? null,
-          d.dedupKey,
+          d.dedupKey === null ? null : escapeKey(d.dedupKey),
           d.parsedBody ?? null,
           eventType,
         );
@@ -279,7 +280,7 @@ export class SqliteStore implements InboxStore {
           else perMinute.count++;
           return { id: d.id, seq: Number(result.lastInsertRowid), receivedAt: d.receivedAt, duplicate: false };
         }
-        const first = byDedupKey.get(d.source, d.dedupKey ?? '');
+        const first = byDedupKey.get(d.source, escapeKey(d.dedupKey ?? ''));
         if (first === undefined) throw new Error('insert ignored without a matching dedup key');
         return { id: first.id, seq: Number(first.seq), receivedAt: Number(first.received_at), duplicate: true };
       });
