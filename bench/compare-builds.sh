@@ -11,7 +11,9 @@
 set -euo pipefail
 rounds=$1; shift
 body=$(mktemp); script=$(mktemp --suffix .lua)
-node -e 'process.stdout.write(JSON.stringify({type:"invoice.paid",data:{object:{id:"in_1",pad:"x".repeat(900)}}}))' > "$body"
+# COMPARE_BODY_BYTES (about 1 KiB by default): the pad's length, for large-body comparisons.
+pad=${COMPARE_BODY_BYTES:-900}
+node -e 'process.stdout.write(JSON.stringify({type:"invoice.paid",data:{object:{id:"in_1",pad:"x".repeat(Number(process.argv[1]))}}}))' "$pad" > "$body"
 printf 'wrk.method="POST"\nwrk.headers["Content-Type"]="application/json"\nlocal f=io.open("%s","rb")\nwrk.body=f:read("*a")\nf:close()\n' "$body" > "$script"
 port=47400
 for round in $(seq 1 "$rounds"); do

@@ -51,6 +51,7 @@ describe('SQLite checkpoints on their own thread', () => {
     const totals = store.checkpoints();
     expect(totals?.checkpoints).toBeGreaterThan(5);
     expect(totals?.restarts).toBeGreaterThan(0);
+    expect(totals?.catchUps).toBeGreaterThan(0);
     // RESTART_PAGES, plus what came in during one period and one batch: well under the fallback.
     expect(largestWal).toBeLessThan((RESTART_PAGES + 1024) * (PAGE + 24));
     expect((await store.sources()).find((s) => s.source === 'github')?.count).toBe(appended);

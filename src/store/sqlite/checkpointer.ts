@@ -10,11 +10,20 @@ import type { Durability } from '../inbox-store.js';
 export const CHECKPOINT_PERIOD_MS = 50;
 
 /**
- * WAL pages (of 4 KiB) past which the checkpoint thread also restarts the
- * WAL (`wal_checkpoint(RESTART)`), taking the write lock for the frames
- * that came in during its passive copy. Bounds the WAL near 8 MiB.
+ * WAL pages (of 4 KiB) past which the checkpoint thread asks the committing
+ * connection to start the WAL over (see `restartWanted`). Bounds the WAL
+ * near 8 MiB.
  */
 export const RESTART_PAGES = 2048;
+
+/**
+ * The most WAL pages a copy by the thread may have written for it to ask
+ * for the WAL to start over: the frames committed during such a copy are
+ * few, and they are what the committing connection copies on the event
+ * loop. After a longer copy the thread copies again at once, each copy
+ * shorter than the one before while it copies faster than commits write.
+ */
+export const SETTLE_PAGES = 256;
 
 /**
  * The committing connection's own `wal_autocheckpoint` while the thread
@@ -34,6 +43,7 @@ const IDLE_MS = 1000;
 /** What the thread has done, as it last said. */
 export interface CheckpointTotals {
   checkpoints: number;
+  /** Times the thread asked the committing connection to start the WAL over. */
   restarts: number;
   /** WAL frames at its last checkpoint. */
   pages: number;
@@ -42,6 +52,7 @@ export interface CheckpointTotals {
 // Cells of the shared signal (checkpoint-worker.mjs reads the same).
 const WRITES = 0;
 const STOP = 1;
+const RESTART = 2;
 
 /**
  * SQLite's checkpoints on a thread of their own, off the event loop.
@@ -50,8 +61,19 @@ const STOP = 1;
  * database file and syncs that file. Left to SQLite (`wal_autocheckpoint`),
  * the commit that crosses the threshold does it, on the event loop, while
  * every request waits. Here a worker thread with its own connection does
- * it in `PASSIVE` mode, which never blocks the committing connection, and
- * now and then `RESTART`, so that the WAL stays bounded (see RESTART_PAGES).
+ * it in `PASSIVE` mode, which never blocks the committing connection.
+ *
+ * A WAL starts over from its beginning only when a writer begins and every
+ * frame in it has been copied. Under a steady load the thread's copy never
+ * ends before the next commit, so the WAL would grow for as long as the
+ * load lasts. Past RESTART_PAGES the thread copies until a copy is short
+ * (SETTLE_PAGES), then raises a flag; the committing connection, before
+ * its next commit, runs a passive checkpoint itself, which copies only the
+ * frames committed since that short copy began (and syncs the database
+ * file), and the commit after it starts the WAL over. A `RESTART` checkpoint in the thread would do the same while
+ * holding the write lock, and the commit waiting for it sleeps in SQLite's
+ * busy handler (1, 2, 5, 10 ms… at a time) for the whole copy: measured
+ * at 40 to 80 ms at 1 KiB and up to a second at 1 MiB.
  * The durability of a commit does not change: a delivery is in the synced
  * WAL before its 200 (`durability=full`), whether or not it has been
  * copied yet.
@@ -60,7 +82,7 @@ const STOP = 1;
  * loop again, as it did without the thread (`fallbackPages`).
  */
 export class Checkpointer {
-  private readonly signal = new Int32Array(new SharedArrayBuffer(8));
+  private readonly signal = new Int32Array(new SharedArrayBuffer(12));
   private readonly worker: Worker;
   private readonly stopped: Promise<void>;
   private latest: CheckpointTotals = { checkpoints: 0, restarts: 0, pages: 0 };
@@ -78,6 +100,7 @@ export class Checkpointer {
         signal: this.signal.buffer,
         periodMs: CHECKPOINT_PERIOD_MS,
         restartPages: RESTART_PAGES,
+        settlePages: SETTLE_PAGES,
         idleMs: IDLE_MS,
       },
     });
@@ -103,6 +126,14 @@ export class Checkpointer {
   wrote(): void {
     Atomics.add(this.signal, WRITES, 1);
     Atomics.notify(this.signal, WRITES);
+  }
+
+  /**
+   * True once after the thread asked for the WAL to start over: the
+   * caller then checkpoints on its own connection before its next write.
+   */
+  restartWanted(): boolean {
+    return Atomics.exchange(this.signal, RESTART, 0) === 1;
   }
 
   /** What the thread has done so far, as of its last checkpoint. */

@@ -302,6 +302,7 @@ export class SqliteStore implements InboxStore {
 
   async append(batch: readonly NewDelivery[]): Promise<AppendOutcome[]> {
     try {
+      if (this.checkpointer?.restartWanted() === true) this.catchUpCheckpoint();
       const outcomes = this.appendAll(batch);
       this.checkpointer?.wrote();
       return outcomes;
@@ -459,9 +460,27 @@ export class SqliteStore implements InboxStore {
     return Math.min(disk.bavail * disk.bsize, pages * pragma('page_size'));
   }
 
+  /** Checkpoints run on this connection for the checkpoint thread, so that the WAL starts over. */
+  private catchUps = 0;
+
+  /**
+   * The checkpoint thread's last copy is done: copy what was committed
+   * since it began, so that the next commit starts the WAL over. Busy
+   * (the thread copying again) or failed, it is left to the next time.
+   */
+  private catchUpCheckpoint(): void {
+    try {
+      this.db.pragma('wal_checkpoint(PASSIVE)');
+      this.catchUps++;
+    } catch {
+      // The commit that follows reports a store that is not writable.
+    }
+  }
+
   /** What the checkpoint thread has done, or undefined without one. */
-  checkpoints(): CheckpointTotals | undefined {
-    return this.checkpointer?.totals();
+  checkpoints(): (CheckpointTotals & { catchUps: number }) | undefined {
+    const totals = this.checkpointer?.totals();
+    return totals === undefined ? undefined : { ...totals, catchUps: this.catchUps };
   }
 
   async close(): Promise<void> {
