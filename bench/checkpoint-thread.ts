@@ -1,10 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
-import type { NewDelivery } from '../src/store/inbox-store.js';
 import { jsonBody } from './load.js';
+import { storeDelivery } from './store-delivery.js';
 
 /**
  * `node dist/bench/checkpoint-thread.js`: the SQLite store's commits with
@@ -25,22 +24,6 @@ const body = jsonBody(bodyBytes);
 /** 25 deliveries, or fewer to stay within the write queue's 16 MiB of bodies per batch, as in the server. */
 const BATCH = Math.max(1, Math.min(25, Math.floor((16 * 1024 * 1024) / body.length)));
 
-function delivery(): NewDelivery {
-  return {
-    id: randomUUID(),
-    source: 'bench',
-    receivedAt: Date.now(),
-    method: 'POST',
-    query: '',
-    contentType: 'application/json',
-    remoteAddress: '127.0.0.1',
-    headers: [['content-type', 'application/json']],
-    raw: body,
-    verification: { status: 'none' },
-    dedupKey: null,
-  };
-}
-
 async function run(thread: boolean): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'reception-checkpoints-'));
   const store = new SqliteStore({ file: join(dir, 'reception.sqlite'), durability: 'full', checkpointThread: thread });
@@ -49,7 +32,7 @@ async function run(thread: boolean): Promise<string> {
   const cpu = process.cpuUsage();
   const start = performance.now();
   while (performance.now() - start < seconds * 1000) {
-    const batch = Array.from({ length: BATCH }, delivery);
+    const batch = Array.from({ length: BATCH }, () => storeDelivery(body));
     const at = performance.now();
     await store.append(batch);
     commits.push(performance.now() - at);

@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { PostgresStore } from '../src/store/postgres/postgres-store.js';
-import type { NewDelivery } from '../src/store/inbox-store.js';
 import { BENCH_DATABASE_URL } from './postgres-schema.js';
 import { jsonBody } from './load.js';
+import { storeDelivery } from './store-delivery.js';
 
 /**
  * `node dist/bench/pg-lock-ceiling.js`: how many deliveries a second the
@@ -23,23 +22,6 @@ const seconds = Number(process.env.BENCH_PG_SECONDS ?? '4');
 const schema = `bench_ceiling_${process.pid}`;
 const body = jsonBody(1024);
 
-function delivery(): NewDelivery {
-  return {
-    id: randomUUID(),
-    source: 'bench',
-    receivedAt: Date.now(),
-    method: 'POST',
-    query: '',
-    contentType: 'application/json',
-    remoteAddress: '127.0.0.1',
-    headers: [['content-type', 'application/json']],
-    raw: body,
-    verification: { status: 'none' },
-    dedupKey: null,
-    eventType: 'bench.event',
-  };
-}
-
 async function run(instances: number, batch: number): Promise<string> {
   const stores = await Promise.all(
     Array.from({ length: instances }, () => PostgresStore.open({ connectionString: BENCH_DATABASE_URL, schema, poolSize: 2 })),
@@ -53,7 +35,7 @@ async function run(instances: number, batch: number): Promise<string> {
   await Promise.all(
     stores.map(async (store) => {
       while (performance.now() < until) {
-        const items = Array.from({ length: batch }, delivery);
+        const items = Array.from({ length: batch }, () => storeDelivery(body));
         const t = performance.now();
         await store.append(items);
         batchMs += performance.now() - t;
