@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, openSync, ftruncateSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { READY_MIN_ROOM_BYTES, SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { startAppOn, type RunningApp } from '../helpers/app.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -17,8 +17,10 @@ import { tempDir } from '../helpers/temp-dir.js';
 
 const mountPoint = tempDir('reception-full-disk-');
 let mounted = false;
+// Room for the inbox to be ready once the pad is gone (READY_MIN_ROOM_BYTES), and some.
+const TMPFS_MIB = READY_MIN_ROOM_BYTES / (1024 * 1024) + 64;
 try {
-  execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=48m,mode=0700', 'tmpfs', mountPoint.path], { stdio: 'pipe' });
+  execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${TMPFS_MIB}m,mode=0700`, 'tmpfs', mountPoint.path], { stdio: 'pipe' });
   mounted = true;
 } catch (error) {
   process.stderr.write(
