@@ -47,11 +47,24 @@ export function freshSchema(): string {
   return `t_${randomBytes(6).toString('hex')}`;
 }
 
+/**
+ * Drops a test's schema. A server the test started may still be in a
+ * transaction on it (killed a moment ago, or its search index mid-step):
+ * PostgreSQL may then end the DROP as a deadlock, and it is tried again.
+ */
 export async function dropSchema(schema: string): Promise<void> {
   const client = new pg.Client({ connectionString: testDatabaseUrl() });
   await client.connect();
   try {
-    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+        return;
+      } catch (error) {
+        if ((error as { code?: unknown }).code !== '40P01' || attempt === 5) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+      }
+    }
   } finally {
     await client.end();
   }
