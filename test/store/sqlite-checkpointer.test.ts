@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Checkpointer, RESTART_PAGES } from '../../src/store/sqlite/checkpointer.js';
+import { Checkpointer, FALLBACK_CHECKPOINT_PAGES } from '../../src/store/sqlite/checkpointer.js';
 import { Database } from '../../src/store/sqlite/driver.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { describeInboxStore } from './inbox-store-contract.js';
@@ -52,8 +52,10 @@ describe('SQLite checkpoints on their own thread', () => {
     expect(totals?.checkpoints).toBeGreaterThan(5);
     expect(totals?.restarts).toBeGreaterThan(0);
     expect(totals?.catchUps).toBeGreaterThan(0);
-    // RESTART_PAGES, plus what came in during one period and one batch: well under the fallback.
-    expect(largestWal).toBeLessThan((RESTART_PAGES + 1024) * (PAGE + 24));
+    // The thread started the WAL over before the committing connection's own checkpoint
+    // (FALLBACK_CHECKPOINT_PAGES) had to: how far past RESTART_PAGES it grows depends on how
+    // fast the thread copies, which a loaded machine slows (19.6 MB seen in CI).
+    expect(largestWal).toBeLessThan(FALLBACK_CHECKPOINT_PAGES * (PAGE + 24));
     expect((await store.sources()).find((s) => s.source === 'github')?.count).toBe(appended);
     await store.close();
     // The last connection to close checkpoints what is left and removes the WAL.
