@@ -48,6 +48,17 @@ export interface Forward {
   lastError: string | null;
 }
 
+/** What a destination answered to an attempt: its headers and the first 4 KiB of its body as text. */
+export interface AttemptResponse {
+  headers: Array<[string, string]>;
+  /** The first RESPONSE_BODY_BYTES of the body, decoded as UTF-8 (invalid bytes replaced). */
+  body: string;
+  bodyTruncated: boolean;
+}
+
+/** How much of a destination's answer is kept per attempt. */
+export const RESPONSE_BODY_BYTES = 4096;
+
 export interface Attempt {
   n: number;
   startedAt: number;
@@ -55,6 +66,8 @@ export interface Attempt {
   /** The HTTP status the destination answered; null when there was none (timeout, refused, a pull consumer). */
   status: number | null;
   error: string | null;
+  /** The destination's answer; null when there was none (a timeout, a broker, a pull consumer). */
+  response?: AttemptResponse | null;
 }
 
 /** What a destination allows a forward to spend before it is `failed`. */
@@ -91,6 +104,8 @@ export interface AttemptOutcome {
   durationMs: number;
   status: number | null;
   error: string | null;
+  /** The destination's answer, kept with the attempt (null or absent: none). */
+  response?: AttemptResponse | null;
   next: { state: 'succeeded' } | { state: 'failed' } | { state: 'pending'; at: number };
 }
 
