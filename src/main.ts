@@ -10,7 +10,7 @@ async function main(): Promise<void> {
     await startServer(settings);
   } catch (error) {
     if (error instanceof SettingsError) {
-      process.stderr.write(`${error.message}\nFix the variables above and start again (see README "Configuration").\n`);
+      process.stderr.write(`${error.message}\nFix the variables above and start again (see docs/settings.md).\n`);
     } else if (error instanceof StartError) {
       // `npm start` takes variables only: name them (RECEPTION_PORT=0 npm start).
       process.stderr.write(`Reception could not start: ${error.describe((variable) => variable)}.\n`);

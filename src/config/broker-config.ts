@@ -42,7 +42,7 @@ export function brokerProblems(at: string, d: DestinationConfig, broker: Broker)
   }
   for (const key of ['headers', 'sign'] as const) {
     if (d[key] !== undefined)
-      problems.push(`${at}.${key}: only a destination with a url takes "${key}" (a broker gets the metadata the README lists)`);
+      problems.push(`${at}.${key}: only a destination with a url takes "${key}" (a broker gets the metadata docs/forwarding.md lists)`);
   }
   return problems;
 }

@@ -122,7 +122,7 @@ export const SETTINGS: SettingsTable = {
     kind: optionalText(),
     unset: 'none',
     help: 'Config file (YAML or JSON): per-source rules and forwarding destinations; SIGHUP reloads it.',
-    doc: 'the config file (YAML or JSON): per-source rules and forwarding destinations, see "Verifying signatures" and "Forwarding" below; `SIGHUP` reloads it',
+    doc: 'the config file (YAML or JSON): per-source rules and forwarding destinations, see docs/config.md; `SIGHUP` reloads it',
   },
   databaseUrl: {
     env: 'RECEPTION_DATABASE_URL',
@@ -134,7 +134,7 @@ export const SETTINGS: SettingsTable = {
       /^postgres(ql)?:\/\//.test(url) ? undefined : 'expected a URL that starts with postgres:// or postgresql://.',
     ),
     help: 'postgres:// URL: PostgreSQL instead of SQLite, so several instances share one inbox.',
-    doc: '`postgres://…`: keep the inbox in PostgreSQL, see below',
+    doc: '`postgres://…`: keep the inbox in PostgreSQL, see docs/postgresql.md',
   },
   databaseSchema: {
     env: 'RECEPTION_DATABASE_SCHEMA',
@@ -162,7 +162,7 @@ export const SETTINGS: SettingsTable = {
     value: 'full|relaxed',
     kind: oneOf(['full', 'relaxed'], 'full'),
     help: 'full: every commit survives power loss; relaxed: a crash of Reception only.',
-    doc: '`full` or `relaxed`, see below',
+    doc: '`full` or `relaxed`, see docs/durability.md',
   },
   retentionMs: {
     env: 'RECEPTION_RETENTION',

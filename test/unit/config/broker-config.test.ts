@@ -79,8 +79,8 @@ describe('broker destinations in the config file', () => {
         sign: { secrets: [`whsec_${Buffer.alloc(24).toString('base64')}`] },
       }),
     ).toEqual([
-      'destinations.bus.headers: only a destination with a url takes "headers" (a broker gets the metadata the README lists)',
-      'destinations.bus.sign: only a destination with a url takes "sign" (a broker gets the metadata the README lists)',
+      'destinations.bus.headers: only a destination with a url takes "headers" (a broker gets the metadata docs/forwarding.md lists)',
+      'destinations.bus.sign: only a destination with a url takes "sign" (a broker gets the metadata docs/forwarding.md lists)',
     ]);
   });
 

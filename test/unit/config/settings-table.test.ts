@@ -2,20 +2,20 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { environmentWithFlags, serveSpec } from '../../../src/cli/serve.js';
 import { parseCommand, renderHelp } from '../../../src/cli/usage.js';
-import { SETTINGS_TABLE_END, SETTINGS_TABLE_START, settingsMarkdownTable } from '../../../src/config/settings-readme.js';
+import { SETTINGS_TABLE_END, SETTINGS_TABLE_START, settingsMarkdownTable } from '../../../src/config/settings-doc.js';
 import { SETTINGS } from '../../../src/config/settings-table.js';
 import { loadSettings } from '../../../src/config/settings.js';
 
 const specs = Object.values(SETTINGS);
 
 describe('the settings table', () => {
-  it("is the README's table of settings, as `npm run docs:settings` writes it", () => {
-    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
-    const start = readme.indexOf(SETTINGS_TABLE_START);
-    const end = readme.indexOf(SETTINGS_TABLE_END);
-    expect(start, 'the README marks its settings table').toBeGreaterThan(-1);
+  it('is the table of docs/settings.md, as `npm run docs:settings` writes it', () => {
+    const page = readFileSync(new URL('../../../docs/settings.md', import.meta.url), 'utf8');
+    const start = page.indexOf(SETTINGS_TABLE_START);
+    const end = page.indexOf(SETTINGS_TABLE_END);
+    expect(start, 'docs/settings.md marks its settings table').toBeGreaterThan(-1);
     expect(end).toBeGreaterThan(start);
-    expect(readme.slice(start + SETTINGS_TABLE_START.length, end).trim(), 'run `npm run docs:settings`').toBe(
+    expect(page.slice(start + SETTINGS_TABLE_START.length, end).trim(), 'run `npm run docs:settings`').toBe(
       settingsMarkdownTable(),
     );
   });
