@@ -76,7 +76,7 @@ class NotJson {
  *
  * Linear in the bytes whatever they hold: `JSON.parse` of 5 MiB of
  * `{"k0":0,"k1":0,…}` (300,000 keys) or of empty objects takes 0.3 to
- * 0.8 s here, this 10 to 35 ms for any 5 MiB (bench/RESULTS.md, "Hostile
+ * 0.8 s here, this 10 to 35 ms for any 5 MiB (bench/RESULTS.md at commit 2d24709, "Hostile
  * bodies"). No recursion: an open container is an entry in an array.
  */
 export function scanJson(bytes: Uint8Array, maxDepth: number): JsonScan {

@@ -42,7 +42,9 @@ export function brokerProblems(at: string, d: DestinationConfig, broker: Broker)
   }
   for (const key of ['headers', 'sign'] as const) {
     if (d[key] !== undefined)
-      problems.push(`${at}.${key}: only a destination with a url takes "${key}" (a broker gets the metadata docs/forwarding.md lists)`);
+      problems.push(
+        `${at}.${key}: only a destination with a url takes "${key}" (a broker gets the metadata docs/forwarding.md lists)`,
+      );
   }
   return problems;
 }

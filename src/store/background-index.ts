@@ -28,7 +28,7 @@ export interface BackgroundIndexOptions {
 
 /**
  * The share of the time the index takes while deliveries are coming in.
- * Measured with bench/compare-builds.sh (bench/RESULTS.md, "A large inbox"):
+ * Measured with bench/compare-builds.sh (bench/RESULTS.md at commit 2d24709, "A large inbox"):
  * at a tenth, 1 KiB ingest ran at 0.68 to 0.76 of the build before the
  * index; at a fiftieth, 0.83; with no index work at all, 0.88 to 0.90. The
  * price is the lag of search under a flood, made up once it stops.

@@ -46,7 +46,7 @@ const MAX_TALLY = 10_000;
  * With 100 a batch: at most 200 refusals a second are written, whatever comes; the rest are dropped, counted.
  * At 400 a second, a flood's refusals on SQLite made the deliveries' p99 beside it a third longer than with none
  * kept (their WAL pages bring the checkpoints, and their fsyncs, on the event loop sooner); at 200, no longer
- * than with none kept (bench/RESULTS.md, "A flood of refused requests").
+ * than with none kept (bench/RESULTS.md at commit 2d24709, "A flood of refused requests").
  */
 const DEFAULT_INTERVAL_MS = 500;
 

@@ -17,7 +17,7 @@ import { rowsWithin } from '../step-reading.js';
  * Why after the commit: the trigram index of a 1 KiB body costs 150 to
  * 300 µs, three to six times what storing the delivery costs; in the
  * commit it would have cut how many deliveries a second Reception takes
- * to a third (bench/RESULTS.md, "Search index"). A search does not find a
+ * to a third (bench/RESULTS.md at commit 2d24709, "Search index"). A search does not find a
  * delivery until it is indexed: see the README for how far it may lag.
  */
 
