@@ -1,5 +1,5 @@
-// Fails when the folders directly under src/ import each other in a circle (STYLE.md:
-// "Imports between folders point one way and never make a circle; lint says so").
+// Fails when the folders directly under src/ import each other in a circle: imports between
+// folders point one way, so that a folder can be read without the ones that use it (docs/development.md).
 // Run by `npm run lint`; test/unit/folder-cycles.test.ts shows it failing on a cycle.
 // A folder is the first path segment under src/; files directly in src/ are "(root)".
 // Type-only imports count too: a circle of types is still a circle for a reader.

@@ -229,7 +229,7 @@ class Scanner {
    * The first index from `at` on whose byte is not PLAIN, or the end: four
    * bytes at a time (each word tested at once for a control byte, `"` and
    * `\`), then byte by byte from the word that has one. A 1 MiB string
-   * took 1.3 ms a byte at a time (bench/RESULTS.md, issue 22).
+   * took 1.3 ms a byte at a time (docs/decisions/json-scan.md).
    */
   private skipPlain(from: number): number {
     const { bytes } = this;

@@ -179,7 +179,7 @@ export const inboxRoutes: FastifyPluginAsyncTypebox<InboxRoutesOptions> = async 
   );
 
   // A page at a time, by name: 50,000 sources made one answer of 8.9 MB
-  // (issue 16). Without `limit` the first 100 come, with `nextCursor`.
+  // (docs/reading.md). Without `limit` the first 100 come, with `nextCursor`.
   app.get(
     '/api/sources',
     {

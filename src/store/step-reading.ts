@@ -18,7 +18,7 @@ export const READ_BYTES = 1024 * 1024;
  * one if it has read nothing yet, so that every step makes progress; none
  * when its reading is spent. Reading 500 rows of 1 MiB bodies to index one
  * of them took 11 % of the server's time under a load of 1 MiB bodies, and
- * its garbage as much again (bench/RESULTS.md, issue 22). The sizes cost
+ * its garbage as much again (docs/storage.md, "After the answer"). The sizes cost
  * little: SQLite's length() of a blob and PostgreSQL's octet_length() of a
  * TOASTed value read no overflow page, only the value's length.
  */
