@@ -1,4 +1,10 @@
-/** Exponential backoff with a ceiling: 250 ms, 500 ms, 1 s, ... up to `maxMs`, with a little jitter. */
+import { backoffMs } from '../forward/backoff.js';
+
+/**
+ * The command line's reconnects and resends: the forwarder's backoff
+ * (`backoffMs`: doubling from `initialMs` up to `maxMs`, full jitter),
+ * counted per run of failures and started over by `reset`.
+ */
 export class Backoff {
   private attempt = 0;
 
@@ -7,11 +13,10 @@ export class Backoff {
     private readonly maxMs = 15_000,
   ) {}
 
-  /** The delay before the next attempt; each call doubles it up to the ceiling. */
+  /** The delay before the next attempt; its ceiling doubles with each call, up to `maxMs`. */
   next(): number {
-    const base = Math.min(this.maxMs, this.initialMs * 2 ** Math.min(this.attempt, 30));
     this.attempt += 1;
-    return Math.round(base * (0.85 + Math.random() * 0.3));
+    return backoffMs(this.attempt, this.initialMs, this.maxMs);
   }
 
   reset(): void {
