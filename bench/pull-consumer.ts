@@ -62,7 +62,7 @@ export async function pullDrain(api: Api, options: PullOptions): Promise<PullRes
   };
   const claimPath = `/api/destinations/${encodeURIComponent(options.destination)}/claim`;
   const claimBody = JSON.stringify({ max: options.max, visibilitySeconds: 120 });
-  const claim = async (): Promise<string[]> => {
+  const claim = async (): Promise<Array<{ forwardId: string; lease: string }>> => {
     const response = await pool.request({
       path: claimPath,
       method: 'POST',
@@ -72,17 +72,23 @@ export async function pullDrain(api: Api, options: PullOptions): Promise<PullRes
     });
     const text = await response.body.text();
     if (response.statusCode !== 200) throw new Error(`claim answered ${response.statusCode}: ${text.slice(0, 300)}`);
-    return (JSON.parse(text) as { items: Array<{ forwardId: string }> }).items.map((item) => item.forwardId);
+    return (JSON.parse(text) as { items: Array<{ forwardId: string; lease: string }> }).items.map(({ forwardId, lease }) => ({
+      forwardId,
+      lease,
+    }));
   };
-  const ackAll = async (ids: string[]): Promise<void> => {
+  const ackAll = async (ids: Array<{ forwardId: string; lease: string }>): Promise<void> => {
     let next = 0;
     const worker = async (): Promise<void> => {
       while (next < ids.length) {
-        const id = ids[next++] as string;
+        const item = ids[next++];
+        if (item === undefined) break;
+        // The claim's lease, which the ack must present (CONTRACT 6, "Leases are fenced").
         const response = await pool.request({
-          path: `/api/forwards/${id}/ack`,
+          path: `/api/forwards/${item.forwardId}/ack`,
           method: 'POST',
-          headers: { authorization: headers.authorization },
+          headers: { authorization: headers.authorization, 'content-type': 'application/json' },
+          body: JSON.stringify({ lease: item.lease }),
           headersTimeout: REQUEST_TIMEOUT_MS,
         });
         const text = await response.body.text();

@@ -28,6 +28,8 @@ export const problemCatalogue = {
   handshake_failed: { status: 403, title: 'Handshake failed' },
   unknown_source: { status: 404, title: 'Unknown source' },
   rate_limited: { status: 429, title: 'Rate limited' },
+  lease_lost: { status: 409, title: 'Lease lost' },
+  not_pull: { status: 409, title: 'Not a pull destination' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ProblemCode = keyof typeof problemCatalogue;

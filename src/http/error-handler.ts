@@ -72,7 +72,14 @@ export function sendProblem(
   headers: Readonly<Record<string, string>> = {},
 ): void {
   const problem = problemFor(code, detail);
-  void reply.headers(headers).code(problem.status).type(PROBLEM_CONTENT_TYPE).send(problem);
+  // Its own serializer: a route's custom one (a delivery page, a claim) may
+  // be the very thing that threw, and would throw again on the problem,
+  // leaving Fastify's fallback body with the internal message.
+  void reply.headers(headers).code(problem.status).type(PROBLEM_CONTENT_TYPE).serializer(problemText).send(problem);
+}
+
+function problemText(problem: unknown): string {
+  return JSON.stringify(problem);
 }
 
 const PLACES: Record<string, string> = {

@@ -1,8 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ProblemError } from '../errors/problem-catalogue.js';
-import { backoffMs } from '../forward/backoff.js';
-import { budgetOf, RETRY_DEFAULTS, type Destination } from '../forward/destination.js';
 import type { Forwarder } from '../forward/forwarder.js';
 import type { ConnectionStatus } from '../forward/broker-connection.js';
 import { shownUrl } from '../forward/url-secrets.js';
@@ -11,22 +9,19 @@ import type { InboxStore } from '../store/inbox-store.js';
 import type { Forward } from '../store/outbox.js';
 import type { TokenGuard } from './auth.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
-import { deliveryJson, deliveryText } from './delivery-json.js';
 import {
-  ClaimAnswerSchema,
-  ClaimBodySchema,
   DeliveryForwardsSchema,
   DestinationListSchema,
   ForwardPageSchema,
   ForwardListQuerySchema,
   ForwardSchema,
-  NackBodySchema,
   NameParamsSchema,
   RetryBodySchema,
   SendAgainBodySchema,
 } from './forward-schemas.js';
-import { DeliveryRefParamsSchema, IdParamsSchema, MAX_PAGE, ProblemSchema, type DeliveryJson } from './schemas.js';
+import { DeliveryRefParamsSchema, IdParamsSchema, MAX_PAGE, ProblemSchema } from './schemas.js';
 import { deliveryOrNotFound, findDelivery, noDeliveryProblem } from './delivery-ref.js';
+import { pullRoutes } from './pull-routes.js';
 
 export interface ForwardRoutesOptions {
   store: InboxStore;
@@ -34,7 +29,6 @@ export interface ForwardRoutesOptions {
   forwarder: Forwarder;
 }
 
-const JSON_TYPE = 'application/json; charset=utf-8';
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
 /** Forwarding (CONTRACT 6): destinations, forwards, retries and pull consumers; every route needs the API token. */
@@ -191,71 +185,8 @@ export const forwardRoutes: FastifyPluginAsyncTypebox<ForwardRoutesOptions> = as
     },
   );
 
-  app.post(
-    '/api/destinations/:name/claim',
-    {
-      schema: { params: NameParamsSchema, body: Type.Optional(ClaimBodySchema), response: { 200: ClaimAnswerSchema, ...errors } },
-    },
-    async (request, reply) => {
-      const destination = pullDestination(forwarder.get(request.params.name), request.params.name);
-      const claimed = await outbox.claim({
-        destination: destination.name,
-        max: request.body?.max ?? 10,
-        leaseMs: (request.body?.visibilitySeconds ?? 30) * 1000,
-        now: Date.now(),
-        ordered: destination.ordered,
-        budget: budgetOf(destination),
-      });
-      const items = claimed.map(({ forward, delivery }) => ({
-        forwardId: forward.id,
-        attempt: forward.attemptCount,
-        delivery: deliveryJson(delivery),
-      }));
-      return reply.type(JSON_TYPE).serializer(claimText).send({ items });
-    },
-  );
-
-  app.post(
-    '/api/forwards/:id/ack',
-    {
-      schema: { params: IdParamsSchema, response: { 204: Type.Null(), ...errors } },
-    },
-    async (request, reply) => {
-      if (!(await outbox.ack(request.params.id, Date.now()))) throw noForward(request.params.id);
-      return reply.code(204).send(null);
-    },
-  );
-
-  app.post(
-    '/api/forwards/:id/nack',
-    {
-      schema: { params: IdParamsSchema, body: Type.Optional(NackBodySchema), response: { 204: Type.Null(), ...errors } },
-    },
-    async (request, reply) => {
-      const forward = await outbox.get(request.params.id);
-      if (forward === undefined) throw noForward(request.params.id);
-      const destination = forwarder.get(forward.destination);
-      const now = Date.now();
-      // A destination removed from the config: its forwards keep the contract's defaults.
-      const retry = destination?.retry ?? RETRY_DEFAULTS;
-      const delay =
-        request.body?.delaySeconds === undefined
-          ? backoffMs(forward.budgetUsed, retry.initialMs, retry.maxMs)
-          : request.body.delaySeconds * 1000;
-      await outbox.nack(forward.id, now, now + delay, { attempts: retry.attempts, maxAgeMs: retry.maxAgeSeconds * 1000 });
-      return reply.code(204).send(null);
-    },
-  );
+  await app.register(pullRoutes, { outbox, forwarder });
 };
-
-/** A claim's answer as JSON text, each delivery written by `deliveryText` (its JSON body as the sender's text). */
-function claimText(answer: { items: Array<{ forwardId: string; attempt: number; delivery: DeliveryJson }> }): string {
-  const items = answer.items.map(
-    (item) =>
-      `{"forwardId":${JSON.stringify(item.forwardId)},"attempt":${item.attempt},"delivery":${deliveryText(item.delivery)}}`,
-  );
-  return `{"items":[${items.join(',')}]}`;
-}
 
 export function forwardJson(f: Forward): {
   id: string;
@@ -291,16 +222,6 @@ function connectionJson(status: ConnectionStatus | undefined) {
   return status === undefined
     ? null
     : { state: status.state, lastError: status.lastError, since: new Date(status.since).toISOString() };
-}
-
-function pullDestination(destination: Destination | undefined, name: string): Destination {
-  if (destination === undefined) throw noDestination(name);
-  if (destination.kind !== 'pull')
-    throw new ProblemError(
-      'not_found',
-      `The destination "${name}" is pushed to, not pulled from: only a destination with "pull: true" can be claimed from.`,
-    );
-  return destination;
 }
 
 function noDestination(name: string): ProblemError {

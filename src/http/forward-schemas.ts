@@ -119,11 +119,27 @@ export const ClaimBodySchema = Type.Object(
 );
 
 export const ClaimAnswerSchema = Type.Object({
-  items: Type.Array(Type.Object({ forwardId: Type.String(), attempt: Type.Integer(), delivery: DeliverySchema })),
+  items: Type.Array(
+    Type.Object({
+      forwardId: Type.String(),
+      attempt: Type.Integer(),
+      lease: Type.String({ description: 'this claim of the forward, new for every claim: ack and nack present it' }),
+      delivery: DeliverySchema,
+    }),
+  ),
 });
+
+const Lease = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  description: 'the lease of the claimed item, as the claim answered it (required)',
+});
+
+export const AckBodySchema = Type.Object({ lease: Lease }, { additionalProperties: false });
 
 export const NackBodySchema = Type.Object(
   {
+    lease: Lease,
     delaySeconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 31_536_000 })),
   },
   { additionalProperties: false },

@@ -12,6 +12,7 @@ import { problemCatalogue, problemFor, type ProblemCode } from '../errors/proble
 const ID = '019ab2c4-7f10-7c3e-9a51-3c2f0b9e8d41';
 const FORWARD_ID = '019ab2c4-7f10-7c3e-9a51-3c2f0b9e8d42';
 const AT = '2026-11-22T01:02:03.456Z';
+const LEASE = 'Vq3m1Yx0Rk2p8Zb4TnWc7A';
 
 const DELIVERY = {
   id: ID,
@@ -203,10 +204,10 @@ export const ROUTE_EXAMPLES: Readonly<Record<string, RouteExamples>> = {
   },
   'POST /api/destinations/{name}/claim': {
     request: { 'application/json': { max: 10, visibilitySeconds: 30 } },
-    responses: { 200: { items: [{ forwardId: FORWARD_ID, attempt: 1, delivery: DELIVERY }] } },
+    responses: { 200: { items: [{ forwardId: FORWARD_ID, attempt: 1, lease: LEASE, delivery: DELIVERY }] } },
   },
-  'POST /api/forwards/{id}/ack': {},
-  'POST /api/forwards/{id}/nack': { request: { 'application/json': { delaySeconds: 60 } } },
+  'POST /api/forwards/{id}/ack': { request: { 'application/json': { lease: LEASE } } },
+  'POST /api/forwards/{id}/nack': { request: { 'application/json': { lease: LEASE, delaySeconds: 60 } } },
   'POST /api/session': { request: { 'application/json': { token: 'the API token' } } },
   'DELETE /api/session': {},
 };

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Attempt, DestinationState, Forward, ForwardStatus } from './outbox.js';
 
 /** A `forwards` row as both SQL backends return it; PostgreSQL hands BIGINT back as strings. */
@@ -14,6 +15,7 @@ export interface ForwardRow {
   budget_started_at: number | string;
   next_attempt_at: number | string | null;
   lease_until: number | string | null;
+  lease: string | null;
   created_at: number | string;
   updated_at: number | string;
   last_status: number | null;
@@ -21,7 +23,7 @@ export interface ForwardRow {
 }
 
 export const FORWARD_COLUMNS = `position, id, delivery_seq, delivery_id, source, destination, status, attempt_count,
-  budget_used, budget_started_at, next_attempt_at, lease_until, created_at, updated_at, last_status, last_error`;
+  budget_used, budget_started_at, next_attempt_at, lease_until, lease, created_at, updated_at, last_status, last_error`;
 
 export interface AttemptRow {
   forward_id: string;
@@ -48,6 +50,7 @@ export function forwardFromRow(row: ForwardRow): Forward {
     budgetStartedAt: Number(row.budget_started_at),
     nextAttemptAt: orNull(row.next_attempt_at),
     leaseUntil: orNull(row.lease_until),
+    lease: row.lease,
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
     lastStatus: row.last_status,
@@ -57,6 +60,11 @@ export function forwardFromRow(row: ForwardRow): Forward {
 
 export function attemptFromRow(row: AttemptRow): Attempt {
   return { n: row.n, startedAt: Number(row.started_at), durationMs: row.duration_ms, status: row.status, error: row.error };
+}
+
+/** A new lease token (CONTRACT 6, "Leases are fenced"): 16 random bytes, base64url. */
+export function newLease(): string {
+  return randomBytes(16).toString('base64url');
 }
 
 /** The error recorded for an attempt whose lease ran out before its outcome was. */
@@ -89,4 +97,28 @@ export function stateOf(states: Map<string, DestinationState>, name: string): De
     states.set(name, found);
   }
   return found;
+}
+
+/**
+ * The due forwards a claim takes (CONTRACT 6, "Leases are fenced"): in
+ * their order, until the next would bring the bodies past `maxBytes`, and
+ * always the first. Those after it are not taken (they stay pending, with no
+ * attempt spent), even a smaller one: the oldest due goes first.
+ */
+export function withinBytes<R extends { size: number | string | null }>(rows: readonly R[], maxBytes?: number): R[] {
+  if (maxBytes === undefined) return [...rows];
+  const taken: R[] = [];
+  let bytes = 0;
+  for (const row of rows) {
+    const size = Number(row.size ?? 0);
+    if (taken.length > 0 && bytes + size > maxBytes) break;
+    bytes += size;
+    taken.push(row);
+  }
+  return taken;
+}
+
+/** Whether `lease` is the forward's current lease and has not run out at `now` (else the ack or nack is `lease_lost`). */
+export function holdsLease(forward: Pick<Forward, 'status' | 'lease' | 'leaseUntil'>, lease: string, now: number): boolean {
+  return forward.status === 'delivering' && forward.lease !== null && forward.lease === lease && (forward.leaseUntil ?? 0) > now;
 }

@@ -42,6 +42,12 @@ export interface Forward {
   nextAttemptAt: number | null;
   /** While `delivering`: when the lease runs out (ms). */
   leaseUntil: number | null;
+  /**
+   * While `delivering`: the lease's token, new for every claim (CONTRACT 6,
+   * "Leases are fenced"); a pull consumer's ack or nack must present it. Null
+   * otherwise: settling, releasing, acking, nacking, an expiry, cancel and retry clear it.
+   */
+  lease: string | null;
   createdAt: number;
   updatedAt: number;
   lastStatus: number | null;
@@ -86,7 +92,24 @@ export interface ClaimRequest {
   ordered: boolean;
   /** Decides what an expired lease turns into (its attempt counts as failed). */
   budget: RetryBudget;
+  /**
+   * At most this many bytes of delivery bodies (their stored size) in one
+   * claim, always at least one forward; none: no bound. Forwards past it are
+   * not taken: they stay pending with no attempt spent, and are not read.
+   */
+  maxBytes?: number;
 }
+
+/** A pull consumer's claim hands out at most this many bytes of delivery bodies (CONTRACT 6). */
+export const CLAIM_MAX_BYTES = 8 * 1024 * 1024;
+
+/**
+ * What a pull consumer's ack or nack did: `ok`, `not_found` (no such
+ * forward), or `lease_lost` (the lease presented is not the forward's
+ * current one: it ran out, even if no claim took the forward since, or the
+ * forward was claimed again, settled, cancelled or retried); then nothing changed.
+ */
+export type LeaseAnswer = 'ok' | 'not_found' | 'lease_lost';
 
 /** A claimed forward (now `delivering`, its attempt number taken) with its delivery. */
 export interface ClaimedForward {
@@ -155,10 +178,16 @@ export interface Outbox {
    * at `now`, their attempt number and budget as before the claim.
    */
   release(forwards: ReadonlyArray<{ id: string; n: number }>, now: number): Promise<void>;
-  /** A pull consumer's ack: `succeeded` (unless cancelled). False when there is no such forward. */
-  ack(id: string, now: number): Promise<boolean>;
-  /** A pull consumer's nack: its attempt failed; pending again at `at`, or failed when the budget is spent. */
-  nack(id: string, now: number, at: number, budget: RetryBudget): Promise<boolean>;
+  /**
+   * A pull consumer's ack: `succeeded`, when `lease` is the forward's current
+   * lease and has not run out at `now` (compared and set in one transaction).
+   */
+  ack(id: string, lease: string, now: number): Promise<LeaseAnswer>;
+  /**
+   * A pull consumer's nack, fenced as `ack`: its attempt failed; pending
+   * again at `at`, or failed when the budget is spent.
+   */
+  nack(id: string, lease: string, now: number, at: number, budget: RetryBudget): Promise<LeaseAnswer>;
   get(id: string): Promise<Forward | undefined>;
   forwardsOf(deliveryId: string): Promise<Array<Forward & { attempts: Attempt[] }>>;
   list(query: ForwardQuery): Promise<Forward[]>;

@@ -1,18 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { InboxStore } from '../../src/store/inbox-store.js';
-import { LEASE_EXPIRED } from '../../src/store/forward-row.js';
-import {
-  BUDGET,
-  claim,
-  claimedOne,
-  deliver,
-  deliverAll,
-  forward,
-  forwardOf,
-  ids,
-  outcome,
-  T0,
-} from './outbox-contract-support.js';
+import { claim, claimedOne, deliver, deliverAll, forward, forwardOf, ids, outcome, T0 } from './outbox-contract-support.js';
 
 /** Gives up every forward of the destination that is due at `at`: claims them and records that they failed. */
 async function failAllDue(store: InboxStore, at: number, destination = 'app'): Promise<string[]> {
@@ -177,106 +165,6 @@ export function describeManageContract(store: () => InboxStore): void {
       expect(await store().outbox.create('dlv_unknown', { id: 'fwd_orphan', destination: 'app' }, T0)).toBeUndefined();
       expect(await store().outbox.get('fwd_orphan')).toBeUndefined();
       expect(await store().outbox.destinations()).toEqual([]);
-    });
-  });
-}
-
-/** Pull consumers: ack and nack, as the outbox implements them (CONTRACT 6, "Pull destinations"). */
-export function describePullContract(store: () => InboxStore): void {
-  describe('ack and nack', () => {
-    it('ack makes a claimed forward succeeded and records its attempt without an HTTP status', async () => {
-      const delivered = await deliver(store());
-      claimedOne(await claim(store(), T0 + 10));
-      expect(await store().outbox.ack(forwardOf(delivered), T0 + 70)).toBe(true);
-      const [acked] = await store().outbox.forwardsOf(delivered.id);
-      expect(acked).toMatchObject({
-        status: 'succeeded',
-        nextAttemptAt: null,
-        leaseUntil: null,
-        lastStatus: null,
-        lastError: null,
-        updatedAt: T0 + 70,
-        attempts: [{ n: 1, startedAt: T0 + 10, durationMs: 60, status: null, error: null }],
-      });
-      expect((await store().outbox.destinations()).find((d) => d.name === 'app')?.lastSuccessAt).toBe(T0 + 70);
-    });
-
-    it('ack of a forward that is not leased (its lease ran out, or it failed) still makes it succeeded, without an attempt', async () => {
-      const [expired, gone] = await deliverAll(store(), [{}, {}]);
-      const claimed = await claim(store(), T0);
-      await store().outbox.settle([outcome(claimedOne(claimed, forwardOf(gone)), T0, { state: 'failed' })]);
-      await claim(store(), T0 + 100_000, { max: 0 });
-      expect((await forward(store(), forwardOf(expired))).status).toBe('pending');
-      for (const d of [expired, gone]) {
-        expect(await store().outbox.ack(forwardOf(d), T0 + 200_000)).toBe(true);
-        expect(await forward(store(), forwardOf(d))).toMatchObject({
-          status: 'succeeded',
-          nextAttemptAt: null,
-          updatedAt: T0 + 200_000,
-        });
-        expect((await store().outbox.forwardsOf(d?.id ?? ''))[0]?.attempts).toHaveLength(1);
-      }
-    });
-
-    it('ack after the lease ran out and another consumer claimed it takes the current attempt as succeeded', async () => {
-      const delivered = await deliver(store());
-      claimedOne(await claim(store(), T0));
-      const second = claimedOne(await claim(store(), T0 + 100_000));
-      expect(await store().outbox.ack(forwardOf(delivered), T0 + 100_010)).toBe(true);
-      const [acked] = await store().outbox.forwardsOf(delivered.id);
-      expect(acked?.status).toBe('succeeded');
-      expect(acked?.attempts.map((a) => [a.n, a.startedAt, a.error])).toEqual([
-        [1, T0, LEASE_EXPIRED],
-        [2, second.updatedAt, null],
-      ]);
-      // The second consumer's ack then changes nothing.
-      expect(await store().outbox.ack(forwardOf(delivered), T0 + 100_020)).toBe(true);
-      expect((await forward(store(), forwardOf(delivered))).updatedAt).toBe(T0 + 100_010);
-    });
-
-    it('ack leaves a succeeded or cancelled forward alone, and answers false for an unknown one', async () => {
-      const delivered = await deliver(store());
-      await store().outbox.cancel(forwardOf(delivered), T0 + 1);
-      expect(await store().outbox.ack(forwardOf(delivered), T0 + 2)).toBe(true);
-      expect(await forward(store(), forwardOf(delivered))).toMatchObject({ status: 'cancelled', updatedAt: T0 + 1 });
-      expect(await store().outbox.ack('fwd_unknown', T0)).toBe(false);
-    });
-
-    it('nack records a failed attempt (nack) and makes the forward pending at the time given', async () => {
-      const delivered = await deliver(store());
-      claimedOne(await claim(store(), T0));
-      expect(await store().outbox.nack(forwardOf(delivered), T0 + 40, T0 + 9000, BUDGET)).toBe(true);
-      const [nacked] = await store().outbox.forwardsOf(delivered.id);
-      expect(nacked).toMatchObject({
-        status: 'pending',
-        nextAttemptAt: T0 + 9000,
-        leaseUntil: null,
-        lastError: 'nack',
-        attempts: [{ n: 1, startedAt: T0, durationMs: 40, status: null, error: 'nack' }],
-      });
-      expect((await store().outbox.destinations()).find((d) => d.name === 'app')).toMatchObject({
-        lastFailureAt: T0 + 40,
-        lastError: 'nack',
-      });
-      expect(await claim(store(), T0 + 8999)).toEqual([]);
-      expect(claimedOne(await claim(store(), T0 + 9000)).attemptCount).toBe(2);
-    });
-
-    it('nack makes the forward failed when its budget is spent', async () => {
-      const delivered = await deliver(store());
-      claimedOne(await claim(store(), T0));
-      expect(await store().outbox.nack(forwardOf(delivered), T0 + 1, T0 + 9000, { attempts: 1, maxAgeMs: 1000 })).toBe(true);
-      expect(await forward(store(), forwardOf(delivered))).toMatchObject({ status: 'failed', nextAttemptAt: null });
-    });
-
-    it('nack changes nothing of a forward that is not leased, and answers false for an unknown one', async () => {
-      const [pending, done] = await deliverAll(store(), [{ at: T0 + 5 }, {}]);
-      await store().outbox.ack(forwardOf(done), T0 + 1);
-      const before = await Promise.all([forward(store(), forwardOf(pending)), forward(store(), forwardOf(done))]);
-      expect(await store().outbox.nack(forwardOf(pending), T0 + 2, T0 + 9000, BUDGET)).toBe(true);
-      expect(await store().outbox.nack(forwardOf(done), T0 + 2, T0 + 9000, BUDGET)).toBe(true);
-      expect(await Promise.all([forward(store(), forwardOf(pending)), forward(store(), forwardOf(done))])).toEqual(before);
-      expect(await store().outbox.nack('fwd_unknown', T0, T0, BUDGET)).toBe(false);
     });
   });
 }

@@ -165,7 +165,9 @@ export function describeStateContract(store: () => InboxStore): void {
       ]);
       expect(answered).toBe(1);
       expect((await forward(store(), forwardOf(kept))).status).toBe('succeeded');
-      expect(await store().outbox.ack(forwardOf(deleted), T0)).toBe(false);
+      expect(await store().outbox.ack(forwardOf(deleted), claimedOne(claimed, forwardOf(deleted)).lease ?? '', T0)).toBe(
+        'not_found',
+      );
       const again = await deliver(store(), { forwardIds: [forwardOf(deleted)] });
       expect((await store().outbox.forwardsOf(again.id))[0]?.attempts).toEqual([]);
     });

@@ -3,7 +3,8 @@ import type { InboxStore } from '../../src/store/inbox-store.js';
 import { freshStoreEachTest, type OpenStore } from '../helpers/store-fixtures.js';
 import { describeClaimContract, describeSettleContract } from './outbox-contract-claims.js';
 import { describeLeaseContract } from './outbox-contract-leases.js';
-import { describeManageContract, describePullContract } from './outbox-contract-manage.js';
+import { describeManageContract } from './outbox-contract-manage.js';
+import { describeClaimBoundContract, describePullContract } from './outbox-contract-pull.js';
 import { describeOrderedContract } from './outbox-contract-ordered.js';
 import { describeStateContract } from './outbox-contract-state.js';
 import { claim, deliver, deliverAll, deliveryTo, forwardOf, outcome, T0 } from './outbox-contract-support.js';
@@ -25,6 +26,7 @@ export function describeOutbox(name: string, open: OpenStore): void {
     describeOrderedContract(store);
     describeManageContract(store);
     describePullContract(store);
+    describeClaimBoundContract(store);
     describeStateContract(store);
   });
 }

@@ -104,8 +104,8 @@ export function describeTrafficStore(name: string, open: OpenStore): void {
       await claim(s, T0 + 2 * MINUTE_MS + 5_000, { max: 0 });
       // A pull consumer's ack of the released one, at T0 + 3 min.
       const pulled = await claim(s, T0 + 3 * MINUTE_MS, { max: 5 });
-      expect(pulled.map((c) => c.forward.id)).toContain(four.id);
-      expect(await s.outbox.ack(four.id, T0 + 3 * MINUTE_MS + 10)).toBe(true);
+      const pulledFour = claimedOne(pulled, four.id);
+      expect(await s.outbox.ack(four.id, pulledFour.lease ?? '', T0 + 3 * MINUTE_MS + 10)).toBe('ok');
       const from = T0 - (T0 % MINUTE_MS);
       const buckets = await s.traffic.read({ sources: [source], from, to: from + HOUR_MS, bucketMs: MINUTE_MS });
       expect(shape(buckets, from)).toEqual({

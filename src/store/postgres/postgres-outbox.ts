@@ -5,9 +5,12 @@ import {
   attemptFromRow,
   budgetSpent,
   FORWARD_COLUMNS,
+  holdsLease,
   stateOf,
   forwardFromRow,
   LEASE_EXPIRED,
+  newLease,
+  withinBytes,
   type AttemptRow,
   type ForwardRow,
 } from '../forward-row.js';
@@ -20,6 +23,7 @@ import type {
   Forward,
   ForwardQuery,
   ForwardSummary,
+  LeaseAnswer,
   NewForward,
   Outbox,
   RetryBudget,
@@ -33,6 +37,9 @@ export interface PostgresRunner {
 }
 
 const UNSETTLED = "('pending', 'delivering')";
+
+/** The size of a forward's delivery body: octet_length() of a TOASTed value reads its length, not the value. */
+const SIZE = '(SELECT octet_length(raw) FROM deliveries d WHERE d.seq = forwards.delivery_seq) AS size';
 
 /**
  * The head of each source of a destination (ordered claims): the forward it
@@ -53,7 +60,7 @@ const INSERT_ATTEMPT = `INSERT INTO forward_attempts (forward_id, n, started_at,
   SELECT id, $2::integer, $3::bigint, $4::integer, $5::integer, $6::text FROM forwards
   WHERE id = $1 AND attempt_count >= $2::integer FOR KEY SHARE
   ON CONFLICT DO NOTHING`;
-const SETTLE = `UPDATE forwards SET status = $1, next_attempt_at = $2, lease_until = NULL, attempt_started_at = NULL,
+const SETTLE = `UPDATE forwards SET status = $1, next_attempt_at = $2, lease_until = NULL, lease = NULL, attempt_started_at = NULL,
     last_status = $3, last_error = $4, updated_at = $5
   WHERE id = $6 AND status = 'delivering' AND attempt_count = $7`;
 const SUCCEEDED_AT = `INSERT INTO destinations (name, last_success_at) VALUES ($1, $2)
@@ -123,24 +130,27 @@ export class PostgresOutbox implements Outbox {
       const paused = await client.query<{ paused: boolean }>('SELECT paused FROM destinations WHERE name = $1', [destination]);
       if (paused.rows[0]?.paused === true) return [];
       const due = request.ordered
-        ? await client.query<{ position: string }>(
-            `SELECT position FROM forwards WHERE position IN (SELECT position FROM (${HEADS}) heads)
+        ? await client.query<{ position: string; size: string | null }>(
+            `SELECT position, ${SIZE} FROM forwards WHERE position IN (SELECT position FROM (${HEADS}) heads)
            AND status = 'pending' AND next_attempt_at <= $2
            ORDER BY next_attempt_at, position LIMIT $3 FOR UPDATE SKIP LOCKED`,
             [destination, now, request.max],
           )
-        : await client.query<{ position: string }>(
-            `SELECT position FROM forwards WHERE status = 'pending' AND destination = $1 AND next_attempt_at <= $2
+        : await client.query<{ position: string; size: string | null }>(
+            `SELECT position, ${SIZE} FROM forwards WHERE status = 'pending' AND destination = $1 AND next_attempt_at <= $2
            ORDER BY next_attempt_at, position LIMIT $3 FOR UPDATE SKIP LOCKED`,
             [destination, now, request.max],
           );
-      if (due.rows.length === 0) return [];
+      const chosen = withinBytes(due.rows, request.maxBytes);
+      if (chosen.length === 0) return [];
       const leaseUntil = now + request.leaseMs;
+      // Each forward with its own new lease token.
       const taken = await client.query<ForwardRow>(
         `UPDATE forwards SET status = 'delivering', attempt_count = attempt_count + 1, budget_used = budget_used + 1,
-           attempt_started_at = $1, lease_until = $2, next_attempt_at = $2, updated_at = $1
-         WHERE position = ANY($3::bigint[]) AND status = 'pending' RETURNING ${FORWARD_COLUMNS}`,
-        [now, leaseUntil, due.rows.map((row) => row.position)],
+           attempt_started_at = $1, lease_until = $2, next_attempt_at = $2, updated_at = $1, lease = t.l
+         FROM unnest($3::bigint[], $4::text[]) AS t (p, l)
+         WHERE position = t.p AND status = 'pending' RETURNING ${FORWARD_COLUMNS}`,
+        [now, leaseUntil, chosen.map((row) => row.position), chosen.map(() => newLease())],
       );
       const forwards = taken.rows.map(forwardFromRow).sort((a, b) => a.position - b.position);
       const rows = await client.query<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE seq = ANY($1::bigint[])`, [
@@ -195,44 +205,44 @@ export class PostgresOutbox implements Outbox {
     if (forwards.length === 0) return;
     await this.db.execute(
       `UPDATE forwards AS f SET status = 'pending', attempt_count = f.attempt_count - 1, budget_used = greatest(0, f.budget_used - 1),
-         next_attempt_at = $1, lease_until = NULL, attempt_started_at = NULL, updated_at = $1
+         next_attempt_at = $1, lease_until = NULL, lease = NULL, attempt_started_at = NULL, updated_at = $1
        FROM unnest($2::text[], $3::int[]) AS r (id, n)
        WHERE f.id = r.id AND f.status = 'delivering' AND f.attempt_count = r.n`,
       [now, forwards.map((f) => f.id), forwards.map((f) => f.n)],
     );
   }
 
-  private async finish(id: string, now: number, nack?: { at: number; budget: RetryBudget }): Promise<boolean> {
-    if (!holdable(id)) return false;
+  /**
+   * Ack (no `nack`) or nack, fenced: only the forward's current lease, before
+   * it runs out, settles it; the row stays locked from the compare to the set.
+   */
+  private async finish(id: string, lease: string, now: number, nack?: { at: number; budget: RetryBudget }): Promise<LeaseAnswer> {
+    if (!holdable(id)) return 'not_found';
     return this.db.transaction(async (client) => {
       const found = await client.query<LeasedRow>(
         `SELECT ${FORWARD_COLUMNS}, attempt_started_at FROM forwards WHERE id = $1 FOR UPDATE`,
         [id],
       );
       const row = found.rows[0];
-      if (row === undefined) return false;
+      if (row === undefined) return 'not_found';
       const forward = forwardFromRow(row);
-      if (
-        forward.status !== 'delivering' &&
-        (nack !== undefined || forward.status === 'succeeded' || forward.status === 'cancelled')
-      )
-        return true;
-      if (forward.status === 'delivering') {
-        const startedAt = row.attempt_started_at === null ? now : Number(row.attempt_started_at);
-        await client.query(INSERT_ATTEMPT, [
-          id,
-          forward.attemptCount,
-          startedAt,
-          Math.max(0, now - startedAt),
-          null,
-          nack === undefined ? null : 'nack',
-        ]);
-      }
+      // A lease that holds is one Reception wrote (base64url), so holdable.
+      if (!holdsLease(forward, lease, now)) return 'lease_lost';
+      const startedAt = row.attempt_started_at === null ? now : Number(row.attempt_started_at);
+      await client.query(INSERT_ATTEMPT, [
+        id,
+        forward.attemptCount,
+        startedAt,
+        Math.max(0, now - startedAt),
+        null,
+        nack === undefined ? null : 'nack',
+      ]);
       if (nack === undefined) {
         await client.query(
-          `UPDATE forwards SET status = 'succeeded', next_attempt_at = NULL, lease_until = NULL,
-          attempt_started_at = NULL, last_status = NULL, last_error = NULL, updated_at = $1 WHERE id = $2`,
-          [now, id],
+          `UPDATE forwards SET status = 'succeeded', next_attempt_at = NULL, lease_until = NULL, lease = NULL,
+          attempt_started_at = NULL, last_status = NULL, last_error = NULL, updated_at = $1
+          WHERE id = $2 AND status = 'delivering' AND lease = $3`,
+          [now, id, lease],
         );
         await client.query(SUCCEEDED_AT, [forward.destination, now]);
       } else {
@@ -248,16 +258,16 @@ export class PostgresOutbox implements Outbox {
         ]);
         await client.query(FAILED_AT, [forward.destination, now, 'nack']);
       }
-      return true;
+      return 'ok';
     });
   }
 
-  ack(id: string, now: number): Promise<boolean> {
-    return this.finish(id, now);
+  ack(id: string, lease: string, now: number): Promise<LeaseAnswer> {
+    return this.finish(id, lease, now);
   }
 
-  nack(id: string, now: number, at: number, budget: RetryBudget): Promise<boolean> {
-    return this.finish(id, now, { at, budget });
+  nack(id: string, lease: string, now: number, at: number, budget: RetryBudget): Promise<LeaseAnswer> {
+    return this.finish(id, lease, now, { at, budget });
   }
 
   async get(id: string): Promise<Forward | undefined> {
@@ -330,8 +340,8 @@ export class PostgresOutbox implements Outbox {
         : ![selection.destination, selection.source].every((value) => value === undefined || holdable(value))
     )
       return 0;
-    const set = `UPDATE forwards SET status = 'pending', budget_used = 0, budget_started_at = $1, next_attempt_at = $1, updated_at = $1
-      WHERE status = 'failed'`;
+    const set = `UPDATE forwards SET status = 'pending', budget_used = 0, budget_started_at = $1, next_attempt_at = $1, lease = NULL,
+      updated_at = $1 WHERE status = 'failed'`;
     const result =
       'ids' in selection
         ? await this.db.execute(`${set} AND id = ANY($2::text[])`, [now, selection.ids])
@@ -346,7 +356,8 @@ export class PostgresOutbox implements Outbox {
   async cancel(id: string, now: number): Promise<boolean> {
     if (!holdable(id)) return false;
     const result = await this.db.execute(
-      `UPDATE forwards SET status = 'cancelled', next_attempt_at = NULL, lease_until = NULL, attempt_started_at = NULL, updated_at = $1
+      `UPDATE forwards SET status = 'cancelled', next_attempt_at = NULL, lease_until = NULL, lease = NULL, attempt_started_at = NULL,
+         updated_at = $1
        WHERE id = $2 AND status IN ('pending', 'delivering', 'failed')`,
       [now, id],
     );

@@ -5,9 +5,12 @@ import {
   attemptFromRow,
   budgetSpent,
   FORWARD_COLUMNS,
+  holdsLease,
   stateOf,
   forwardFromRow,
   LEASE_EXPIRED,
+  newLease,
+  withinBytes,
   type AttemptRow,
   type ForwardRow,
 } from '../forward-row.js';
@@ -20,6 +23,7 @@ import type {
   Forward,
   ForwardQuery,
   ForwardSummary,
+  LeaseAnswer,
   NewForward,
   Outbox,
   RetryBudget,
@@ -28,13 +32,16 @@ import type {
 
 const UNSETTLED = "('pending', 'delivering')";
 
+/** The size of a forward's delivery body: length() of a blob reads its length, not the blob. */
+const SIZE = '(SELECT length(raw) FROM deliveries WHERE seq = forwards.delivery_seq) AS size';
+
 /**
  * The head of each source of a destination (ordered claims): the forward it
  * has delivering, if any, else its oldest unsettled one by seq. A failed
  * forward retried, or an older delivery sent again, is older than the one
  * delivering but waits for it: one at a time per source.
  */
-const HEADS = `SELECT position, status, next_attempt_at, row_number() OVER (
+const HEADS = `SELECT position, delivery_seq, status, next_attempt_at, row_number() OVER (
     PARTITION BY source ORDER BY status = 'delivering' DESC, delivery_seq, position) AS rank
   FROM forwards WHERE destination = ? AND status IN ${UNSETTLED}`;
 
@@ -58,38 +65,43 @@ export class SqliteOutbox implements Outbox {
         `SELECT ${FORWARD_COLUMNS}, attempt_started_at FROM forwards
          WHERE status = 'delivering' AND destination = ? AND next_attempt_at <= ?`,
       ),
-      due: prepare<[string, number, number], { position: number }>(
-        `SELECT position FROM forwards WHERE status = 'pending' AND destination = ? AND next_attempt_at <= ?
+      // With each delivery's size (length() of a blob reads its length, not
+      // the blob), for the claim's byte bound (withinBytes).
+      due: prepare<[string, number, number], { position: number; size: number | null }>(
+        `SELECT position, ${SIZE} FROM forwards WHERE status = 'pending' AND destination = ? AND next_attempt_at <= ?
          ORDER BY next_attempt_at, position LIMIT ?`,
       ),
       // The heads (see HEADS), claimable when pending and due.
-      dueHeads: prepare<[string, number, number], { position: number }>(
-        `SELECT position FROM (${HEADS})
+      dueHeads: prepare<[string, number, number], { position: number; size: number | null }>(
+        `SELECT position, ${SIZE} FROM (${HEADS}) AS forwards
          WHERE rank = 1 AND status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, position LIMIT ?`,
       ),
       // `+status`: by the primary key. On `status` alone SQLite chose the due
       // index and read every pending forward for each claim (167 a second
       // drained, 1.1 ms of CPU each, with 20,000 waiting).
-      take: prepare<[number, number, number, number, string], ForwardRow>(
+      // One forward, with its own new lease token.
+      take: prepare<[number, number, number, number, string, number], ForwardRow>(
         `UPDATE forwards SET status = 'delivering', attempt_count = attempt_count + 1, budget_used = budget_used + 1,
-           attempt_started_at = ?, lease_until = ?, next_attempt_at = ?, updated_at = ?
-         WHERE position IN (SELECT value FROM json_each(?)) AND +status = 'pending'
+           attempt_started_at = ?, lease_until = ?, next_attempt_at = ?, updated_at = ?, lease = ?
+         WHERE position = ? AND +status = 'pending'
          RETURNING ${FORWARD_COLUMNS}`,
       ),
       deliveriesBySeq: prepare<[string], DeliveryRow>(
         `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE seq IN (SELECT value FROM json_each(?))`,
       ),
-      succeed: prepare<[number, string]>(
-        `UPDATE forwards SET status = 'succeeded', next_attempt_at = NULL, lease_until = NULL, attempt_started_at = NULL,
-           last_status = NULL, last_error = NULL, updated_at = ? WHERE id = ?`,
+      // A pull consumer's ack: compare-and-set on the lease.
+      succeed: prepare<[number, string, string]>(
+        `UPDATE forwards SET status = 'succeeded', next_attempt_at = NULL, lease_until = NULL, lease = NULL,
+           attempt_started_at = NULL, last_status = NULL, last_error = NULL, updated_at = ?
+         WHERE id = ? AND status = 'delivering' AND lease = ?`,
       ),
       release: prepare<[{ now: number; id: string; n: number }]>(
         `UPDATE forwards SET status = 'pending', attempt_count = attempt_count - 1, budget_used = max(0, budget_used - 1),
-           next_attempt_at = @now, lease_until = NULL, attempt_started_at = NULL, updated_at = @now
+           next_attempt_at = @now, lease_until = NULL, lease = NULL, attempt_started_at = NULL, updated_at = @now
          WHERE id = @id AND status = 'delivering' AND attempt_count = @n`,
       ),
       settle: prepare<[string, number | null, number | null, string | null, number, string, number]>(
-        `UPDATE forwards SET status = ?, next_attempt_at = ?, lease_until = NULL, attempt_started_at = NULL,
+        `UPDATE forwards SET status = ?, next_attempt_at = ?, lease_until = NULL, lease = NULL, attempt_started_at = NULL,
            last_status = ?, last_error = ?, updated_at = ?
          WHERE id = ? AND status = 'delivering' AND attempt_count = ?`,
       ),
@@ -134,18 +146,21 @@ export class SqliteOutbox implements Outbox {
          ORDER BY position DESC LIMIT @limit`,
       ),
       retryIds: prepare<[{ now: number; ids: string }]>(
-        `UPDATE forwards SET status = 'pending', budget_used = 0, budget_started_at = @now, next_attempt_at = @now, updated_at = @now
+        `UPDATE forwards SET status = 'pending', budget_used = 0, budget_started_at = @now, next_attempt_at = @now, lease = NULL,
+           updated_at = @now
          WHERE +status = 'failed' AND id IN (SELECT value FROM json_each(@ids))`,
       ),
       retryWhere: prepare<
         [{ now: number; destination: string | null; source: string | null; since: number | null; until: number | null }]
       >(
-        `UPDATE forwards SET status = 'pending', budget_used = 0, budget_started_at = @now, next_attempt_at = @now, updated_at = @now
+        `UPDATE forwards SET status = 'pending', budget_used = 0, budget_started_at = @now, next_attempt_at = @now, lease = NULL,
+           updated_at = @now
          WHERE status = 'failed' AND (@destination IS NULL OR destination = @destination) AND (@source IS NULL OR source = @source)
            AND (@since IS NULL OR created_at >= @since) AND (@until IS NULL OR created_at < @until)`,
       ),
       cancel: prepare<[number, string]>(
-        `UPDATE forwards SET status = 'cancelled', next_attempt_at = NULL, lease_until = NULL, attempt_started_at = NULL, updated_at = ?
+        `UPDATE forwards SET status = 'cancelled', next_attempt_at = NULL, lease_until = NULL, lease = NULL, attempt_started_at = NULL,
+           updated_at = ?
          WHERE id = ? AND status IN ('pending', 'delivering', 'failed')`,
       ),
       create: prepare<[string, string, number, number, number, number, string], ForwardRow>(
@@ -179,8 +194,8 @@ export class SqliteOutbox implements Outbox {
     };
     this.claimTransaction = db.transaction((request: ClaimRequest) => this.claimAll(request));
     this.settleTransaction = db.transaction((outcomes: readonly AttemptOutcome[]) => this.settleAll(outcomes));
-    this.ackTransaction = db.transaction((id: string, now: number, nack?: { at: number; budget: RetryBudget }) =>
-      this.finish(id, now, nack),
+    this.ackTransaction = db.transaction((id: string, lease: string, now: number, nack?: { at: number; budget: RetryBudget }) =>
+      this.finish(id, lease, now, nack),
     );
     this.releaseTransaction = db.transaction((forwards: ReadonlyArray<{ id: string; n: number }>, now: number) => {
       for (const { id, n } of forwards) this.q.release.run({ now, id, n });
@@ -244,12 +259,17 @@ export class SqliteOutbox implements Outbox {
       this.q.failedAt.run(destination, now, LEASE_EXPIRED);
     }
     if (request.max <= 0 || this.q.paused.get(destination)?.paused === 1) return [];
-    const due = (request.ordered ? this.q.dueHeads : this.q.due).all(destination, now, request.max);
+    const due = withinBytes(
+      (request.ordered ? this.q.dueHeads : this.q.due).all(destination, now, request.max),
+      request.maxBytes,
+    );
     if (due.length === 0) return [];
     const leaseUntil = now + request.leaseMs;
-    const taken = this.q.take
-      .all(now, leaseUntil, leaseUntil, now, JSON.stringify(due.map((row) => row.position)))
-      .map(forwardFromRow);
+    const taken: Forward[] = [];
+    for (const { position } of due) {
+      const row = this.q.take.get(now, leaseUntil, leaseUntil, now, newLease(), position);
+      if (row !== undefined) taken.push(forwardFromRow(row));
+    }
     const seqs = taken.map((f) => f.deliverySeq);
     const summaries = this.summariesOf(seqs);
     const deliveries = new Map(
@@ -310,47 +330,42 @@ export class SqliteOutbox implements Outbox {
   private readonly ackTransaction;
   private readonly releaseTransaction;
 
-  private finish(id: string, now: number, nack?: { at: number; budget: RetryBudget }): boolean {
+  /** Ack (no `nack`) or nack, fenced: only the forward's current lease, before it runs out, settles it. */
+  private finish(id: string, lease: string, now: number, nack?: { at: number; budget: RetryBudget }): LeaseAnswer {
     const row = this.q.get.get(id);
-    if (row === undefined) return false;
+    if (row === undefined) return 'not_found';
     const forward = forwardFromRow(row);
-    if (
-      forward.status !== 'delivering' &&
-      (nack !== undefined || forward.status === 'succeeded' || forward.status === 'cancelled')
-    )
-      return true;
-    if (forward.status === 'delivering') {
-      const startedAt = row.attempt_started_at ?? now;
-      this.q.attempt.run({
-        id,
-        n: forward.attemptCount,
-        startedAt,
-        durationMs: Math.max(0, now - startedAt),
-        status: null,
-        error: nack === undefined ? null : 'nack',
-      });
-    }
+    if (!holdsLease(forward, lease, now)) return 'lease_lost';
+    const startedAt = row.attempt_started_at ?? now;
+    this.q.attempt.run({
+      id,
+      n: forward.attemptCount,
+      startedAt,
+      durationMs: Math.max(0, now - startedAt),
+      status: null,
+      error: nack === undefined ? null : 'nack',
+    });
     if (nack === undefined) {
-      this.q.succeed.run(now, id);
+      this.q.succeed.run(now, id, lease);
       this.q.succeededAt.run(forward.destination, now);
     } else {
       const failed = budgetSpent(forward, nack.budget, now);
       this.q.settle.run(failed ? 'failed' : 'pending', failed ? null : nack.at, null, 'nack', now, id, forward.attemptCount);
       this.q.failedAt.run(forward.destination, now, 'nack');
     }
-    return true;
+    return 'ok';
   }
 
   async release(forwards: ReadonlyArray<{ id: string; n: number }>, now: number): Promise<void> {
     if (forwards.length > 0) this.withoutSync(() => this.releaseTransaction.immediate(forwards, now));
   }
 
-  async ack(id: string, now: number): Promise<boolean> {
-    return this.withoutSync(() => this.ackTransaction.immediate(id, now));
+  async ack(id: string, lease: string, now: number): Promise<LeaseAnswer> {
+    return this.withoutSync(() => this.ackTransaction.immediate(id, lease, now));
   }
 
-  async nack(id: string, now: number, at: number, budget: RetryBudget): Promise<boolean> {
-    return this.withoutSync(() => this.ackTransaction.immediate(id, now, { at, budget }));
+  async nack(id: string, lease: string, now: number, at: number, budget: RetryBudget): Promise<LeaseAnswer> {
+    return this.withoutSync(() => this.ackTransaction.immediate(id, lease, now, { at, budget }));
   }
 
   async get(id: string): Promise<Forward | undefined> {

@@ -36,6 +36,38 @@ describe('internal errors', () => {
     await app.close();
   });
 
+  // The claim route's 500 (issue 28): its reply serializer threw (RangeError:
+  // Invalid string length), the error handler's problem went through that same
+  // serializer and threw again, and Fastify's fallback sent its own body with
+  // the internal message.
+  it("when a route's reply serializer throws, or the handler throws after setting one: a problem all the same", async () => {
+    const app = Fastify({ logger: false });
+    installErrorHandling(app);
+    const throwing = (answer: { items: unknown[] }): string => {
+      if (answer.items.length > 0) throw new RangeError(`Invalid string length ${INSIDE}`);
+      return '{"items":[]}';
+    };
+    app.post('/api/serializer-throws', async (_request, reply) =>
+      reply
+        .type('application/json; charset=utf-8')
+        .serializer(throwing)
+        .send({ items: [1] }),
+    );
+    app.get('/api/throws-after-serializer', async (_request, reply) => {
+      reply.serializer(throwing);
+      throw new Error(`store failed ${INSIDE}`);
+    });
+    for (const [method, url] of [
+      ['POST', '/api/serializer-throws'],
+      ['GET', '/api/throws-after-serializer'],
+    ] as const) {
+      const res = await app.inject({ method, url });
+      expect(res.headers['content-type'], url).toMatch(/^application\/problem\+json/);
+      expectBareInternalError(res.statusCode, res.body);
+    }
+    await app.close();
+  });
+
   describe('on the webhook route', () => {
     let dir: ReturnType<typeof tempDir>;
     let store: SqliteStore;
