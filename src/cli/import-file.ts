@@ -1,6 +1,8 @@
 import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
 import { checkSourceName } from '../config/source-name.js';
 import type { NewDelivery, VerificationStatus } from '../store/inbox-store.js';
+import { eventTypeOf, keptEventType } from '../receive/event-type.js';
+import { storedEventTypeSubject } from '../receive/event-type-of-delivery.js';
 import { escapeForTerminal } from '../text/terminal-safe.js';
 import { CliError } from './usage.js';
 
@@ -149,7 +151,7 @@ function parseLine(text: string, line: number): { seq: number; id: string; deliv
   if (typeof size === 'number' && size !== raw.length) {
     throw lineError(line, `"raw" holds ${raw.length} bytes, but "size" says ${size}`);
   }
-  return {
+  const delivery: { seq: number; id: string; delivery: NewDelivery } = {
     seq,
     id,
     delivery: {
@@ -171,6 +173,21 @@ function parseLine(text: string, line: number): { seq: number; id: string; deliv
       dedupKey: null,
     },
   };
+  delivery.delivery.eventType = importedEventType(record.eventType, delivery.delivery, line);
+  return delivery;
+}
+
+/**
+ * The event type an imported delivery keeps (CONTRACT 8): the one its line
+ * carries (what the server that received it gave it, by its source's
+ * settings too), else (a line written before types were exported) the one
+ * the receiver would give it from its scheme, headers and body.
+ */
+function importedEventType(given: unknown, delivery: NewDelivery, line: number): string | null {
+  if (given === null) return null;
+  if (typeof given === 'string') return keptEventType(given);
+  if (given !== undefined) throw lineError(line, '"eventType" is not a string or null');
+  return eventTypeOf(storedEventTypeSubject(delivery));
 }
 
 function quote(text: string): string {

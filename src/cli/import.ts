@@ -10,7 +10,8 @@ export const importSpec: CommandSpec = {
   description:
     'Reads a file written by "reception export --raw" and stores each delivery in the inbox named by --data (SQLite) ' +
     'or --database-url (PostgreSQL), as the server would find them: the same ids, receivedAt, method, query string, ' +
-    'headers, verification and raw bytes. It writes to the store directly, not through the API: run it where the ' +
+    'headers, verification, event type and raw bytes (a line without "eventType", from an older export, gets the one ' +
+    "the receiver would give it by its scheme, headers and body; a source's own eventType setting is not known here). It writes to the store directly, not through the API: run it where the " +
     'database is, with the settings the server uses (RECEPTION_DATA, RECEPTION_DATABASE_URL, RECEPTION_DATABASE_SCHEMA). ' +
     'Deliveries are stored oldest first, so that the new inbox keeps their order; their seq is their position in the new ' +
     'inbox, after what it already holds. Every line is checked before anything is stored: a bad line stops the import ' +

@@ -31,7 +31,8 @@ export const listenSpec: CommandSpec = {
     'proxy-*), host, content-length and expect (set anew for the target), and headers Reception stored as [redacted]. ' +
     "Prints the target's status and latency for each; a 4xx or 5xx answer is a failure (red on a terminal, and " +
     'counted in the summary printed when listen stops, with the ids to send again with replay). ' +
-    '--forward-to takes a URL, a port alone (3000: http://localhost:3000/) or a host and port (localhost:3000/hooks).\n' +
+    '--forward-to takes a URL, a port alone with or without a path (3000: http://127.0.0.1:3000/; 3000/hooks: ' +
+    'http://127.0.0.1:3000/hooks, always this machine) or a host and port (localhost:3000/hooks).\n' +
     'Deliveries are forwarded one at a time, in order. When the target cannot be reached, times out or answers 502, 503 ' +
     'or 504, the same delivery is tried again with backoff (up to 15 s apart) until it goes through: nothing is skipped. ' +
     'A failure moves on to the next delivery, unless --retry-failed: then the same delivery is sent again with the same ' +
@@ -71,7 +72,7 @@ export const listenSpec: CommandSpec = {
   ],
   examples: [
     'reception listen --forward-to localhost:3000/webhooks/stripe --source stripe',
-    'reception listen --forward-to 3000 --retry-failed --max-attempts 10',
+    'reception listen --forward-to 3000/webhooks --retry-failed --max-attempts 10',
     'reception listen --forward-to http://localhost:8000/hook --url https://hooks.example.com --token "$TOKEN"',
   ],
 };

@@ -17,14 +17,19 @@ export const replaySpec: CommandSpec = {
     "URL, and the exact raw bytes, so signatures still verify. Prints the target's status and latency. " +
     'Exits 0 when the target answers 2xx, 1 otherwise.',
   flags: [
-    { name: 'to', type: 'string', value: 'URL', help: 'Where to send the delivery (required).' },
+    {
+      name: 'to',
+      type: 'string',
+      value: 'URL',
+      help: 'Where to send the delivery (required): a URL, a port alone with or without a path (3000/webhooks: http://127.0.0.1:3000/webhooks) or a host and port.',
+    },
     { name: 'timeout', type: 'string', value: 'DURATION', help: 'How long the target has to answer (default 30s).' },
     ...SERVER_FLAGS,
   ],
   positionals: 1,
   examples: [
     'reception replay 0b6c5e1e-3f0a-4c1e-9d57-2b1f4c7a9e10 --to http://127.0.0.1:3000/webhooks',
-    'reception replay 42 --to http://127.0.0.1:3000/webhooks',
+    'reception replay 42 --to 3000/webhooks',
   ],
 };
 

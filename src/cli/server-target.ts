@@ -18,7 +18,7 @@ export const SERVER_FLAGS: FlagSpec[] = [
     type: 'string',
     value: 'URL',
     env: 'RECEPTION_URL',
-    help: `The Reception server; without it, http://127.0.0.1:$RECEPTION_PORT when that is set (the server's own port variable), else ${DEFAULT_URL}.`,
+    help: `The Reception server: a URL, or a port alone for this machine (8080: http://127.0.0.1:8080); without it, http://127.0.0.1:$RECEPTION_PORT when that is set (the server's own port variable), else ${DEFAULT_URL}.`,
   },
   {
     name: 'token',
@@ -47,20 +47,12 @@ export function serverUrlFromEnvironment(env: Record<string, string | undefined>
 
 /** Resolves --url and --token, then RECEPTION_URL (else RECEPTION_PORT) and RECEPTION_TOKEN, then the local token file. */
 export function serverTarget(values: FlagValues): ServerTarget {
-  const urlText = stringFlag(values, 'url', 'RECEPTION_URL') ?? serverUrlFromEnvironment();
-  let url: URL;
-  try {
-    url = new URL(urlText);
-  } catch {
-    throw new UsageError(`--url: "${urlText}" is not a URL (for example ${DEFAULT_URL}).`);
-  }
+  const given = stringFlag(values, 'url', 'RECEPTION_URL');
+  const url = given === undefined ? new URL(serverUrlFromEnvironment()) : cliUrl('--url', given);
   if (url.port === '0') {
     throw new UsageError(
       `--url: port 0 is not a server's port (RECEPTION_PORT=0 lets the server pick one: give --url with the port it printed).`,
     );
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new UsageError(`--url: expected an http:// or https:// URL, got "${urlText}".`);
   }
   const base = `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
   const token = stringFlag(values, 'token', 'RECEPTION_TOKEN') ?? tokenFromDataDir();
@@ -80,32 +72,54 @@ function tokenFromDataDir(): string | undefined {
   }
 }
 
-/**
- * Where a command sends deliveries (--forward-to, --to), taken as
- * `stripe listen` takes it: a full http(s) URL, a port alone (`3000`:
- * http://localhost:3000/), or a host and port without the scheme
- * (`localhost:3000/webhooks`: http://localhost:3000/webhooks).
- */
+/** Where a command sends deliveries (--forward-to, --to): a URL as {@link cliUrl} takes it, required. */
 export function targetUrlFlag(flag: string, text: string | undefined): URL {
   if (text === undefined) throw new UsageError(`${flag} URL is required.`);
-  const example = 'for example 3000, localhost:3000/webhooks or http://127.0.0.1:3000/webhooks';
+  return cliUrl(flag, text);
+}
+
+const EXAMPLE = 'for example 3000, 3000/webhooks, localhost:3000/webhooks or http://127.0.0.1:3000/webhooks';
+
+/**
+ * A URL wherever the command line takes one (--forward-to, --to, --url and
+ * RECEPTION_URL), as `stripe listen` takes it: a full http(s) URL; a port
+ * alone, with or without a path (`3000`, `:3000`, `3000/webhooks`), which
+ * is this machine: http://127.0.0.1:3000/webhooks (CONTRACT: a bare port
+ * never leaves the machine; `new URL` would read `3000/x` as the host
+ * 0.0.11.184); or a host and port without the scheme
+ * (`localhost:3000/webhooks`: http://localhost:3000/webhooks).
+ */
+export function cliUrl(flag: string, given: string): URL {
+  const text = given.trim();
   let url: URL;
   try {
-    url = new URL(withScheme(text.trim()));
-  } catch {
-    throw new UsageError(`${flag}: "${text}" is not a URL (${example}).`);
+    url = new URL(withScheme(flag, text));
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(`${flag}: "${given}" is not a URL (${EXAMPLE}).`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new UsageError(`${flag}: expected an http:// or https:// URL, got "${text}" (${example}).`);
+    throw new UsageError(`${flag}: expected an http:// or https:// URL, got "${given}" (${EXAMPLE}).`);
   }
   return url;
 }
 
-/** `3000` and `localhost:3000/path` as http URLs; a text with a scheme is left as it is. */
-function withScheme(text: string): string {
-  if (/^\d{1,5}$/.test(text)) return `http://localhost:${text}/`;
+/** `3000/x` and `localhost:3000/x` as http URLs; a text with a scheme is left as it is. */
+function withScheme(flag: string, text: string): string {
+  const port = /^:?(\d+)([/?#].*)?$/.exec(text);
+  if (port !== null) {
+    const number = Number(port[1]);
+    if (!(number >= 1 && number <= 65535)) throw new UsageError(`${flag}: ${port[1] ?? text} is not a port (1 to 65535).`);
+    const rest = port[2] ?? '';
+    return `http://127.0.0.1:${number}${rest.startsWith('/') ? '' : '/'}${rest}`;
+  }
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) return text;
   // host:port[/path], [v6]:port, or a bare host name: `localhost:3000` would otherwise parse as the scheme "localhost:".
-  if (/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?([/?#].*)?$/i.test(text)) return `http://${text}`;
+  const hostAndPort = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?([/?#].*)?$/i.exec(text);
+  if (hostAndPort !== null) {
+    // A host of digits alone is an IPv4 address to `new URL` (3000 is 0.0.11.184): never what was meant.
+    if (/^\d+$/.test(hostAndPort[1] ?? '')) throw new UsageError(`${flag}: "${text}" is neither a port nor a host (${EXAMPLE}).`);
+    return `http://${text}`;
+  }
   return text;
 }

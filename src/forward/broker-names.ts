@@ -5,10 +5,13 @@ import type { NameTemplate } from '../config/name-template.js';
  * delivery (CONTRACT 7; the README's "Forwarding" says the same):
  * - `{eventType}` is `none` when the delivery has no event type (or an empty
  *   one), and at most its first 128 characters are used;
- * - in a NATS subject and an AMQP routing key, each `.`, `*`, `>`, `#`,
- *   white space or control character of a value becomes `_`: a value is
- *   always one token (one word for a topic exchange) and never a wildcard,
- *   and NATS refuses white space in a subject;
+ * - in a NATS subject and an AMQP routing key, a `.` inside a value stays
+ *   a token separator (`{source}.{eventType}` of `invoice.paid` from
+ *   `stripe` is `stripe.invoice.paid`, so consumers bind `stripe.invoice.*`);
+ *   each `*`, `>`, `#`, white space or control character becomes `_` (a
+ *   value is never a wildcard, and NATS refuses white space in a subject),
+ *   and so does an empty token (`a..b`, a leading or trailing dot), which
+ *   NATS refuses;
  * - a Redis stream key takes any bytes: values go in unchanged.
  */
 
@@ -26,9 +29,18 @@ export function renderName(
     .map((part) => {
       if ('text' in part) return part.text;
       const value = part.placeholder === 'source' ? values.source : eventTypeValue(values.eventType);
-      return broker === 'redis' ? value : value.replace(/[.*>#\s\p{Cc}]/gu, '_');
+      return broker === 'redis' ? value : tokens(value);
     })
     .join('');
+}
+
+/** A value as tokens of a subject or routing key: its dots kept, wildcards and blanks `_`, an empty token `_`. */
+function tokens(value: string): string {
+  return value
+    .replace(/[*>#\s\p{Cc}]/gu, '_')
+    .split('.')
+    .map((token) => (token === '' ? '_' : token))
+    .join('.');
 }
 
 function eventTypeValue(eventType: string | null): string {

@@ -29,31 +29,49 @@ export class PrivateNetworkError extends Error {
 /**
  * True for a public unicast address. Loopback, private, link-local,
  * carrier-grade NAT, unique-local, multicast, unspecified, broadcast,
- * reserved and documentation ranges are not; an IPv4-mapped IPv6 address
- * (`::ffff:127.0.0.1`) is judged as the IPv4 address it carries, and so are
- * the NAT64 and 6to4 forms, which also lead to an IPv4 host.
+ * reserved and documentation ranges are not. An IPv6 address that carries
+ * an IPv4 address is judged as the IPv4 address(es) it leads to: the
+ * IPv4-compatible (`::a.b.c.d`, ::/96), IPv4-mapped (::ffff:0:0/96) and
+ * IPv4-translated (::ffff:0:0:0/96) forms, NAT64 (64:ff9b::/96), 6to4
+ * (2002::/16) and Teredo (2001::/32: its server and its client). The
+ * local-use NAT64 prefix 64:ff9b:1::/48 (RFC 8215) is never public: its
+ * translator is on the operator's own network, which also chooses where in
+ * the address the IPv4 address goes.
  */
 export function isPublicAddress(address: string): boolean {
   const bare = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
   if (!ipaddr.isValid(bare)) return false;
-  const parsed = ipaddr.process(bare.split('%')[0] ?? bare);
-  if (parsed.kind() === 'ipv6') {
-    const v6 = parsed as ipaddr.IPv6;
-    const range = v6.range();
-    if (range === 'rfc6052' || range === '6to4' || range === 'teredo') {
-      const embedded = embeddedIpv4(v6, range);
-      return embedded !== undefined && isPublicAddress(embedded);
-    }
-    return range === 'unicast';
-  }
-  return parsed.range() === 'unicast';
+  const parsed = ipaddr.parse(bare);
+  if (parsed.kind() === 'ipv4') return parsed.range() === 'unicast';
+  const v6 = parsed as ipaddr.IPv6;
+  const embedded = embeddedIpv4(v6);
+  if (embedded !== undefined) return embedded.length > 0 && embedded.every((v4) => v4.range() === 'unicast');
+  return v6.range() === 'unicast';
 }
 
-function embeddedIpv4(address: ipaddr.IPv6, range: string): string | undefined {
+/**
+ * The IPv4 addresses an IPv6 address leads to ([] for local-use NAT64: none
+ * that can be judged), or undefined when it is not one of the forms that embed one.
+ */
+function embeddedIpv4(address: ipaddr.IPv6): ipaddr.IPv4[] | undefined {
   const bytes = address.toByteArray();
-  const v4 =
-    range === '6to4' ? bytes.slice(2, 6) : range === 'teredo' ? bytes.slice(12, 16).map((b) => b ^ 0xff) : bytes.slice(12, 16);
-  return v4.length === 4 ? v4.join('.') : undefined;
+  const v4 = (...at: number[]): ipaddr.IPv4 => new ipaddr.IPv4(at.map((i) => bytes[i] ?? 0));
+  const last = v4(12, 13, 14, 15);
+  const words = address.parts;
+  const zeros = (from: number, to: number): boolean => words.slice(from, to).every((word) => word === 0);
+  if (zeros(0, 6)) return [last]; // ::/96, IPv4-compatible (:: and ::1 are 0.0.0.0 and 0.0.0.1: not public either)
+  if (zeros(0, 5) && words[5] === 0xffff) return [last]; // ::ffff:0:0/96, IPv4-mapped
+  if (zeros(0, 4) && words[4] === 0xffff && words[5] === 0) return [last]; // ::ffff:0:0:0/96, IPv4-translated
+  if (words[0] === 0x64 && words[1] === 0xff9b) {
+    if (zeros(2, 6)) return [last]; // 64:ff9b::/96
+    if (words[2] === 1) return []; // 64:ff9b:1::/48, local-use
+  }
+  if (words[0] === 0x2002) return [v4(2, 3, 4, 5)]; // 6to4
+  if (words[0] === 0x2001 && words[1] === 0) {
+    // Teredo: the server's address, and the client's (obfuscated: each bit inverted).
+    return [v4(4, 5, 6, 7), new ipaddr.IPv4([12, 13, 14, 15].map((i) => (bytes[i] ?? 0) ^ 0xff))];
+  }
+  return undefined;
 }
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;

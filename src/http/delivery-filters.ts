@@ -3,6 +3,7 @@ import type { DeliveryFilter } from '../store/delivery-filter.js';
 import type { VerificationStatus } from '../store/inbox-store.js';
 import { MAX_EVENT_TYPE_LENGTH } from '../receive/event-type.js';
 import { parseRfc3339 } from '../text/rfc3339.js';
+import { holdable } from '../store/postgres/text-values.js';
 import { sourceFilter } from './query-params.js';
 
 /** The filters of `GET` and `DELETE /api/deliveries` as the query string gives them (CONTRACT 8). */
@@ -29,7 +30,7 @@ export function deliveryFilter(params: FilterParams): DeliveryFilter {
   const filter: DeliveryFilter = {};
   const source = sourceFilter(params.source);
   if (source !== undefined) filter.source = source;
-  if (params.eventType !== undefined) filter.eventType = eventTypeMatch(params.eventType);
+  if (params.eventType !== undefined) filter.eventType = eventTypeMatch(unheld('eventType', params.eventType));
   if (params.verification !== undefined) {
     const status = VERIFICATIONS.find((value) => value === params.verification);
     if (status === undefined) throw invalid('verification', `expected ${VERIFICATIONS.join(', ')}`);
@@ -45,7 +46,7 @@ export function deliveryFilter(params: FilterParams): DeliveryFilter {
         `the text to search for takes ${MIN_SEARCH_CHARS} to ${MAX_SEARCH_CHARS} characters, this has ${length}`,
       );
     }
-    filter.text = params.q;
+    filter.text = unheld('q', params.q);
   }
   return filter;
 }
@@ -63,6 +64,18 @@ function time(name: string, text: string): number {
   if (value === undefined)
     throw invalid(name, 'expected an RFC 3339 time such as 2026-11-22T01:02:03Z (or with an offset, +02:00)');
   return value;
+}
+
+/**
+ * A text filter as given, refused when it holds NUL (U+0000) or a lone
+ * surrogate: no stored text holds them (PostgreSQL's text cannot; see
+ * text-values.ts), so both stores answer such a filter alike, and at once.
+ */
+function unheld(name: string, text: string): string {
+  if (!holdable(text)) {
+    throw invalid(name, 'it holds NUL (U+0000) or a lone surrogate, which no stored text holds, so it could match nothing');
+  }
+  return text;
 }
 
 function invalid(name: string, reason: string): ProblemError {

@@ -27,7 +27,9 @@ export function receivedBodyFields(body: ReceivedBody): BodyFieldsOf {
  * were kept: the same fields the receiver reads (a multipart body's fields
  * from the parsed body kept beside its bytes).
  */
-export function storedEventTypeSubject(delivery: StoredDelivery): EventTypeSubject {
+export function storedEventTypeSubject(
+  delivery: Pick<StoredDelivery, 'verification' | 'headers' | 'contentType' | 'raw' | 'parsedBody'>,
+): EventTypeSubject {
   const { verification, headers, contentType, raw, parsedBody } = delivery;
   const subject: EventTypeSubject = { scheme: verification.scheme, headers, contentType, raw };
   if (parsedBody !== undefined && parsedBody !== null && /^multipart\/form-data\b/i.test(contentType.trim())) {

@@ -81,7 +81,7 @@ function firstOf(paths: readonly JsonPath[], body: BodyFields): string | undefin
 function github(headers: HeaderList, body: BodyFields): string | undefined {
   const event = header(headers, 'x-github-event');
   if (event === undefined) return undefined;
-  const action = body.get(ACTION);
+  const action = body.get(ACTION) ?? body.formPayload(ACTION);
   return action === undefined ? event : `${event}.${action}`;
 }
 
@@ -101,6 +101,11 @@ function settingPath(path: string): JsonPath {
 // eslint-disable-next-line no-control-regex
 const UNHOLDABLE = /\u0000|\p{Cs}/gu;
 
+/** An event type as stored: an empty one is none, NUL and lone surrogates are U+FFFD, at most 256 characters. */
+export function keptEventType(type: string): string | null {
+  return clean(type);
+}
+
 function clean(type: string | undefined): string | null {
   if (type === undefined || type === '') return null;
   const cut = type.length <= MAX_EVENT_TYPE_LENGTH ? type : type.slice(0, MAX_EVENT_TYPE_LENGTH);
@@ -116,6 +121,8 @@ function clean(type: string | undefined): string | null {
  */
 class BodyFields {
   private fields: Map<string, string> | undefined;
+  /** The form's fields, once read (a form or multipart body only). */
+  private form: FormBody | undefined;
   private readonly paths: JsonPath[];
 
   constructor(
@@ -131,6 +138,19 @@ class BodyFields {
     return this.fields.get(pathKey(path));
   }
 
+  /**
+   * A string field of the JSON in a form's `payload` field: how GitHub sends
+   * a webhook whose content type is `application/x-www-form-urlencoded`
+   * (`payload=<the JSON, URL-encoded>`).
+   */
+  formPayload(path: JsonPath): string | undefined {
+    this.fields ??= this.read();
+    const payload = this.form?.payload;
+    const text = Array.isArray(payload) ? payload[0] : payload;
+    if (typeof text !== 'string') return undefined;
+    return jsonStringsAt(Buffer.from(text, 'utf8'), [path]).get(pathKey(path));
+  }
+
   private read(): Map<string, string> {
     const { contentType, raw, form, jsonText } = this.subject;
     if (jsonText !== undefined) return jsonStringsAt(jsonText, this.paths);
@@ -144,6 +164,7 @@ class BodyFields {
     } catch {
       return fields;
     }
+    this.form = parsed;
     for (const path of this.paths) {
       const value = Object.hasOwn(parsed, path.join('.')) ? parsed[path.join('.')] : undefined;
       const first = Array.isArray(value) ? value[0] : value;

@@ -46,6 +46,16 @@ const BODIES: Array<[string, Buffer, Array<[string, string]>]> = [
     ],
   ],
   ['stripe', Buffer.from('{"n":5}'), [['Content-Type', 'application/json']]],
+  // Typed as received (issue 28: import dropped every eventType): by the X-GitHub-Event header and action, by the body's type.
+  [
+    'github',
+    Buffer.from('{"action":"opened","number":7}'),
+    [
+      ['Content-Type', 'application/json'],
+      ['X-GitHub-Event', 'pull_request'],
+    ],
+  ],
+  ['stripe', Buffer.from('{"type":"invoice.paid","id":"evt_1"}'), [['Content-Type', 'application/json']]],
 ];
 
 beforeAll(async () => {
@@ -85,13 +95,14 @@ function essence(deliveries: StoredDelivery[]): unknown[] {
     headers: d.headers,
     raw: d.raw.toString('base64'),
     verification: d.verification,
+    eventType: d.eventType,
   }));
 }
 
 describe('export --raw', { timeout: 60_000 }, () => {
   it('writes the body bytes of each delivery, base64, beside its JSON', async () => {
     const lines = readFileSync(exported, 'utf8').trimEnd().split('\n');
-    expect(lines).toHaveLength(4);
+    expect(lines).toHaveLength(6);
     const stored = await server.store.readAfter(0, 100);
     const byId = new Map(stored.map((d) => [d.id, d]));
     for (const line of lines) {
@@ -109,20 +120,20 @@ describe('reception import', { timeout: 60_000 }, () => {
     try {
       const env = { RECEPTION_DATABASE_URL: testDatabaseUrl() };
       const first = await runCli(['import', exported, '--database-schema', schema], env);
-      expect(first.stderr).toContain(`import: 4 deliveries stored in PostgreSQL`);
+      expect(first.stderr).toContain(`import: 6 deliveries stored in PostgreSQL`);
       expect(first.code).toBe(0);
       const again = await runCli(['import', exported, '--database-schema', schema], env);
       expect(again.code).toBe(0);
       expect(again.stderr).toContain('import: 0 deliveries stored in PostgreSQL');
-      expect(again.stderr).toContain('4 already there, left as they were');
+      expect(again.stderr).toContain('6 already there, left as they were');
 
       const target = await PostgresStore.open({ connectionString: testDatabaseUrl(), schema });
       try {
         const moved = await target.readAfter(0, 100);
         expect(essence(moved)).toEqual(essence(await server.store.readAfter(0, 100)));
         expect((await target.sources()).map((s) => [s.source, s.count])).toEqual([
-          ['github', 2],
-          ['stripe', 2],
+          ['github', 3],
+          ['stripe', 3],
         ]);
       } finally {
         await target.close();
@@ -141,6 +152,55 @@ describe('reception import', { timeout: 60_000 }, () => {
       expect(essence(await target.readAfter(0, 100))).toEqual(essence(await server.store.readAfter(0, 100)));
     } finally {
       await target.close();
+    }
+  });
+
+  it('keeps each delivery its event type, and gives one to a line without it as the receiver would, on both stores', async () => {
+    const source = await server.store.readAfter(0, 100);
+    expect(source.map((d) => d.eventType).filter((type) => type !== null)).toEqual(['pull_request.opened', 'invoice.paid']);
+    // A line written without "eventType" (a file from before it was exported), one with a scheme the server verified by.
+    const lines = readFileSync(exported, 'utf8').trimEnd().split('\n');
+    const untyped = lines.map((line) => {
+      const record = JSON.parse(line) as Record<string, unknown>;
+      delete record.eventType;
+      if (record.source === 'stripe') record.verification = { status: 'verified', scheme: 'stripe' };
+      return JSON.stringify(record);
+    });
+    const file = join(dir.path, 'untyped.ndjson');
+    writeFileSync(file, `${untyped.join('\n')}\n`);
+    const types = (deliveries: StoredDelivery[]): Array<[string, string | null]> =>
+      deliveries.map((d) => [d.source, d.eventType]);
+    const expected = source.map((d): [string, string | null] => [d.source, d.eventType]);
+    expect(expected.filter(([, type]) => type !== null)).toEqual([
+      ['github', 'pull_request.opened'],
+      ['stripe', 'invoice.paid'],
+    ]);
+
+    const data = join(dir.path, 'untyped-data');
+    expect((await runCli(['import', file, '--data', data])).code).toBe(0);
+    const sqlite = new SqliteStore({ file: join(data, 'reception.sqlite'), durability: 'full' });
+    try {
+      expect(types(await sqlite.readAfter(0, 100))).toEqual(expected);
+      expect((await sqlite.eventTypes({ source: 'stripe', limit: 10 })).map((t) => t.eventType)).toContain('invoice.paid');
+    } finally {
+      await sqlite.close();
+    }
+    if (!(await requirePostgres('reception import into PostgreSQL'))) return;
+    const schema = freshSchema();
+    try {
+      const env = { RECEPTION_DATABASE_URL: testDatabaseUrl() };
+      expect((await runCli(['import', file, '--database-schema', schema], env)).code).toBe(0);
+      const postgres = await PostgresStore.open({ connectionString: testDatabaseUrl(), schema });
+      try {
+        expect(types(await postgres.readAfter(0, 100))).toEqual(expected);
+        expect((await postgres.eventTypes({ source: 'github', limit: 10 })).map((t) => t.eventType)).toContain(
+          'pull_request.opened',
+        );
+      } finally {
+        await postgres.close();
+      }
+    } finally {
+      await dropSchema(schema);
     }
   });
 

@@ -215,10 +215,13 @@ describe('reception listen', { timeout: 60_000 }, () => {
     await cli.stop();
   });
 
-  it('takes --forward-to as stripe listen does: a port alone, or host:port/path without the scheme', async () => {
+  it('takes --forward-to as stripe listen does: a port alone (on 127.0.0.1, with or without a path), or host:port/path', async () => {
     const port = new URL(target.url()).port;
+    // A port with a path is this machine (issue 28: `23090/flaky` went to http://0.0.90.50/flaky).
     for (const [given, shown] of [
-      [port, `http://localhost:${port}/`],
+      [port, `http://127.0.0.1:${port}/`],
+      [`${port}/hooks/flaky`, `http://127.0.0.1:${port}/hooks/flaky`],
+      [`:${port}/hooks/colon`, `http://127.0.0.1:${port}/hooks/colon`],
       [`localhost:${port}/hooks/short`, `http://localhost:${port}/hooks/short`],
     ] as const) {
       const cli = startCli(['listen', '--forward-to', given, '--state', join(dir.path, `state-${given.length}.json`)], {
@@ -233,8 +236,10 @@ describe('reception listen', { timeout: 60_000 }, () => {
       expect(target.received.at(-1)?.url).toBe(new URL(shown).pathname);
       await cli.stop();
     }
-    const bad = await startCli(['listen', '--forward-to', 'ftp://example/x'], { RECEPTION_TOKEN: server.token }).exited;
-    expect(bad).toBe(2);
+    for (const wrong of ['ftp://example/x', '70000/x', '3000:80/x']) {
+      const bad = await startCli(['listen', '--forward-to', wrong], { RECEPTION_TOKEN: server.token }).exited;
+      expect(bad, wrong).toBe(2);
+    }
   });
 
   it("shows the target's 4xx and 5xx as failures and counts them in the summary it prints when stopped", async () => {

@@ -72,6 +72,21 @@ describe('reception replay', { timeout: 60_000 }, () => {
     expect(target.received.map((got) => got.body.toString())).toEqual(['{"by":"seq"}', '{"by":"seq"}']);
   });
 
+  it('takes --to as a port alone with a path: this machine, never an address made of the port (issue 28)', async () => {
+    const sent = await sendWebhook(server.url, '/api/webhook/orders?n=1', '{"n":1}', [['Content-Type', 'application/json']]);
+    const port = new URL(target.url()).port;
+    for (const given of [`${port}/webhooks`, `:${port}/webhooks`]) {
+      const { code, stdout, stderr } = await replay([sent.id, '--to', given, '--timeout', '5s']);
+      expect(stderr, given).toBe('');
+      expect(code, given).toBe(0);
+      expect(stdout).toContain(`POST http://127.0.0.1:${port}/webhooks?n=1`);
+    }
+    expect(target.received.map((got) => got.url)).toEqual(['/webhooks?n=1', '/webhooks?n=1']);
+    const wrong = await replay([sent.id, '--to', '0/webhooks']);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('--to: 0 is not a port (1 to 65535).');
+  });
+
   it('exits 1 when the target answers an error, the delivery does not exist, or the target is down', async () => {
     const sent = await sendWebhook(server.url, '/api/webhook/a', '{"n":1}', [['Content-Type', 'application/json']]);
     target.status = () => 500;

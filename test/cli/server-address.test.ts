@@ -44,6 +44,17 @@ describe('which server the client commands talk to', { timeout: 60_000 }, () => 
   });
 });
 
+describe('--url and RECEPTION_URL take a port alone, as every URL on the command line does', { timeout: 60_000 }, () => {
+  it('a port is the server on 127.0.0.1', async () => {
+    const viaEnv = await runCli(['destinations', '--json'], { RECEPTION_URL: port(), RECEPTION_TOKEN: server.token });
+    expect(viaEnv.stderr).toContain('The server has no destinations');
+    expect(viaEnv.code).toBe(0);
+    const viaFlag = startCli(['tail', '--url', `:${port()}`], { RECEPTION_TOKEN: server.token });
+    await viaFlag.waitForStderr(new RegExp(`connected to http://127\\.0\\.0\\.1:${port()}/api/stream`));
+    await viaFlag.stop();
+  });
+});
+
 describe('a server that was never reached is an error, not a retry loop', { timeout: 60_000 }, () => {
   it('tail, listen and export exit 1 at once with "cannot connect to <url>, is Reception running?"', async () => {
     const nobody = `http://127.0.0.1:${await freePort()}`;

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConfigFile } from '../../src/config/source-config-schema.js';
 import type { DeliveryPage, EventTypeList } from '../../src/http/schemas.js';
@@ -7,10 +8,13 @@ import { api, forwardsOf, send, startForwarding, storeAvailable, STORES } from '
 
 /** CONTRACT 8 over HTTP, on both stores: event types, the list's filters and search, delete by filter, the counts per type. */
 
+const GITHUB_SECRET = 'gh-secret-for-finding';
+
 const CONFIG: ConfigFile = {
   sources: {
     shop: { eventType: { header: 'X-Event' }, forward: [{ to: 'worker', filter: { eventType: 'order.paid' } }] },
     nested: { eventType: { body: 'data.kind' } },
+    gh: { verify: { scheme: 'github', secrets: [GITHUB_SECRET] } },
   },
   destinations: { worker: { pull: true } },
 };
@@ -122,6 +126,48 @@ describe.each(STORES)('finding deliveries on %s', async (kind) => {
       expect(answer, query).toMatchObject({ status: 400, code: 'invalid_query' });
       expect(answer.detail, query).toContain(name);
     }
+  });
+
+  // Issue 28: `q` with NUL answered 500 on SQLite (and a bulk delete 503). No stored text holds NUL or a lone
+  // surrogate (PostgreSQL's text cannot): such a filter is refused alike on both stores, saying why.
+  it.runIf(run)('refuses q and eventType holding NUL or a lone surrogate with 400 invalid_query, on every route', async () => {
+    const count = (await ids('')).length;
+    for (const [query, name] of [
+      ['q=abc%00def', 'q'],
+      ['q=%00%00%00', 'q'],
+      ['eventType=a%00b', 'eventType'],
+      ['eventType=a%00*', 'eventType'],
+      ['source=shop&q=x%00yz', 'q'],
+    ] as const) {
+      for (const method of ['GET', 'DELETE']) {
+        const answer = await problem(method, query);
+        expect(answer, `${method} ${query}`).toMatchObject({ status: 400, code: 'invalid_query' });
+        expect(answer.detail, query).toContain(`"${name}"`);
+        expect(answer.detail, query).toMatch(/NUL/);
+      }
+      expect((await api(server, `/api/deliveries/count?${query}`)).status, query).toBe(400);
+    }
+    expect((await ids('')).length).toBe(count);
+  });
+
+  // Issue 28: GitHub's form-encoded webhooks got `pull_request`, not `pull_request.opened`.
+  it.runIf(run)('types a GitHub form-encoded delivery by the action in its payload field, by scheme and by header', async () => {
+    const json = JSON.stringify({ action: 'opened', number: 7 });
+    const form = `payload=${encodeURIComponent(json)}`;
+    const headers = { 'content-type': 'application/x-www-form-urlencoded', 'X-GitHub-Event': 'pull_request' };
+    const signature = `sha256=${createHmac('sha256', GITHUB_SECRET).update(form).digest('hex')}`;
+    const signed = await send(server, 'gh', form, { ...headers, 'X-Hub-Signature-256': signature });
+    const plain = await send(server, 'formgh', form, headers);
+    for (const id of [signed, plain]) {
+      const { json: delivery } = await api<{ eventType: string | null; verification: { status: string } }>(
+        server,
+        `/api/deliveries/${id}`,
+      );
+      expect(delivery.eventType, id).toBe('pull_request.opened');
+    }
+    expect((await api<{ verification: { status: string } }>(server, `/api/deliveries/${signed}`)).json.verification.status).toBe(
+      'verified',
+    );
   });
 
   it.runIf(run)('counts deliveries per event type, per source', async () => {

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { isDeepStrictEqual } from 'node:util';
+import { $in, $nin, createQueryTester } from 'sift/lib/index.js';
 import { compileFilter, filterProblems, type FilterSubject } from '../../../src/config/route-filter.js';
 
 const subject = (body: unknown, extra: Partial<FilterSubject> = {}): FilterSubject => ({
@@ -60,5 +62,58 @@ describe('route filters', () => {
     expect(filterProblems({ 'body.a': { $in: 'x' } }, 'f')[0]).toMatch(/expected a list of values/);
     expect(filterProblems({ 'body.a': { $exists: 1 } }, 'f')[0]).toMatch(/expected true or false/);
     expect(filterProblems('x', 'f')[0]).toMatch(/expected an object/);
+  });
+});
+
+describe('$in and $nin with long lists (issue 28: a reload with a 200,000-value $in blocked the event loop 7 s)', () => {
+  const LIST: unknown[] = ['a', 1, true, null, 'B', 0, { k: 'v' }, ['x', 'y']];
+  const VALUES: unknown[] = [
+    'a',
+    'A',
+    1,
+    '1',
+    true,
+    'true',
+    false,
+    null,
+    0,
+    -0,
+    { k: 'v' },
+    { k: 'w' },
+    ['x', 'y'],
+    ['a'],
+    [2, 'a'],
+  ];
+
+  it('matches exactly as sift does: plain values, null and a missing value, objects, arrays walked', () => {
+    for (const operator of ['$in', '$nin']) {
+      const query = { 'body.v': { [operator]: LIST } };
+      const sift = createQueryTester(query, { operations: { $in, $nin } });
+      for (const value of [...VALUES, undefined]) {
+        const body = value === undefined ? {} : { v: value };
+        expect(compileFilter(query)(subject(body)), `${operator} ${JSON.stringify(value)}`).toBe(sift(subject(body)));
+      }
+    }
+    expect(compileFilter({ 'body.v': { $in: [Number.NaN] } })(subject({ v: Number.NaN }))).toBe(false);
+  });
+
+  it('compares a value with the listed objects only: plain values are looked up, not compared one by one', () => {
+    const many = Array.from({ length: 200_000 }, (_, i) => `v${i}`);
+    let compared = 0;
+    const counting = (a: unknown, b: unknown): boolean => {
+      compared += 1;
+      return isDeepStrictEqual(a, b);
+    };
+    for (const operator of ['$in', '$nin'] as const) {
+      const filter = { body: { id: { [operator]: [...many, { nested: 1 }] } } };
+      expect(filterProblems(filter, 'f')).toEqual([]);
+      const test = compileFilter(filter, counting);
+      compared = 0;
+      expect(test(subject({ id: 'v199999' }))).toBe(operator === '$in');
+      expect(test(subject({ id: 'nope' }))).toBe(operator === '$nin');
+      expect(test(subject({ id: { nested: 1 } }))).toBe(operator === '$in');
+      // One comparison with { nested: 1 } for each value tested (sift's own $in: 200,001 each).
+      expect(compared, operator).toBeLessThanOrEqual(3);
+    }
   });
 });

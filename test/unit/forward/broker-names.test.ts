@@ -10,10 +10,25 @@ function template(text: string): NameTemplate {
 }
 
 describe('broker names for a delivery (the rule the README states)', () => {
-  it('puts each value in as one token for NATS and AMQP: ".", "*", ">", "#", white space and control characters become "_"', () => {
+  it('keeps a dot inside a value as a token separator, so that consumers bind stripe.invoice.* (CONTRACT 7)', () => {
+    const paid = { source: 'stripe', eventType: 'invoice.paid' };
+    expect(renderName(template('{source}.{eventType}'), 'amqp', paid)).toBe('stripe.invoice.paid');
+    expect(renderName(template('fwd.{eventType}'), 'nats', paid)).toBe('fwd.invoice.paid');
+    expect(
+      renderName(template('webhooks.{source}.{eventType}'), 'nats', { source: 'github', eventType: 'pull_request.opened' }),
+    ).toBe('webhooks.github.pull_request.opened');
+  });
+
+  it('makes "*", ">", "#", white space, control characters and an empty token "_" for NATS and AMQP', () => {
     const values = { source: 'a b.c*d>e#f\tg\u0000h', eventType: 'invoice.paid' };
-    expect(renderName(template('webhooks.{source}.{eventType}'), 'nats', values)).toBe('webhooks.a_b_c_d_e_f_g_h.invoice_paid');
-    expect(renderName(template('{source}.{eventType}'), 'amqp', values)).toBe('a_b_c_d_e_f_g_h.invoice_paid');
+    expect(renderName(template('webhooks.{source}.{eventType}'), 'nats', values)).toBe('webhooks.a_b.c_d_e_f_g_h.invoice.paid');
+    expect(renderName(template('{source}.{eventType}'), 'amqp', values)).toBe('a_b.c_d_e_f_g_h.invoice.paid');
+    for (const broker of ['nats', 'amqp'] as const) {
+      expect(renderName(template('{source}.{eventType}'), broker, { source: 's', eventType: 'a..b' })).toBe('s.a._.b');
+      expect(renderName(template('{source}.{eventType}'), broker, { source: 's', eventType: '.x.' })).toBe('s._.x._');
+      expect(renderName(template('{source}.{eventType}'), broker, { source: 's', eventType: '.' })).toBe('s._._');
+      expect(renderName(template('x.{eventType}'), broker, { source: 's', eventType: '*.>' })).toBe('x._._');
+    }
     expect(renderName(template('{source}'), 'nats', { source: '日本', eventType: null })).toBe('日本');
   });
 

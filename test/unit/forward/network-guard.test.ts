@@ -41,6 +41,34 @@ describe('the private-network guard', () => {
     },
   );
 
+  // IPv6 forms that carry an IPv4 address are judged by the address they lead to (issue 28: `[::127.0.0.1]` passed).
+  it.each([
+    ['::127.0.0.1', 'IPv4-compatible (::/96) loopback'],
+    ['[::127.0.0.1]', 'the same, bracketed as in a URL'],
+    ['::7f00:1', 'the same as a URL host writes it: new URL normalises it so'],
+    ['::10.0.0.1', 'IPv4-compatible private'],
+    ['::169.254.169.254', 'IPv4-compatible link-local'],
+    ['::ffff:0:127.0.0.1', 'IPv4-translated (::ffff:0:0:0/96) loopback'],
+    ['::ffff:0:10.0.0.1', 'IPv4-translated private'],
+    ['64:ff9b::127.0.0.1', 'NAT64 (64:ff9b::/96) loopback'],
+    ['64:ff9b::192.168.0.1', 'NAT64 private'],
+    ['64:ff9b:1::7f00:1', 'local-use NAT64 (64:ff9b:1::/48): its translator is on a local network'],
+    ['64:ff9b:1::808:808', 'local-use NAT64, even of a public address'],
+    ['2002:7f00:1::1', '6to4 (2002::/16) of loopback'],
+    ['2002:c0a8:101::1', '6to4 of 192.168.1.1'],
+    ['2001:0:4136:e378:8000:63bf:f5ff:fffe', 'Teredo whose client is 10.0.0.1'],
+    ['2001:0:a00:1:8000:63bf:f7f7:f7f7', 'Teredo whose server is 10.0.0.1 (its client 8.8.8.8)'],
+  ])('refuses %s (%s)', (address) => {
+    expect(isPublicAddress(address)).toBe(false);
+  });
+
+  it.each(['::8.8.8.8', '::ffff:0:8.8.8.8', '64:ff9b::8.8.8.8', '2002:808:808::1', '2001:0:4136:e378:8000:63bf:f7f7:f7f7'])(
+    'allows %s, which leads to a public IPv4 address',
+    (address) => {
+      expect(isPublicAddress(address)).toBe(true);
+    },
+  );
+
   it('answers only public addresses of a name, and fails a name that has none, naming the setting', async () => {
     const resolver = (answers: LookupAddress[]) =>
       ((_host: string, _options: unknown, callback: (e: null, a: LookupAddress[]) => void) => callback(null, answers)) as never;
@@ -66,7 +94,15 @@ describe('the private-network guard', () => {
   it('refuses an IP literal before connecting: no socket is opened for 10.0.0.1 or 169.254.169.254', async () => {
     // The connector would open a TCP connection if the guard let it through; it must answer at once, synchronously.
     const connect = guardedConnector({ allowPrivateNetwork: false, timeoutMs: 1000 });
-    for (const hostname of ['10.0.0.1', '169.254.169.254', '[::ffff:10.0.0.1]', '127.0.0.1']) {
+    for (const hostname of [
+      '10.0.0.1',
+      '169.254.169.254',
+      '[::ffff:10.0.0.1]',
+      '127.0.0.1',
+      '[::127.0.0.1]',
+      '[::7f00:1]',
+      '[64:ff9b::7f00:1]',
+    ]) {
       let answered: Error | null | undefined;
       connect(
         { hostname, host: hostname, protocol: 'http:', port: '80' } as never,

@@ -28,6 +28,18 @@ describe('eventTypeOf (CONTRACT 8)', () => {
     expect(typeOf({ scheme: 'zoom', body: { event: 'meeting.started', type: 'x' } })).toBe('meeting.started');
   });
 
+  // Issue 28: GitHub's form-encoded webhooks (`payload=<JSON>`) got `pull_request` without the action.
+  it('reads the action of a GitHub form-encoded delivery from the JSON in its payload field, with or without the scheme', () => {
+    const headers: HeaderList = [['X-GitHub-Event', 'pull_request']];
+    const form = `payload=${encodeURIComponent(JSON.stringify({ action: 'opened', number: 7, pull_request: { action: 'no' } }))}`;
+    expect(typeOf({ scheme: 'github', headers, form })).toBe('pull_request.opened');
+    expect(typeOf({ headers, form })).toBe('pull_request.opened');
+    // A form's own `action` field goes first; a payload that is not JSON, or has no string action, adds nothing.
+    expect(typeOf({ scheme: 'github', headers, form: `action=closed&${form}` })).toBe('pull_request.closed');
+    expect(typeOf({ scheme: 'github', headers, form: 'payload=not%20json' })).toBe('pull_request');
+    expect(typeOf({ scheme: 'github', headers, form: `payload=${encodeURIComponent('{"action":5}')}` })).toBe('pull_request');
+  });
+
   it("reads the source's own setting, with no fallback when it finds nothing", () => {
     const headers: HeaderList = [['X-Event', 'order.paid']];
     expect(typeOf({ headers, body: { type: 'x' } }, { header: 'x-event' })).toBe('order.paid');
