@@ -7,6 +7,7 @@ import { dataDirProblem, listenProblem } from './config/start-error.js';
 import { loadConfigFile } from './config/source-config.js';
 import { SourceRules } from './receive/source-rules.js';
 import { resolveDestinations, type Destination } from './forward/destination.js';
+import { privateDestinationWarnings } from './forward/private-destination-warnings.js';
 import { createLogger, LogDestination, type Logger } from './observe/logger.js';
 import { Metrics } from './observe/metrics.js';
 import { prettyLine } from './observe/pretty-log.js';
@@ -177,6 +178,9 @@ function logConfig({ settings, logger }: Start, { rules, destinations }: LoadedC
     { file: settings.configFile, sources: rules.configuredSources.length, destinations: destinations.size, strict: rules.strict },
     message,
   );
+  // What the private-network guard will refuse every time (CONTRACT 6), said before the first forward fails.
+  for (const { destination, host, message: why } of privateDestinationWarnings(destinations.values()))
+    logger.warn({ destination, host, setting: 'allowPrivateNetwork' }, why);
 }
 
 /** SIGHUP reads the config file again; a file that does not load is refused and the previous config stays in force. */

@@ -1,4 +1,6 @@
 import { ConfigFileError, loadConfigFile } from '../config/source-config.js';
+import { resolveDestinations } from '../forward/destination.js';
+import { privateDestinationWarnings } from '../forward/private-destination-warnings.js';
 import { escapeForTerminal } from '../text/terminal-safe.js';
 import { parseCommand, renderHelp, UsageError, type CommandSpec } from './usage.js';
 
@@ -8,7 +10,9 @@ export const checkConfigSpec: CommandSpec = {
   usage: ['check-config FILE'],
   description:
     'Reads the YAML or JSON config file that RECEPTION_CONFIG would name and checks it exactly as the server does at ' +
-    'start and on SIGHUP: every problem is printed with the key it concerns. Exits 0 when the file is valid, 1 when not.',
+    'start and on SIGHUP: every problem is printed with the key it concerns. Exits 0 when the file is valid, 1 when not. ' +
+    'A valid file may still get warnings on stderr: a destination on localhost or a private, loopback or link-local ' +
+    'address without allowPrivateNetwork: true, whose every forward would fail.',
   flags: [],
   positionals: 1,
   examples: ['reception check-config ./reception.yaml'],
@@ -35,6 +39,9 @@ export async function runCheckConfig(argv: string[]): Promise<number> {
       `${file} is valid: ${sources.length} source${sources.length === 1 ? '' : 's'}` +
         `${sources.length > 0 ? ` (${sources.map(escapeForTerminal).join(', ')})` : ''}${forwarding}, strict mode ${config.strict === true ? 'on' : 'off'}.\n`,
     );
+    // Valid, but the guard will refuse every forward to these (CONTRACT 6): said on stderr, the exit stays 0.
+    for (const warning of privateDestinationWarnings(resolveDestinations(config.destinations).values()))
+      process.stderr.write(`warning: ${escapeForTerminal(warning.message)}\n`);
     return 0;
   } catch (error) {
     if (!(error instanceof ConfigFileError)) throw error;

@@ -2,6 +2,7 @@ import { FORWARD_STATUSES, type ForwardStatus } from '../store/outbox.js';
 import { nearestWithin } from '../text/edit-distance.js';
 import { escapeForTerminal, escapeJsonForTerminal } from '../text/terminal-safe.js';
 import { ApiClient } from './api-client.js';
+import { printDeliveryForwards } from './delivery-forwards.js';
 import { OutboxApi, unknownDestination, type ForwardRow } from './outbox-api.js';
 import { exitQuietlyOnClosedPipe, flushOut, writeErr, writeOut } from './process-io.js';
 import { SERVER_FLAGS, serverTarget } from './server-target.js';
@@ -19,13 +20,21 @@ export const forwardsSpec: CommandSpec = {
     'page up to --limit. One line each: forward id, delivery id, source, destination, status, attempts made, then ' +
     'when a pending forward is next attempted or the last error. The statuses are pending, delivering, succeeded, ' +
     'failed (the dead letter: retry it with "reception retry") and cancelled. Sources, destinations and errors are ' +
-    'printed with control characters as escapes. An unknown --destination is an error (exit 1), not an empty list.',
+    'printed with control characters as escapes. An unknown --destination is an error (exit 1), not an empty list. ' +
+    "--delivery ID lists that delivery's forwards instead, each attempt on its own line followed by the destination's " +
+    'answer: its headers and the first 4 KiB of its body, each line after "< " with control characters as escapes.',
   flags: [
     { name: 'status', type: 'string', value: 'S', help: `Only forwards in this state: ${FORWARD_STATUSES.join(', ')}.` },
     { name: 'destination', type: 'string', value: 'D', help: 'Only forwards to this destination.' },
     { name: 'source', type: 'string', value: 'S', help: 'Only forwards of deliveries to this source.' },
     { name: 'limit', type: 'string', value: 'N', help: 'Print at most N forwards, 1 to 100000 (default 100).' },
     { name: 'page-size', type: 'string', value: 'N', help: 'Forwards per API call, 1 to 500 (default 500).' },
+    {
+      name: 'delivery',
+      type: 'string',
+      value: 'ID',
+      help: "Only this delivery's forwards, each with its attempts and what the destination answered to each (its headers and the first 4 KiB of its body).",
+    },
     { name: 'json', type: 'boolean', help: 'Print each forward as one line of JSON (NDJSON) instead.' },
     ...SERVER_FLAGS,
   ],
@@ -33,6 +42,7 @@ export const forwardsSpec: CommandSpec = {
     'reception forwards --status failed',
     'reception forwards --destination app --source stripe --limit 20',
     'reception forwards --status failed --json | jq -r .id',
+    'reception forwards --delivery 01970c1f-0291-70e3-9a4b-5c6d7e8f9a0b',
   ],
 };
 
@@ -59,6 +69,14 @@ export async function runForwards(argv: string[]): Promise<number> {
   const limit = integerFlag(values, 'limit', 100, 1, 100_000);
   const pageSize = integerFlag(values, 'page-size', 500, 1, 500);
   const json = booleanFlag(values, 'json');
+  const delivery = stringFlag(values, 'delivery');
+  if (delivery !== undefined) {
+    const others = ['status', 'destination', 'source', 'limit', 'page-size'].filter((name) => values[name] !== undefined);
+    if (others.length > 0)
+      throw new UsageError(`--delivery lists one delivery's forwards: it goes without --${others.join(', --')}.`);
+    exitQuietlyOnClosedPipe();
+    return printDeliveryForwards(new ApiClient(serverTarget(values)), delivery, json);
+  }
   const outbox = new OutboxApi(new ApiClient(serverTarget(values)));
   const destinations = await outbox.destinations();
   if (destination !== undefined && !destinations.some((d) => d.name === destination))

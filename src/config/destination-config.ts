@@ -49,7 +49,7 @@ export function destinationProblems(destinations: unknown, problems: string[], e
     if (!DESTINATION_NAME.test(name)) {
       problems.push(`${at}: a destination's name is 1 to 64 letters, digits, ".", "_" or "-", beginning with a letter or digit`);
     }
-    const shape = errorsOf(DestinationConfigSchema, destination, at);
+    const shape = errorsOf(DestinationConfigSchema, destination, at).map((line) => withoutHeaderNames(line, at, destination));
     if (shape.length > 0) problems.push(...shape);
     else problems.push(...settingProblems(at, destination as DestinationConfig));
   }
@@ -83,18 +83,19 @@ function settingProblems(at: string, d: DestinationConfig): string[] {
     if (url === undefined) problems.push(`${at}.url: not a valid http:// or https:// URL (not shown: it may hold a password)`);
     else if (url.hash !== '') problems.push(`${at}.url: a URL with a #fragment cannot be requested`);
   }
-  for (const [name, value] of Object.entries(d.headers ?? {})) {
-    const shown = escapeJsonForTerminal(JSON.stringify(name));
-    if (!TOKEN.test(name)) problems.push(`${at}.headers[${shown}]: not a valid header name`);
+  const headers = Object.entries(d.headers ?? {});
+  headers.forEach(([name, value], index) => {
+    // A header's name is never shown (it may hold a secret: `Authorization: Bearer …` written as a name), only where it is.
+    const here = headerAt(at, index, headers.length);
+    if (!TOKEN.test(name)) problems.push(`${here}: not a valid header name`);
+    // A reserved name is one of a fixed list: showing it gives nothing away.
     else if (RESERVED_HEADERS.has(name.toLowerCase()))
       problems.push(`${at}.headers.${name}: set by Reception itself, it cannot be configured`);
     // eslint-disable-next-line no-control-regex -- the characters a header value cannot hold
     if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(value) || /[^\u0000-\u00ff]/.test(value)) {
-      problems.push(
-        `${at}.headers.${TOKEN.test(name) ? name : shown}: a header value holds visible Latin-1 characters, spaces and tabs only`,
-      );
+      problems.push(`${here}: a header value holds visible Latin-1 characters, spaces and tabs only`);
     }
-  }
+  });
   d.sign?.secrets.forEach((secret, index) => {
     const key = secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret;
     if (!/^[A-Za-z0-9+/]+={0,2}$/.test(key) || Buffer.from(key, 'base64').length < 16) {
@@ -108,6 +109,28 @@ function settingProblems(at: string, d: DestinationConfig): string[] {
     problems.push(`${at}.retry.initialMs: larger than retry.maxMs (${retry.maxMs})`);
   }
   return problems;
+}
+
+/** Where a destination's header is, without its name: `destinations.app.headers (header 2 of 3, name not shown)`. */
+function headerAt(at: string, index: number, count: number): string {
+  return `${at}.headers (header ${index + 1} of ${count}, name not shown)`;
+}
+
+/** A schema problem about one of the destination's headers, with the header's name replaced by where it is. */
+function withoutHeaderNames(line: string, at: string, destination: unknown): string {
+  const prefix = `${at}.headers.`;
+  if (!line.startsWith(prefix) || typeof destination !== 'object' || destination === null) return line;
+  const headers = (destination as { headers?: unknown }).headers;
+  if (typeof headers !== 'object' || headers === null) return line;
+  const names = Object.keys(headers);
+  // The longest name that the line's path begins with (one name may begin another).
+  const index = names
+    .map((name, i) => ({ name, i }))
+    .filter(({ name }) => line.startsWith(`${prefix}${name}:`) || line.startsWith(`${prefix}${name}.`))
+    .sort((a, b) => b.name.length - a.name.length)[0]?.i;
+  if (index === undefined) return `${at}.headers: a header is not valid (names are not shown)`;
+  const name = names[index] ?? '';
+  return `${headerAt(at, index, names.length)}${line.slice(prefix.length + name.length)}`;
 }
 
 /** A source's `forward` routes: each names a destination of the file, with a valid filter. */

@@ -4,7 +4,14 @@ import type { ClaimedForward } from '../store/outbox.js';
 import { bareHost, brokerLookup, checkLiteralHost } from './broker-address.js';
 import { BrokerConnection, type ConnectionStatus, type OpenedConnection } from './broker-connection.js';
 import { renderName } from './broker-names.js';
-import { ABORTED, describeBrokerError, failed, unlessAborted, type BrokerPublisherOptions } from './broker-publish.js';
+import {
+  ABORTED,
+  describeBrokerError,
+  failed,
+  notConnected,
+  unlessAborted,
+  type BrokerPublisherOptions,
+} from './broker-publish.js';
 import type { Destination } from './destination.js';
 import type { Publisher, PublishResult } from './publisher.js';
 
@@ -70,7 +77,7 @@ export class AmqpPublisher implements Publisher {
     try {
       handle = await this.link.ready(timeoutMs, signal);
     } catch (error) {
-      return failed(describeBrokerError(error, this.url));
+      return notConnected(error, this.url);
     }
     const eventType = delivery.eventType ?? null;
     const routingKey = renderName(this.routingKey, 'amqp', { source: delivery.source, eventType });

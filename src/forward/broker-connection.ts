@@ -1,6 +1,7 @@
 import type { Logger } from '../observe/logger.js';
 import { backoffMs } from './backoff.js';
 import { unlessAborted } from './broker-publish.js';
+import { guardRefusal } from './guard-refusal.js';
 
 /**
  * One broker destination's connection (CONTRACT 7): opened once when the
@@ -58,6 +59,8 @@ export class BrokerConnection<T> {
   private failures = 0;
   private timer: NodeJS.Timeout | undefined;
   private closing = false;
+  /** The private-network guard refused the last connection: attempts fail with that, not retried. */
+  private refusal: Error | undefined;
   private state: ConnectionStatus = { state: 'connecting', lastError: null, since: Date.now() };
 
   constructor(private readonly options: BrokerConnectionOptions<T>) {
@@ -84,6 +87,7 @@ export class BrokerConnection<T> {
       if (this.current !== undefined) return this.current;
     }
     if (this.closing) throw new BrokerUnavailableError('not connected: Reception is shutting down');
+    if (this.refusal !== undefined) throw this.refusal;
     const why = this.state.lastError ?? `no connection within ${timeoutMs} ms`;
     throw new BrokerUnavailableError(`not connected to the broker (${why}); reconnecting`);
   }
@@ -122,6 +126,7 @@ export class BrokerConnection<T> {
           }
           this.current = handle;
           this.failures = 0;
+          this.refusal = undefined;
           this.set('connected');
           this.options.logger.info({ destination: this.options.name }, 'broker connected');
           void lost.then(
@@ -131,6 +136,7 @@ export class BrokerConnection<T> {
         },
         (error: unknown) => {
           this.failures++;
+          this.refusal = guardRefusal(error);
           const message = this.options.describe(error);
           // Said once per change, not at every try while the broker stays down.
           if (message !== this.state.lastError || this.failures === 1) {

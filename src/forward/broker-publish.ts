@@ -1,5 +1,6 @@
 import type { Logger } from '../observe/logger.js';
 import type { PublishResult } from './publisher.js';
+import { guardRefusal } from './guard-refusal.js';
 import { GUARD_ERROR_CODE } from './network-guard.js';
 import { withoutUrlSecrets } from './url-secrets.js';
 
@@ -12,6 +13,11 @@ export interface BrokerPublisherOptions {
 
 export function failed(error: string): PublishResult {
   return { ok: false, status: null, error };
+}
+
+/** An attempt that found no connection: failed, and not retried when the guard refused it (CONTRACT 6). */
+export function notConnected(error: unknown, url: URL): PublishResult {
+  return { ...failed(describeBrokerError(error, url)), ...(guardRefusal(error) === undefined ? {} : { permanent: true }) };
 }
 
 /**

@@ -242,7 +242,8 @@ export class PushDispatcher {
     const durationMs = Math.max(0, now - startedAt);
     let next: AttemptOutcome['next'];
     if (result.ok) next = { state: 'succeeded' };
-    else if (budgetSpent(forward, budgetOf(destination), now)) next = { state: 'failed' };
+    // What can never succeed (the guard's refusal) fails at once (CONTRACT 6): only a config change can fix it.
+    else if (result.permanent === true || budgetSpent(forward, budgetOf(destination), now)) next = { state: 'failed' };
     else {
       const wait =
         result.retryAfterMs === undefined
@@ -266,7 +267,14 @@ export class PushDispatcher {
     };
     if (result.ok) this.deps.logger.info(line, 'forward attempt');
     else
-      this.deps.logger.warn(line, next.state === 'failed' ? 'forward failed: its retries are spent' : 'forward attempt failed');
+      this.deps.logger.warn(
+        line,
+        next.state !== 'failed'
+          ? 'forward attempt failed'
+          : result.permanent === true
+            ? 'forward failed: it can never succeed as configured (not retried)'
+            : 'forward failed: its retries are spent',
+      );
     this.outcomes.push({
       forwardId: forward.id,
       destination: destination.name,
@@ -275,6 +283,7 @@ export class PushDispatcher {
       durationMs,
       status: result.status,
       error: result.error,
+      response: result.response ?? null,
       next,
     });
     this.scheduleFlush();

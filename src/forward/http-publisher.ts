@@ -2,6 +2,8 @@ import { Pool } from 'undici';
 import type { ClaimedForward } from '../store/outbox.js';
 import { retryAfterMs } from './backoff.js';
 import type { Destination } from './destination.js';
+import { headerValue, keptAnswer } from './destination-answer.js';
+import { guardRefusal } from './guard-refusal.js';
 import { guardedConnector, GUARD_ERROR_CODE } from './network-guard.js';
 import type { Publisher, PublishResult } from './publisher.js';
 import { StandardWebhooksSigner } from './sign.js';
@@ -95,22 +97,33 @@ export class HttpPublisher implements Publisher {
     }
     const timeout = AbortSignal.timeout(this.destination.timeoutMs);
     try {
-      const response = await this.pool.request({
+      const answer = await this.pool.request({
         origin: this.url.origin,
         path: this.path,
         method: 'POST',
         headers,
         body: delivery.raw,
         signal: AbortSignal.any([signal, timeout]),
+        // Ordered [name, value] pairs as they came, for the answer kept with the attempt.
+        responseHeaders: 'raw',
       });
-      await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
-      const status = response.statusCode;
-      if (status >= 200 && status < 300) return { ok: true, status, error: null };
-      const header = response.headers['retry-after'];
-      const wait = retryAfterMs(Array.isArray(header) ? header[0] : header, Date.now());
+      // Its headers and first 4 KiB, the rest dropped unread (CONTRACT 6); the attempt's timeout bounds a trickle.
+      const response = await keptAnswer(answer.headers, answer.body);
+      const status = answer.statusCode;
+      if (status >= 200 && status < 300) return { ok: true, status, error: null, response };
+      const wait = retryAfterMs(headerValue(response.headers, 'retry-after'), Date.now());
       const redirect = status >= 300 && status < 400 ? ' (redirects are not followed)' : '';
-      return { ok: false, status, error: `HTTP ${status}${redirect}`, ...(wait === undefined ? {} : { retryAfterMs: wait }) };
+      return {
+        ok: false,
+        status,
+        error: `HTTP ${status}${redirect}`,
+        response,
+        ...(wait === undefined ? {} : { retryAfterMs: wait }),
+      };
     } catch (error) {
+      // The guard's refusal can only end the same way every time: failed at once (CONTRACT 6).
+      const refusal = guardRefusal(error);
+      if (refusal !== undefined) return { ok: false, status: null, error: refusal.message, response: null, permanent: true };
       if (timeout.aborted)
         return { ok: false, status: null, error: `timeout: no answer within ${this.destination.timeoutMs} ms` };
       if (signal.aborted) return { ok: false, status: null, error: 'aborted: Reception is shutting down' };

@@ -6,7 +6,14 @@ import type { ClaimedForward } from '../store/outbox.js';
 import { bareHost, guardedAddress } from './broker-address.js';
 import { BrokerConnection, type ConnectionStatus } from './broker-connection.js';
 import { renderName } from './broker-names.js';
-import { ABORTED, describeBrokerError, failed, unlessAborted, type BrokerPublisherOptions } from './broker-publish.js';
+import {
+  ABORTED,
+  describeBrokerError,
+  failed,
+  notConnected,
+  unlessAborted,
+  type BrokerPublisherOptions,
+} from './broker-publish.js';
 import type { Destination } from './destination.js';
 import type { Publisher, PublishResult } from './publisher.js';
 
@@ -58,7 +65,7 @@ export class NatsPublisher implements Publisher {
     try {
       handle = await this.link.ready(timeoutMs, signal);
     } catch (error) {
-      return failed(describeBrokerError(error, this.url));
+      return notConnected(error, this.url);
     }
     const eventType = delivery.eventType ?? null;
     const subject = renderName(this.subject, 'nats', { source: delivery.source, eventType });

@@ -1,4 +1,4 @@
-import type { ClaimedForward } from '../store/outbox.js';
+import type { AttemptResponse, ClaimedForward } from '../store/outbox.js';
 import type { ConnectionStatus } from './broker-connection.js';
 
 /** What one attempt came to. */
@@ -10,6 +10,13 @@ export interface PublishResult {
   error: string | null;
   /** The destination asked for this wait before the next attempt (`Retry-After`), in ms. */
   retryAfterMs?: number;
+  /** What the destination answered (an HTTP destination's headers and first 4 KiB); null or absent when nothing did. */
+  response?: AttemptResponse | null;
+  /**
+   * No attempt can ever succeed until the config changes (the private-network
+   * guard refused the address): the forward is `failed` at once (CONTRACT 6).
+   */
+  permanent?: boolean;
 }
 
 /**

@@ -101,6 +101,7 @@ export const forwardRoutes: FastifyPluginAsyncTypebox<ForwardRoutesOptions> = as
             durationMs: a.durationMs,
             status: a.status,
             error: a.error,
+            response: a.response,
           })),
         })),
       };

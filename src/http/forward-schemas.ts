@@ -47,6 +47,22 @@ export const AttemptSchema = Type.Object({
   durationMs: Type.Integer(),
   status: Type.Union([Type.Integer(), Type.Null()], { description: 'the HTTP status, or null when there was none' }),
   error: Type.Union([Type.String(), Type.Null()]),
+  response: Type.Union(
+    [
+      Type.Object({
+        headers: Type.Array(Type.Tuple([Type.String(), Type.String()]), {
+          description: "the answer's headers as [name, value] pairs, in the order they came",
+        }),
+        body: Type.String({ description: 'the first 4 KiB (4096 bytes) of the body as text, invalid UTF-8 replaced' }),
+        bodyTruncated: Type.Boolean({ description: 'true when the body was longer (the rest was not read)' }),
+      }),
+      Type.Null(),
+    ],
+    {
+      description:
+        "the destination's answer; null when there was none (a timeout, a refused connection, a broker, a pull consumer)",
+    },
+  ),
 });
 
 export const DeliveryForwardsSchema = Type.Object({

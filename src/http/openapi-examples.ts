@@ -186,7 +186,23 @@ export const ROUTE_EXAMPLES: Readonly<Record<string, RouteExamples>> = {
             destination: 'app',
             status: 'pending',
             nextAttemptAt: '2026-11-22T01:02:07.000Z',
-            attempts: [{ n: 1, startedAt: AT, durationMs: 31, status: 503, error: 'HTTP 503' }],
+            attempts: [
+              {
+                n: 1,
+                startedAt: AT,
+                durationMs: 31,
+                status: 503,
+                error: 'HTTP 503',
+                response: {
+                  headers: [
+                    ['content-type', 'application/json'],
+                    ['retry-after', '5'],
+                  ],
+                  body: '{"error":"database unavailable"}',
+                  bodyTruncated: false,
+                },
+              },
+            ],
           },
         ],
       },

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Attempt, DestinationState, Forward, ForwardStatus } from './outbox.js';
+import type { Attempt, AttemptResponse, DestinationState, Forward, ForwardStatus } from './outbox.js';
 
 /** A `forwards` row as both SQL backends return it; PostgreSQL hands BIGINT back as strings. */
 export interface ForwardRow {
@@ -32,7 +32,12 @@ export interface AttemptRow {
   duration_ms: number;
   status: number | null;
   error: string | null;
+  /** The destination's answer as JSON (`forward_attempts.response`); null when there was none. */
+  response: string | null;
 }
+
+/** The columns of an AttemptRow. */
+export const ATTEMPT_COLUMNS = 'forward_id, n, started_at, duration_ms, status, error, response';
 
 const orNull = (value: number | string | null): number | null => (value === null ? null : Number(value));
 
@@ -59,7 +64,37 @@ export function forwardFromRow(row: ForwardRow): Forward {
 }
 
 export function attemptFromRow(row: AttemptRow): Attempt {
-  return { n: row.n, startedAt: Number(row.started_at), durationMs: row.duration_ms, status: row.status, error: row.error };
+  return {
+    n: row.n,
+    startedAt: Number(row.started_at),
+    durationMs: row.duration_ms,
+    status: row.status,
+    error: row.error,
+    response: responseFromColumn(row.response),
+  };
+}
+
+/** An attempt's answer as `forward_attempts.response` keeps it (JSON), or null for none. */
+export function responseColumn(response: AttemptResponse | null | undefined): string | null {
+  return response === undefined || response === null ? null : JSON.stringify(response);
+}
+
+/** The answer kept in `forward_attempts.response`; null for none (or for a value this version cannot read). */
+export function responseFromColumn(text: string | null): AttemptResponse | null {
+  if (text === null) return null;
+  try {
+    const value: unknown = JSON.parse(text);
+    if (typeof value !== 'object' || value === null) return null;
+    const { headers, body, bodyTruncated } = value as Record<string, unknown>;
+    if (!Array.isArray(headers) || typeof body !== 'string' || typeof bodyTruncated !== 'boolean') return null;
+    const pairs = headers.filter(
+      (pair): pair is [string, string] =>
+        Array.isArray(pair) && pair.length === 2 && typeof pair[0] === 'string' && typeof pair[1] === 'string',
+    );
+    return { headers: pairs, body, bodyTruncated };
+  } catch {
+    return null;
+  }
 }
 
 /** A new lease token (CONTRACT 6, "Leases are fenced"): 16 random bytes, base64url. */

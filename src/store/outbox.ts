@@ -73,7 +73,7 @@ export interface Attempt {
   status: number | null;
   error: string | null;
   /** The destination's answer; null when there was none (a timeout, a broker, a pull consumer). */
-  response?: AttemptResponse | null;
+  response: AttemptResponse | null;
 }
 
 /** What a destination allows a forward to spend before it is `failed`. */

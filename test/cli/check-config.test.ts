@@ -98,6 +98,73 @@ describe('reception check-config FILE', () => {
     expect(refused.stderr).toContain('sources.other.forward.0.filtr: unknown key (did you mean "filter"');
   });
 
+  it('warns of each destination that the private-network guard will refuse, naming it and the setting, and still exits 0', async () => {
+    const path = file(
+      'private.yaml',
+      [
+        'destinations:',
+        '  local: { url: "http://localhost:3000/" }',
+        '  dev: { url: "http://api.dev.localhost:8080/hooks" }',
+        '  loop: { url: "http://127.0.0.1:3000/hooks" }',
+        '  lan: { url: "https://10.1.2.3/hooks" }',
+        '  meta: { url: "http://169.254.169.254/latest" }',
+        '  six: { url: "http://[::1]:3000/hooks" }',
+        '  bus: { nats: { url: "nats://127.0.0.1:4222", subject: "hooks.{source}" } }',
+        '  allowed: { url: "http://localhost:3001/", allowPrivateNetwork: true }',
+        '  public: { url: "https://app.example.com/hooks" }',
+        '  worker: { pull: true }',
+        'sources:',
+        '  shop: { forward: [{ to: local }] }',
+        '',
+      ].join('\n'),
+    );
+    const { code, stdout, stderr } = await runCli(['check-config', path]);
+    expect(code, stderr).toBe(0);
+    expect(stdout).toContain('is valid');
+    const warnings = stderr.trim().split('\n');
+    expect(warnings).toHaveLength(7);
+    for (const name of ['local', 'dev', 'loop', 'lan', 'meta', 'six', 'bus']) {
+      const line = warnings.find((w) => w.startsWith(`warning: destination ${name}: `));
+      expect(line, name).toBeDefined();
+      expect(line).toContain(`add allowPrivateNetwork: true to destinations.${name}`);
+      expect(line).toContain('destination_not_allowed');
+    }
+    expect(warnings.find((w) => w.includes('destination local:'))).toContain('localhost is a loopback name');
+    expect(warnings.find((w) => w.includes('destination lan:'))).toContain('10.1.2.3 is a private address');
+    expect(warnings.find((w) => w.includes('destination meta:'))).toContain('169.254.169.254 is a link-local address');
+    expect(stderr).not.toMatch(/destination (allowed|public|worker):/);
+  });
+
+  it('never prints a destination header name (it may hold a secret), only where the header is', async () => {
+    const path = file(
+      'header-names.yaml',
+      [
+        'destinations:',
+        '  app:',
+        '    url: "https://app.example.com/hooks"',
+        '    headers:',
+        '      "X-Fine": "ok"',
+        '      "Authorization: Bearer sk_live_name1": "x"',
+        '      "X-sk_live_name2": "caf\\u0001"',
+        '',
+      ].join('\n'),
+    );
+    const { code, stdout, stderr } = await runCli(['check-config', path]);
+    expect(code).toBe(1);
+    expect(`${stdout}\n${stderr}`).not.toContain('sk_live');
+    expect(stderr).toContain('destinations.app.headers (header 2 of 3, name not shown): not a valid header name');
+    expect(stderr).toContain('destinations.app.headers (header 3 of 3, name not shown): a header value holds');
+    // A value of the wrong type is found by the schema, whose path would hold the name.
+    const typed = file(
+      'header-type.yaml',
+      'destinations:\n  app:\n    url: "https://x.example"\n    headers: { "X-sk_live_name3": 5 }\n',
+    );
+    const wrongType = await runCli(['check-config', typed]);
+    expect(wrongType.code).toBe(1);
+    expect(`${wrongType.stdout}\n${wrongType.stderr}`).not.toContain('sk_live');
+    expect(wrongType.stderr).toContain('destinations.app.headers (header 1 of 1, name not shown): must be string');
+  });
+
   it('reports a missing file, and a missing argument as a usage error', async () => {
     const missing = await runCli(['check-config', join(dir.path, 'nope.yaml')]);
     expect(missing.code).toBe(1);

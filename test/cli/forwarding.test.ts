@@ -139,6 +139,41 @@ describe('reception forwards', { timeout: 60_000 }, () => {
   });
 });
 
+describe('reception forwards --delivery', { timeout: 60_000 }, () => {
+  it("prints each attempt with the destination's answer, made safe for a terminal; --json as the API's objects", async () => {
+    // A hostile answer: an escape sequence that would clear the screen, a right-to-left override, a second body line.
+    const body = 'error: db down\u001b[2J\nline two \u202e end';
+    destination.answer = () => ({ status: 503, headers: { 'x-why': 'overload\u00e9' }, body });
+    const id = await send(server, 'shop', '{"n":1}');
+    await eventually(async () => (await forwardsOf(server, id))[0]?.status === 'failed');
+    const [forward] = await forwardsOf(server, id);
+    const shown = await cli(['forwards', '--delivery', id]);
+    expect(shown.stderr).toBe('');
+    expect(shown.code).toBe(0);
+    const lines = shown.stdout.trimEnd().split('\n');
+    expect(lines[0]).toBe(`${forward?.id ?? ''}  app  failed  2 attempts`);
+    expect(lines[1]).toMatch(/^ {2}attempt 1 {2}\d{4}-\d\d-\d\dT[\d:.]+Z {2}HTTP 503 {2}\d+ ms {2}HTTP 503$/);
+    expect(lines).toContain('    < x-why: overload\u00e9');
+    expect(lines).toContain('    < error: db down\\e[2J');
+    expect(lines).toContain('    < line two \\u202e end');
+    expect(lines.filter((line) => line.startsWith('  attempt '))).toHaveLength(2);
+    expect(shown.stdout).not.toContain('\u001b');
+    expect(shown.stdout).not.toContain('\u202e');
+
+    const json = await cli(['forwards', '--delivery', id, '--json']);
+    expect(json.code).toBe(0);
+    const parsed = JSON.parse(json.stdout.trim()) as { attempts: Array<{ response: { body: string } | null }> };
+    expect(parsed.attempts[0]?.response?.body).toBe(body);
+    expect(json.stdout).not.toContain('\u001b[');
+
+    const unknown = await cli(['forwards', '--delivery', 'no-such-delivery']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('there is no delivery "no-such-delivery"');
+    const mixed = await cli(['forwards', '--delivery', id, '--status', 'failed']);
+    expect(mixed.code).toBe(2);
+  });
+});
+
 describe('reception retry', { timeout: 60_000 }, () => {
   it('--failed --destination retries the failed forwards with a fresh budget, and they succeed', async () => {
     const id = await failedDelivery();

@@ -81,6 +81,36 @@ describe.skipIf(skipBrowserTests)('forwarding on the inbox page in Chromium', { 
     expect(destination.requestsFor(id).map((r) => r.body.toString())).toEqual(['{"order":1}', '{"order":1}']);
   });
 
+  it('shows what the destination answered to each attempt, as text: its headers and body (a hostile body stays text)', async () => {
+    const hostile = '<img src=x onerror="document.title=\'pwned\'"><b>database unavailable</b>';
+    destination.answer = (_request, n) => ({
+      status: 500,
+      headers: { 'content-type': 'text/html', 'x-request-id': `req-${n}` },
+      body: n === 1 ? '{"error":"first"}' : hostile,
+    });
+    const id = await send(server, 'shop', '{"order":3}');
+    await eventually(async () => (await forwardsOf(server, id))[0]?.status === 'failed');
+    session = await openPage(browser, server, { hash: `#id=${id}` });
+    const { page } = session;
+    await forward(page, 'failed').waitFor({ timeout: 5000 });
+    const answers = forward(page).locator('.attempt-answer');
+    expect(await answers.count()).toBe(2);
+    // The last attempt's answer is open; the first one's opens on a click.
+    const last = forward(page).locator('.attempt-answer[data-n="2"]');
+    expect(await last.locator('.answer-body').isVisible()).toBe(true);
+    expect(await last.locator('.answer-body').textContent()).toBe(hostile);
+    expect(await last.locator('summary').textContent()).toContain('HTTP 500');
+    const headers = await last.locator('.answer-headers tr').allTextContents();
+    expect(headers).toContain('x-request-idreq-2');
+    expect(await forward(page).locator('img, b').count()).toBe(0);
+    expect(await page.title()).not.toBe('pwned');
+    const first = forward(page).locator('.attempt-answer[data-n="1"]');
+    expect(await first.locator('.answer-body').isVisible()).toBe(false);
+    await first.locator('summary').click();
+    expect(await first.locator('.answer-body').textContent()).toBe('{"error":"first"}');
+    expect(await first.locator('.answer-body').isVisible()).toBe(true);
+  });
+
   it('follows a forward live: pending while its destination is paused, succeeded after "Resume" in the destinations panel', async () => {
     session = await openPage(browser, server);
     const { page } = session;

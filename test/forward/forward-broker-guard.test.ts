@@ -68,19 +68,22 @@ describe('broker destinations: the private-network guard and the URL password', 
       ['the loopback address', '127.0.0.1'],
       ['a name that resolves to loopback', 'localhost'],
     ])(
-      `${broker}: refuses %s without allowPrivateNetwork, publishing nothing, and says which setting allows it`,
+      `${broker}: refuses %s without allowPrivateNetwork, publishing nothing, failed after one attempt, saying which setting allows it`,
       async (_what, host) => {
         if (!(await requireBroker(broker, 'broker guard tests'))) return;
         const target = await targets[broker](host);
+        // A budget of 12 attempts over minutes: the refusal must not spend it (CONTRACT 6, 2026-11-27).
         server = await startForwarding('sqlite', {
-          destinations: { bus: { ...target.settings, retry: { attempts: 2, initialMs: 10, maxMs: 20 } } },
+          destinations: { bus: { ...target.settings, retry: { attempts: 12, initialMs: 60_000, maxMs: 60_000 } } },
           sources: { shop: { forward: [{ to: 'bus' }] } },
         });
         const running = server;
         const id = await send(running, 'shop', '{"a":1}');
         await eventually(async () => (await forwardsOf(running, id))[0]?.status === 'failed');
         const [forward] = await forwardsOf(running, id);
+        expect(forward?.attempts).toHaveLength(1);
         for (const attempt of forward?.attempts ?? []) {
+          expect(attempt.response).toBeNull();
           expect(attempt.error).toMatch(/destination_not_allowed: .*set allowPrivateNetwork: true/);
           expect(attempt.error).toContain(host);
         }

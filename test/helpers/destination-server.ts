@@ -17,7 +17,7 @@ export interface ReceivedRequest {
 export type Answer = (
   request: ReceivedRequest,
   n: number,
-) => { status: number; headers?: Record<string, string>; delayMs?: number } | 'hang';
+) => { status: number; headers?: Record<string, string>; body?: string | Buffer; delayMs?: number } | 'hang';
 
 /**
  * A real HTTP destination on loopback that records every request and
@@ -50,7 +50,7 @@ export class DestinationServer {
         }
         const send = (): void => {
           res.writeHead(answer.status, answer.headers);
-          res.end();
+          res.end(answer.body);
         };
         if (answer.delayMs === undefined) send();
         else setTimeout(send, answer.delayMs);

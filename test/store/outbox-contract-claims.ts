@@ -183,20 +183,50 @@ export function describeSettleContract(store: () => InboxStore): void {
 
     it('keeps every attempt in order, with its status and error', async () => {
       const delivered = await deliver(store());
+      // The destination's answer (CONTRACT 6, 2026-11-27) is kept with its attempt, as it was given.
+      const answer = {
+        headers: [
+          ['Content-Type', 'application/json'],
+          ['set-cookie', 'a=1'],
+          ['set-cookie', 'b=2'],
+        ] as Array<[string, string]>,
+        body: '{"error":"db \uFFFD down"}',
+        bodyTruncated: true,
+      };
       const results = [
-        { status: 503, error: 'HTTP 503', next: { state: 'pending' as const, at: T0 + 1000 } },
-        { status: null, error: 'connect ECONNREFUSED 127.0.0.1:9', next: { state: 'pending' as const, at: T0 + 2000 } },
-        { status: 200, error: null, next: { state: 'succeeded' as const } },
+        { status: 503, error: 'HTTP 503', response: answer, next: { state: 'pending' as const, at: T0 + 1000 } },
+        {
+          status: null,
+          error: 'connect ECONNREFUSED 127.0.0.1:9',
+          response: null,
+          next: { state: 'pending' as const, at: T0 + 2000 },
+        },
+        {
+          status: 200,
+          error: null,
+          response: { headers: [], body: '', bodyTruncated: false },
+          next: { state: 'succeeded' as const },
+        },
       ];
       for (const [i, result] of results.entries()) {
         const taken = claimedOne(await claim(store(), T0 + i * 1000));
         await store().outbox.settle([
-          outcome(taken, T0 + i * 1000, result.next, { status: result.status, error: result.error, durationMs: i }),
+          {
+            ...outcome(taken, T0 + i * 1000, result.next, { status: result.status, error: result.error, durationMs: i }),
+            response: result.response,
+          },
         ]);
       }
       const [settled] = await store().outbox.forwardsOf(delivered.id);
       expect(settled?.attempts).toEqual(
-        results.map((r, i) => ({ n: i + 1, startedAt: T0 + i * 1000, durationMs: i, status: r.status, error: r.error })),
+        results.map((r, i) => ({
+          n: i + 1,
+          startedAt: T0 + i * 1000,
+          durationMs: i,
+          status: r.status,
+          error: r.error,
+          response: r.response,
+        })),
       );
     });
 

@@ -27,7 +27,7 @@ export function describeLeaseContract(store: () => InboxStore): void {
       });
       const [withAttempts] = await store().outbox.forwardsOf(delivered.id);
       expect(withAttempts?.attempts).toEqual([
-        { n: 1, startedAt: T0 + 100, durationMs: LEASE_MS, status: null, error: LEASE_EXPIRED },
+        { n: 1, startedAt: T0 + 100, durationMs: LEASE_MS, status: null, error: LEASE_EXPIRED, response: null },
       ]);
       expect((await store().outbox.destinations()).find((d) => d.name === 'app')).toMatchObject({
         lastFailureAt: expiry,

@@ -1,5 +1,6 @@
 // The open delivery's forwards: each destination it went to, where that
-// stands, and every attempt (when, the HTTP status, how long, the error);
+// stands, and every attempt (when, the HTTP status, how long, the error, and
+// what the destination answered);
 // with a "send again" button for each destination the config names. It
 // refreshes itself every 2 s while it is on the page and the tab is visible.
 
@@ -118,6 +119,48 @@ function forwardItem(forward: DeliveryForward): HTMLElement {
       next,
     ),
     forward.attempts.length === 0 ? null : attemptsTable(forward.attempts),
+    forward.attempts.length === 0 ? null : answers(forward.attempts),
+  );
+}
+
+/**
+ * What the destination answered to each attempt (CONTRACT 6): its headers
+ * and the first 4 KiB of its body, as text only (never HTML: the answer is
+ * the destination's, hostile or not). The last attempt's is open.
+ */
+function answers(attempts: AttemptInfo[]): HTMLElement | null {
+  const answered = attempts.filter((a) => a.response !== null);
+  if (answered.length === 0) return null;
+  const last = attempts.at(-1);
+  return h(
+    'div',
+    { class: 'attempt-answers' },
+    ...answered.map((a) => {
+      const response = a.response;
+      if (response === null) return null;
+      const size = `${new TextEncoder().encode(response.body).length.toLocaleString()} bytes${response.bodyTruncated ? ', the first 4 KiB of a longer body' : ''}`;
+      return h(
+        'details',
+        { class: 'attempt-answer', attrs: { 'data-n': String(a.n), ...(a === last ? { open: '' } : {}) } },
+        h('summary', {}, `Answer to attempt ${a.n}`, h('span', { class: 'muted' }, ` · HTTP ${a.status ?? '—'} · ${size}`)),
+        response.headers.length === 0
+          ? null
+          : h(
+              'table',
+              { class: 'kv-table answer-headers' },
+              h(
+                'tbody',
+                {},
+                ...response.headers.map(([name, value]) =>
+                  h('tr', {}, h('th', { attrs: { scope: 'row' } }, name), h('td', {}, value)),
+                ),
+              ),
+            ),
+        response.body === ''
+          ? h('p', { class: 'muted' }, 'No body.')
+          : h('pre', { class: 'raw-body answer-body' }, response.body),
+      );
+    }),
   );
 }
 

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { DELIVERY_COLUMNS, deliveryFromRow, type DeliveryRow } from '../delivery-row.js';
 import { holdable } from './text-values.js';
 import {
+  ATTEMPT_COLUMNS,
   attemptFromRow,
   budgetSpent,
   FORWARD_COLUMNS,
@@ -11,6 +12,7 @@ import {
   LEASE_EXPIRED,
   newLease,
   withinBytes,
+  responseColumn,
   type AttemptRow,
   type ForwardRow,
 } from '../forward-row.js';
@@ -58,6 +60,11 @@ const HEADS = `SELECT DISTINCT ON (source) position, next_attempt_at FROM forwar
  */
 const INSERT_ATTEMPT = `INSERT INTO forward_attempts (forward_id, n, started_at, duration_ms, status, error)
   SELECT id, $2::integer, $3::bigint, $4::integer, $5::integer, $6::text FROM forwards
+  WHERE id = $1 AND attempt_count >= $2::integer FOR KEY SHARE
+  ON CONFLICT DO NOTHING`;
+/** The same, with the destination's answer ($7, JSON text): an outcome's attempt. */
+const INSERT_ANSWERED_ATTEMPT = `INSERT INTO forward_attempts (forward_id, n, started_at, duration_ms, status, error, response)
+  SELECT id, $2::integer, $3::bigint, $4::integer, $5::integer, $6::text, $7::text FROM forwards
   WHERE id = $1 AND attempt_count >= $2::integer FOR KEY SHARE
   ON CONFLICT DO NOTHING`;
 const SETTLE = `UPDATE forwards SET status = $1, next_attempt_at = $2, lease_until = NULL, lease = NULL, attempt_started_at = NULL,
@@ -185,7 +192,8 @@ export class PostgresOutbox implements Outbox {
       const succeeded = new Map<string, number>();
       const failed = new Map<string, { at: number; error: string | null }>();
       for (const o of outcomes) {
-        await client.query(INSERT_ATTEMPT, [o.forwardId, o.n, o.startedAt, o.durationMs, o.status, o.error]);
+        const response = responseColumn(o.response);
+        await client.query(INSERT_ANSWERED_ATTEMPT, [o.forwardId, o.n, o.startedAt, o.durationMs, o.status, o.error, response]);
         const at = o.startedAt + o.durationMs;
         const nextAt = o.next.state === 'pending' ? o.next.at : null;
         const changed =
@@ -287,7 +295,7 @@ export class PostgresOutbox implements Outbox {
     if (forwards.length === 0) return [];
     const attempts = new Map<string, Attempt[]>();
     const rows = await this.db.execute<AttemptRow>(
-      `SELECT forward_id, n, started_at, duration_ms, status, error FROM forward_attempts
+      `SELECT ${ATTEMPT_COLUMNS} FROM forward_attempts
        WHERE forward_id = ANY($1::text[]) ORDER BY forward_id, n`,
       [forwards.map((f) => f.id)],
     );

@@ -2,6 +2,7 @@ import type { Database } from './driver.js';
 import { syncLevel, withoutSync } from './without-sync.js';
 import { DELIVERY_COLUMNS, deliveryFromRow, type DeliveryRow } from '../delivery-row.js';
 import {
+  ATTEMPT_COLUMNS,
   attemptFromRow,
   budgetSpent,
   FORWARD_COLUMNS,
@@ -11,6 +12,7 @@ import {
   LEASE_EXPIRED,
   newLease,
   withinBytes,
+  responseColumn,
   type AttemptRow,
   type ForwardRow,
 } from '../forward-row.js';
@@ -113,6 +115,23 @@ export class SqliteOutbox implements Outbox {
         `INSERT OR IGNORE INTO forward_attempts (forward_id, n, started_at, duration_ms, status, error)
          SELECT id, @n, @startedAt, @durationMs, @status, @error FROM forwards WHERE id = @id AND attempt_count >= @n`,
       ),
+      // The same, with the destination's answer (an outcome's attempt).
+      answeredAttempt: prepare<
+        [
+          {
+            id: string;
+            n: number;
+            startedAt: number;
+            durationMs: number;
+            status: number | null;
+            error: string | null;
+            response: string | null;
+          },
+        ]
+      >(
+        `INSERT OR IGNORE INTO forward_attempts (forward_id, n, started_at, duration_ms, status, error, response)
+         SELECT id, @n, @startedAt, @durationMs, @status, @error, @response FROM forwards WHERE id = @id AND attempt_count >= @n`,
+      ),
       succeededAt: prepare<[string, number]>(
         `INSERT INTO destinations (name, last_success_at) VALUES (?, ?)
          ON CONFLICT (name) DO UPDATE SET last_success_at = max(coalesce(last_success_at, 0), excluded.last_success_at)`,
@@ -129,7 +148,7 @@ export class SqliteOutbox implements Outbox {
         `SELECT ${FORWARD_COLUMNS} FROM forwards WHERE delivery_seq = (SELECT seq FROM deliveries WHERE id = ?) ORDER BY position`,
       ),
       attemptsOf: prepare<[string], AttemptRow>(
-        `SELECT forward_id, n, started_at, duration_ms, status, error FROM forward_attempts
+        `SELECT ${ATTEMPT_COLUMNS} FROM forward_attempts
          WHERE forward_id IN (SELECT value FROM json_each(?)) ORDER BY forward_id, n`,
       ),
       summaries: prepare<[string], { delivery_seq: number; destination: string; status: ForwardSummary['status'] }>(
@@ -300,13 +319,14 @@ export class SqliteOutbox implements Outbox {
     const succeeded = new Map<string, number>();
     const failed = new Map<string, { at: number; error: string | null }>();
     for (const o of outcomes) {
-      this.q.attempt.run({
+      this.q.answeredAttempt.run({
         id: o.forwardId,
         n: o.n,
         startedAt: o.startedAt,
         durationMs: o.durationMs,
         status: o.status,
         error: o.error,
+        response: responseColumn(o.response),
       });
       const { next } = o;
       const status = next.state;
