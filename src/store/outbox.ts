@@ -86,6 +86,12 @@ export interface ClaimRequest {
   ordered: boolean;
   /** Decides what an expired lease turns into (its attempt counts as failed). */
   budget: RetryBudget;
+  /**
+   * The instance whose push dispatcher claims (kept as `lease_owner`): it
+   * renews these leases while it lives (`renewLeases`). Absent for a pull
+   * consumer, whose lease only its visibility timeout ends.
+   */
+  owner?: string;
 }
 
 /** A claimed forward (now `delivering`, its attempt number taken) with its delivery. */
@@ -155,6 +161,13 @@ export interface Outbox {
    * at `now`, their attempt number and budget as before the claim.
    */
   release(forwards: ReadonlyArray<{ id: string; n: number }>, now: number): Promise<void>;
+  /**
+   * Extends every push lease that `owner` holds (forwards `delivering`, claimed
+   * with that owner) to `until`, in one statement (CONTRACT 6 "After a crash");
+   * answers the ids of those it extended. One being settled or taken over at
+   * that moment is left alone (it is not the owner's for long).
+   */
+  renewLeases(owner: string, until: number): Promise<string[]>;
   /** A pull consumer's ack: `succeeded` (unless cancelled). False when there is no such forward. */
   ack(id: string, now: number): Promise<boolean>;
   /** A pull consumer's nack: its attempt failed; pending again at `at`, or failed when the budget is spent. */

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { DELIVERY_COLUMNS, deliveryFromRow, type DeliveryRow } from '../delivery-row.js';
 import { holdable } from './text-values.js';
+import { settleOutcomes } from './postgres-settle.js';
 import {
   attemptFromRow,
   budgetSpent,
@@ -138,9 +139,9 @@ export class PostgresOutbox implements Outbox {
       const leaseUntil = now + request.leaseMs;
       const taken = await client.query<ForwardRow>(
         `UPDATE forwards SET status = 'delivering', attempt_count = attempt_count + 1, budget_used = budget_used + 1,
-           attempt_started_at = $1, lease_until = $2, next_attempt_at = $2, updated_at = $1
+           attempt_started_at = $1, lease_until = $2, next_attempt_at = $2, updated_at = $1, lease_owner = $4
          WHERE position = ANY($3::bigint[]) AND status = 'pending' RETURNING ${FORWARD_COLUMNS}`,
-        [now, leaseUntil, due.rows.map((row) => row.position)],
+        [now, leaseUntil, due.rows.map((row) => row.position), request.owner ?? null],
       );
       const forwards = taken.rows.map(forwardFromRow).sort((a, b) => a.position - b.position);
       const rows = await client.query<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE seq = ANY($1::bigint[])`, [
@@ -168,27 +169,23 @@ export class PostgresOutbox implements Outbox {
     });
   }
 
-  async settle(outcomes: readonly AttemptOutcome[]): Promise<number> {
-    if (outcomes.length === 0) return 0;
-    return this.db.transaction(async (client) => {
-      let current = 0;
-      const succeeded = new Map<string, number>();
-      const failed = new Map<string, { at: number; error: string | null }>();
-      for (const o of outcomes) {
-        await client.query(INSERT_ATTEMPT, [o.forwardId, o.n, o.startedAt, o.durationMs, o.status, o.error]);
-        const at = o.startedAt + o.durationMs;
-        const nextAt = o.next.state === 'pending' ? o.next.at : null;
-        const changed =
-          (await client.query(SETTLE, [o.next.state, nextAt, o.status, o.error, at, o.forwardId, o.n])).rowCount ?? 0;
-        current += changed;
-        if (changed === 0) continue;
-        if (o.next.state === 'succeeded') succeeded.set(o.destination, Math.max(at, succeeded.get(o.destination) ?? 0));
-        else if ((failed.get(o.destination)?.at ?? 0) <= at) failed.set(o.destination, { at, error: o.error });
-      }
-      for (const [name, at] of succeeded) await client.query(SUCCEEDED_AT, [name, at]);
-      for (const [name, { at, error }] of failed) await client.query(FAILED_AT, [name, at, error]);
-      return current;
-    });
+  settle(outcomes: readonly AttemptOutcome[]): Promise<number> {
+    return settleOutcomes(this.db, outcomes);
+  }
+
+  /**
+   * SKIP LOCKED: a renewal never waits, so it cannot deadlock with a settle
+   * of the same forwards (locked in another order); a forward locked is being
+   * settled, or taken over because its lease ran out, and is not renewed.
+   */
+  async renewLeases(owner: string, until: number): Promise<string[]> {
+    const result = await this.db.execute<{ id: string }>(
+      `UPDATE forwards SET lease_until = $1, next_attempt_at = $1 WHERE position IN (
+         SELECT position FROM forwards WHERE status = 'delivering' AND lease_owner = $2 FOR NO KEY UPDATE SKIP LOCKED)
+       AND status = 'delivering' AND lease_owner = $2 RETURNING id`,
+      [until, owner],
+    );
+    return result.rows.map((row) => row.id);
   }
 
   async release(forwards: ReadonlyArray<{ id: string; n: number }>, now: number): Promise<void> {

@@ -1,5 +1,6 @@
 import type { Database } from './driver.js';
 import { syncLevel, withoutSync } from './without-sync.js';
+import { releaseInterrupted } from './sqlite-release-interrupted.js';
 import { DELIVERY_COLUMNS, deliveryFromRow, type DeliveryRow } from '../delivery-row.js';
 import {
   attemptFromRow,
@@ -70,9 +71,9 @@ export class SqliteOutbox implements Outbox {
       // `+status`: by the primary key. On `status` alone SQLite chose the due
       // index and read every pending forward for each claim (167 a second
       // drained, 1.1 ms of CPU each, with 20,000 waiting).
-      take: prepare<[number, number, number, number, string], ForwardRow>(
+      take: prepare<[number, number, number, number, string | null, string], ForwardRow>(
         `UPDATE forwards SET status = 'delivering', attempt_count = attempt_count + 1, budget_used = budget_used + 1,
-           attempt_started_at = ?, lease_until = ?, next_attempt_at = ?, updated_at = ?
+           attempt_started_at = ?, lease_until = ?, next_attempt_at = ?, updated_at = ?, lease_owner = ?
          WHERE position IN (SELECT value FROM json_each(?)) AND +status = 'pending'
          RETURNING ${FORWARD_COLUMNS}`,
       ),
@@ -87,6 +88,10 @@ export class SqliteOutbox implements Outbox {
         `UPDATE forwards SET status = 'pending', attempt_count = attempt_count - 1, budget_used = max(0, budget_used - 1),
            next_attempt_at = @now, lease_until = NULL, attempt_started_at = NULL, updated_at = @now
          WHERE id = @id AND status = 'delivering' AND attempt_count = @n`,
+      ),
+      // By forwards_due (status first); the expiry of a lease is next_attempt_at while delivering.
+      renew: prepare<[number, number, string], { id: string }>(
+        `UPDATE forwards SET lease_until = ?, next_attempt_at = ? WHERE status = 'delivering' AND lease_owner = ? RETURNING id`,
       ),
       settle: prepare<[string, number | null, number | null, string | null, number, string, number]>(
         `UPDATE forwards SET status = ?, next_attempt_at = ?, lease_until = NULL, attempt_started_at = NULL,
@@ -248,7 +253,7 @@ export class SqliteOutbox implements Outbox {
     if (due.length === 0) return [];
     const leaseUntil = now + request.leaseMs;
     const taken = this.q.take
-      .all(now, leaseUntil, leaseUntil, now, JSON.stringify(due.map((row) => row.position)))
+      .all(now, leaseUntil, leaseUntil, now, request.owner ?? null, JSON.stringify(due.map((row) => row.position)))
       .map(forwardFromRow);
     const seqs = taken.map((f) => f.deliverySeq);
     const summaries = this.summariesOf(seqs);
@@ -343,6 +348,20 @@ export class SqliteOutbox implements Outbox {
 
   async release(forwards: ReadonlyArray<{ id: string; n: number }>, now: number): Promise<void> {
     if (forwards.length > 0) this.withoutSync(() => this.releaseTransaction.immediate(forwards, now));
+  }
+
+  async renewLeases(owner: string, until: number): Promise<string[]> {
+    return this.withoutSync(() => this.q.renew.all(until, until, owner).map((row) => row.id));
+  }
+
+  /**
+   * At start, before forwarding does (CONTRACT 6 "After a crash"): one
+   * process owns the file, so every forward still `delivering` was caught by
+   * the end of the last one. Its attempt is recorded as interrupted; the
+   * forward is pending at once, or failed when that spent its budget.
+   */
+  releaseInterrupted(now: number, budgetOf: (destination: string) => RetryBudget): number {
+    return releaseInterrupted(this.db, now, budgetOf);
   }
 
   async ack(id: string, now: number): Promise<boolean> {
