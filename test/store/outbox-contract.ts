@@ -5,6 +5,7 @@ import { describeClaimContract, describeSettleContract } from './outbox-contract
 import { describeLeaseContract } from './outbox-contract-leases.js';
 import { describeManageContract, describePullContract } from './outbox-contract-manage.js';
 import { describeOrderedContract } from './outbox-contract-ordered.js';
+import { describeRenewalContract } from './outbox-contract-renewal.js';
 import { describeStateContract } from './outbox-contract-state.js';
 import { claim, deliver, deliverAll, deliveryTo, forwardOf, outcome, T0 } from './outbox-contract-support.js';
 
@@ -22,6 +23,7 @@ export function describeOutbox(name: string, open: OpenStore): void {
     describeClaimContract(store);
     describeSettleContract(store);
     describeLeaseContract(store);
+    describeRenewalContract(store);
     describeOrderedContract(store);
     describeManageContract(store);
     describePullContract(store);
