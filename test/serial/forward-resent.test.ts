@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 import { DestinationServer } from '../helpers/destination-server.js';
 import { eventually } from '../helpers/eventually.js';
-import { loopbackDestination, untilReceived, writeConfig } from '../helpers/forwarding-process.js';
+import { destinationsOf, loopbackDestination, untilReceived, writeConfig } from '../helpers/forwarding-process.js';
 import { dropSchema, freshSchema, requirePostgres, testDatabaseUrl } from '../helpers/postgres.js';
 import type { ServerProcess } from '../helpers/server-process.js';
 import { API_TOKEN, ServerChildren, withTimeout } from '../helpers/server-children.js';
@@ -46,7 +46,7 @@ type Kind = 'sqlite' | 'postgres';
 
 function startOn(kind: Kind, data: string, schema: string): Promise<ServerProcess> {
   const config = writeConfig(data, {
-    destinations: { app: loopbackDestination(destination.port, { concurrency: 10, timeoutMs: 5000 }) },
+    destinations: { app: loopbackDestination(destination.port, { concurrency: 50, timeoutMs: 5000 }) },
     sources: { [SOURCE]: { forward: [{ to: 'app' }] } },
   });
   return children.start({
@@ -64,7 +64,7 @@ describe.each(['sqlite', 'postgres'] as const)('kill -9 under forwarding load, o
     'resends only the attempts in flight and those answered just before the kill',
     async () => {
       await destination.listen();
-      destination.answer = () => ({ status: 204, delayMs: 2 });
+      destination.answer = () => ({ status: 204 });
       const data = children.dataDir();
       const schema = freshSchema();
       schemas.push(schema);
@@ -95,6 +95,12 @@ describe.each(['sqlite', 'postgres'] as const)('kill -9 under forwarding load, o
       const second = await startOn(kind, data, schema);
       const ids = tally.acked.map((a) => a.id);
       await untilReceived(destination, ids, 60_000);
+      // Every forward settled: the attempts caught by the kill were made again.
+      await eventually(
+        async () => (await destinationsOf(second)).every((d) => d.pending === 0),
+        60_000,
+        'forwards still pending',
+      );
       expect(second.child.exitCode).toBeNull();
       const after = destination.requests.filter((r) => r.at > deadAt);
       const resent = new Set(after.map((r) => String(r.headers['webhook-id'])).filter((id) => firstSeen.has(id))).size;
