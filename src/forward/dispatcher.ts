@@ -136,7 +136,7 @@ export class PushDispatcher {
    * more than half full; else enough to fill it. A claim takes more than
    * `concurrency` ahead, so that a fast destination costs one claim
    * transaction per batch rather than per attempt (a claimed forward waits
-   * here within its lease). With a rate limit, no more than its tokens.
+   * here, its lease renewed). With a rate limit, no more than its tokens.
    */
   private wanted(): number {
     const { concurrency } = this.destination;
