@@ -30,18 +30,20 @@ export function releaseInterrupted(db: Database, now: number, budgetOf: (destina
      ON CONFLICT (name) DO UPDATE SET last_failure_at = excluded.last_failure_at, last_error = excluded.last_error
      WHERE coalesce(last_failure_at, 0) <= excluded.last_failure_at`,
   );
-  return db.transaction(() => {
-    const rows = delivering.all();
-    const destinations = new Set<string>();
-    for (const row of rows) {
-      const forward = forwardFromRow(row);
-      const startedAt = row.attempt_started_at ?? now;
-      attempt.run(forward.id, forward.attemptCount, startedAt, Math.max(0, now - startedAt), INTERRUPTED);
-      const failed = budgetSpent(forward, budgetOf(forward.destination), now);
-      settle.run(failed ? 'failed' : 'pending', failed ? null : now, INTERRUPTED, now, forward.id, forward.attemptCount);
-      destinations.add(forward.destination);
-    }
-    for (const name of destinations) failedAt.run(name, now, INTERRUPTED);
-    return rows.length;
-  }).immediate();
+  return db
+    .transaction(() => {
+      const rows = delivering.all();
+      const destinations = new Set<string>();
+      for (const row of rows) {
+        const forward = forwardFromRow(row);
+        const startedAt = row.attempt_started_at ?? now;
+        attempt.run(forward.id, forward.attemptCount, startedAt, Math.max(0, now - startedAt), INTERRUPTED);
+        const failed = budgetSpent(forward, budgetOf(forward.destination), now);
+        settle.run(failed ? 'failed' : 'pending', failed ? null : now, INTERRUPTED, now, forward.id, forward.attemptCount);
+        destinations.add(forward.destination);
+      }
+      for (const name of destinations) failedAt.run(name, now, INTERRUPTED);
+      return rows.length;
+    })
+    .immediate();
 }
