@@ -74,8 +74,8 @@ export interface AppDeps {
   feed?: PublishingFeed;
   /** The config file's destinations (CONTRACT 6); none when absent. */
   destinations?: ReadonlyMap<string, Destination>;
-  /** What a forward's lease adds to its destination's timeoutMs (RECEPTION_FORWARD_LEASE_MARGIN_MS). */
-  forwardLeaseMarginMs?: number;
+  /** How long a push dispatcher's lease lasts unless renewed (RECEPTION_FORWARD_LEASE_MS; DEFAULT_LEASE_MS when absent). */
+  forwardLeaseMs?: number;
   /** How wrong API tokens are throttled per address (DEFAULT_THROTTLE when absent; tests loosen it). */
   wrongTokenThrottle?: Partial<ThrottleOptions>;
   /** Refusals kept per source, at most (RECEPTION_REFUSALS_KEEP; 10,000 when absent); 0 keeps none. */
@@ -186,7 +186,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     logger,
     metrics: new ForwardMetrics(metrics.registry),
     redactHeaders: new Set(deps.redactHeaders),
-    leaseMarginMs: deps.forwardLeaseMarginMs,
+    leaseMs: deps.forwardLeaseMs,
   });
   forwarder.apply(deps.destinations ?? new Map());
 

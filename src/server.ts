@@ -6,7 +6,7 @@ import type { Settings } from './config/settings.js';
 import { dataDirProblem, listenProblem } from './config/start-error.js';
 import { loadConfigFile } from './config/source-config.js';
 import { SourceRules } from './receive/source-rules.js';
-import { resolveDestinations, type Destination } from './forward/destination.js';
+import { budgetOf, resolveDestinations, RETRY_DEFAULTS, type Destination } from './forward/destination.js';
 import { privateDestinationWarnings } from './forward/private-destination-warnings.js';
 import { createLogger, LogDestination, type Logger } from './observe/logger.js';
 import { Metrics } from './observe/metrics.js';
@@ -43,6 +43,7 @@ export async function startServer(settings: Settings): Promise<void> {
   const metrics = new Metrics();
   const config = loadConfig(settings);
   logConfig(start, config, 'config loaded');
+  releaseInterrupted(start, store, config.destinations);
   const app = await buildApp({
     ...settings,
     ...config,
@@ -181,6 +182,25 @@ function logConfig({ settings, logger }: Start, { rules, destinations }: LoadedC
   // What the private-network guard will refuse every time (CONTRACT 6), said before the first forward fails.
   for (const { destination, host, message: why } of privateDestinationWarnings(destinations.values()))
     logger.warn({ destination, host, setting: 'allowPrivateNetwork' }, why);
+}
+
+/**
+ * On SQLite, before forwarding starts (CONTRACT 6 "After a crash"): one
+ * process owns the inbox, so every forward still `delivering` was caught by
+ * the end of the last one, and is attempted again at once rather than when
+ * its lease would have run out. PostgreSQL's instances take over the leases
+ * of one that stopped renewing them instead.
+ */
+function releaseInterrupted({ logger }: Start, store: InboxStore, destinations: ReadonlyMap<string, Destination>): void {
+  if (!(store instanceof SqliteStore)) return;
+  const released = store.outbox.releaseInterrupted(Date.now(), (name) => {
+    const destination = destinations.get(name);
+    return destination === undefined
+      ? { attempts: RETRY_DEFAULTS.attempts, maxAgeMs: RETRY_DEFAULTS.maxAgeSeconds * 1000 }
+      : budgetOf(destination);
+  });
+  if (released > 0)
+    logger.warn({ forwards: released }, 'forwards caught mid-attempt when Reception last stopped are attempted again');
 }
 
 /** SIGHUP reads the config file again; a file that does not load is refused and the previous config stays in force. */

@@ -37,8 +37,8 @@ export interface SettingValues {
   incomingMaxBytes: number;
   streamHeartbeatMs: number;
   streamMaxBufferedBytes: number;
-  /** What a forward's lease adds to its destination's timeoutMs, in ms: how long a crashed instance's attempts stay its own. */
-  forwardLeaseMarginMs: number;
+  /** How long a push forward's lease lasts unless renewed, in ms: how long a crashed instance's attempts stay its own. */
+  forwardLeaseMs: number;
   logLevel: string;
   /** `auto`: short readable lines when stdout is a terminal, JSON otherwise. */
   logFormat: LogFormat;
@@ -279,14 +279,14 @@ export const SETTINGS: SettingsTable = {
     help: 'Bytes a stream client may leave unread; past that, taking none of them for a heartbeat interval disconnects it.',
     doc: 'bytes a stream client may leave unread; past that, taking none of them for a heartbeat interval disconnects it',
   },
-  forwardLeaseMarginMs: {
-    // The dispatcher's DEFAULT_LEASE_MARGIN_MS (an app built without settings uses that one).
-    env: 'RECEPTION_FORWARD_LEASE_MARGIN_MS',
-    flag: 'forward-lease-margin-ms',
+  forwardLeaseMs: {
+    // The LeaseKeeper's DEFAULT_LEASE_MS (an app built without settings uses that one).
+    env: 'RECEPTION_FORWARD_LEASE_MS',
+    flag: 'forward-lease-ms',
     value: 'MS',
-    kind: integer(30_000, 100, 3_600_000),
-    help: "What a forward's lease adds to its destination's timeoutMs; also how long the forwards of a crashed instance wait before they are sent again.",
-    doc: "what a forward's lease adds to its destination's `timeoutMs` (at least 100): time to wait for a rate-limit token and to record the outcome. It is also how long the forwards of an instance that crashed wait before another instance (or the restarted one) sends them again; a margin shorter than recording takes under load sends forwards twice",
+    kind: integer(10_000, 1_000, 12_000),
+    help: "How long a push forward's lease lasts unless renewed (every third of it); the forwards of a crashed instance are sent again within it.",
+    doc: "how long the lease of a forward being pushed lasts unless renewed (1000 to 12000): each instance renews its leases every third of it while it lives, so the forwards of an instance that crashed are attempted again by another instance, or the restarted one, within this and a second (the contract's 15 s). Shorter takes over sooner; renewals that fail for nearly this long make forwards go back unattempted",
   },
   logLevel: {
     env: 'RECEPTION_LOG_LEVEL',

@@ -52,7 +52,7 @@ export function loadSettings(env: Env = process.env): Settings {
     incomingMaxBytes: read(SETTINGS.incomingMaxBytes),
     streamHeartbeatMs: read(SETTINGS.streamHeartbeatMs),
     streamMaxBufferedBytes: read(SETTINGS.streamMaxBufferedBytes),
-    forwardLeaseMarginMs: read(SETTINGS.forwardLeaseMarginMs),
+    forwardLeaseMs: read(SETTINGS.forwardLeaseMs),
     logLevel: read(SETTINGS.logLevel),
     logFormat: read(SETTINGS.logFormat),
   };

@@ -4,6 +4,7 @@ import { budgetSpent } from '../store/forward-row.js';
 import type { AttemptOutcome, ClaimedForward, Outbox } from '../store/outbox.js';
 import { backoffMs } from './backoff.js';
 import { budgetOf, type Destination } from './destination.js';
+import type { LeaseKeeper } from './lease-keeper.js';
 import type { Publisher, PublishResult } from './publisher.js';
 import { TokenBucket } from './token-bucket.js';
 
@@ -12,22 +13,22 @@ export interface DispatcherDeps {
   publisher: Publisher;
   metrics: ForwardMetrics;
   logger: Logger;
-  /** What a lease adds to the attempt's timeout (DEFAULT_LEASE_MARGIN_MS when absent). */
-  leaseMarginMs?: number;
+  /** This instance's push leases: the owner its claims name, renewed while it lives. */
+  leases: LeaseKeeper;
 }
 
 /** Longest sleep between claims when nothing wakes the dispatcher: lease take-overs and other instances' forwards are found within it. */
 export const POLL_MS = 1000;
 /** Sleep when forwards are due but none could be claimed (an ordered head in flight, another instance's locks). */
 const BLOCKED_MS = 50;
-/**
- * What a lease adds to the attempt's timeout by default: time to wait for a
- * rate token, and to record the outcome. It is also how long the forwards of
- * an instance that died stay its own (RECEPTION_FORWARD_LEASE_MARGIN_MS).
- */
-export const DEFAULT_LEASE_MARGIN_MS = 30_000;
 /** Forwards claimed per transaction, at most. */
 const MAX_CLAIM = 100;
+/**
+ * Delivery bodies claimed per transaction, at most (always one forward): a
+ * claim of 100 forwards of 5 MiB bodies would hold 500 MiB in memory, waiting
+ * for their turn.
+ */
+const MAX_CLAIM_BYTES = 32 * 1024 * 1024;
 /** How long outcomes are gathered before they are recorded together. */
 const SETTLE_GATHER_MS = 5;
 
@@ -50,8 +51,8 @@ export class PushDispatcher {
   private readonly bucket: TokenBucket | undefined;
   private running: Promise<void> | undefined;
   private idle: Array<() => void> = [];
-  /** Claimed forwards waiting for room (leased to this instance). */
-  private queue: ClaimedForward[] = [];
+  /** Claimed forwards waiting for room (leased to this instance), with when their claim had committed. */
+  private queue: Array<ClaimedForward & { claimedAt: number }> = [];
   private pumpTimer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -109,10 +110,12 @@ export class PushDispatcher {
           claimed = await outbox.claim({
             destination: destination.name,
             max: want,
-            leaseMs: this.leaseMs(want),
+            leaseMs: this.deps.leases.leaseMs,
             now: Date.now(),
             ordered: destination.ordered,
             budget: budgetOf(destination),
+            owner: this.deps.leases.owner,
+            maxBytes: MAX_CLAIM_BYTES,
           });
         } catch (error) {
           logger.warn(
@@ -123,7 +126,8 @@ export class PushDispatcher {
           continue;
         }
       }
-      this.queue.push(...claimed);
+      const claimedAt = Date.now();
+      this.queue.push(...claimed.map((c) => ({ ...c, claimedAt })));
       if (this.stopped) break;
       this.pump();
       // A full claim means more may be due at once: claim again when there is room.
@@ -139,7 +143,7 @@ export class PushDispatcher {
    * more than half full; else enough to fill it. A claim takes more than
    * `concurrency` ahead, so that a fast destination costs one claim
    * transaction per batch rather than per attempt (a claimed forward waits
-   * here within its lease). With a rate limit, no more than its tokens.
+   * here, its lease renewed). With a rate limit, no more than its tokens.
    */
   private wanted(): number {
     const { concurrency } = this.destination;
@@ -147,17 +151,6 @@ export class PushDispatcher {
     if (this.bucket !== undefined) return Math.max(0, Math.min(concurrency - held, this.bucket.available() - this.queue.length));
     const target = concurrency + Math.min(MAX_CLAIM, Math.max(50, concurrency * 2));
     return held > concurrency + (target - concurrency) / 2 ? 0 : Math.min(MAX_CLAIM, target - held);
-  }
-
-  /**
-   * A claim's lease: the last forward of the batch may wait in line behind
-   * every one held before it, `concurrency` at a time, each attempt at most
-   * `timeoutMs`; then the margin (time to record the outcome).
-   */
-  private leaseMs(want: number): number {
-    const { concurrency, timeoutMs } = this.destination;
-    const rounds = Math.ceil((this.queue.length + this.inflight + want) / concurrency);
-    return timeoutMs * Math.max(1, rounds) + (this.deps.leaseMarginMs ?? DEFAULT_LEASE_MARGIN_MS);
   }
 
   /** Starts attempts from the queue while there is room (and a rate token). */
@@ -176,9 +169,9 @@ export class PushDispatcher {
       }
       const next = this.queue.shift();
       if (next === undefined) break;
-      // Its lease could run out before the attempt ends (the destination was slower than
-      // the lease allowed for): handed back rather than sent, so that it is never sent twice.
-      if ((next.forward.leaseUntil ?? 0) - Date.now() < this.destination.timeoutMs) void this.release([next]);
+      // Its lease is no longer certain (renewals have been failing nearly as long as a
+      // lease lasts): handed back rather than sent, so that it is never knowingly sent twice.
+      if (!this.deps.leases.mayStart(next.forward.id, next.claimedAt, next.forward.leaseUntil ?? 0)) void this.release([next]);
       else this.send(next);
     }
   }

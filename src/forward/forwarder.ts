@@ -6,6 +6,7 @@ import type { ConnectionStatus } from './broker-connection.js';
 import { createPublisher } from './create-publisher.js';
 import { budgetOf, isPushed, sameDestination, type Destination } from './destination.js';
 import { PushDispatcher, POLL_MS } from './dispatcher.js';
+import { LeaseKeeper } from './lease-keeper.js';
 import type { Publisher } from './publisher.js';
 
 export interface ForwarderDeps {
@@ -14,8 +15,8 @@ export interface ForwarderDeps {
   logger: Logger;
   metrics: ForwardMetrics;
   redactHeaders: ReadonlySet<string>;
-  /** What each lease adds to its destination's timeout (the dispatcher's default when absent). */
-  leaseMarginMs?: number;
+  /** How long a push lease lasts unless renewed (DEFAULT_LEASE_MS when absent; RECEPTION_FORWARD_LEASE_MS). */
+  leaseMs?: number;
 }
 
 /**
@@ -33,9 +34,12 @@ export class Forwarder {
   private unsubscribe: (() => void) | undefined;
   private sweep: NodeJS.Timeout | undefined;
   private stopped = false;
+  /** This instance's push leases, renewed while it lives (CONTRACT 6 "After a crash"). */
+  readonly leases: LeaseKeeper;
 
   constructor(private readonly deps: ForwarderDeps) {
     deps.metrics.watch(deps.outbox);
+    this.leases = new LeaseKeeper(deps.outbox, deps.logger, deps.leaseMs);
   }
 
   /** Puts a config's destinations in force: new ones start, removed ones stop, changed ones restart. */
@@ -59,7 +63,7 @@ export class Forwarder {
         publisher,
         metrics: this.deps.metrics,
         logger: this.deps.logger,
-        leaseMarginMs: this.deps.leaseMarginMs,
+        leases: this.leases,
       });
       this.dispatchers.set(destination.name, dispatcher);
       this.publishers.set(destination.name, publisher);
@@ -71,6 +75,7 @@ export class Forwarder {
       this.unsubscribe = undefined;
     }
     this.sweep ??= setInterval(() => void this.sweepPull(), POLL_MS * 5).unref();
+    if (this.dispatchers.size > 0) this.leases.start();
   }
 
   /** The destination of that name in the config in force. */
@@ -101,7 +106,9 @@ export class Forwarder {
     this.unsubscribe?.();
     this.unsubscribe = undefined;
     clearInterval(this.sweep);
+    // Renewed until every attempt in flight is recorded: the grace may outlast a lease.
     await Promise.all([...this.dispatchers.values()].map((dispatcher) => dispatcher.stop(graceMs)));
+    await this.leases.stop();
     this.dispatchers.clear();
     this.publishers.clear();
   }

@@ -98,6 +98,12 @@ export interface ClaimRequest {
    * not taken: they stay pending with no attempt spent, and are not read.
    */
   maxBytes?: number;
+  /**
+   * The instance whose push dispatcher claims (kept as `lease_owner`): it
+   * renews these leases while it lives (`renewLeases`). Absent for a pull
+   * consumer, whose lease only its visibility timeout ends.
+   */
+  owner?: string;
 }
 
 /** A pull consumer's claim hands out at most this many bytes of delivery bodies (CONTRACT 6). */
@@ -178,6 +184,13 @@ export interface Outbox {
    * at `now`, their attempt number and budget as before the claim.
    */
   release(forwards: ReadonlyArray<{ id: string; n: number }>, now: number): Promise<void>;
+  /**
+   * Extends every push lease that `owner` holds (forwards `delivering`, claimed
+   * with that owner) to `until`, in one statement (CONTRACT 6 "After a crash");
+   * answers the ids of those it extended. One being settled or taken over at
+   * that moment is left alone (it is not the owner's for long).
+   */
+  renewLeases(owner: string, until: number): Promise<string[]>;
   /**
    * A pull consumer's ack: `succeeded`, when `lease` is the forward's current
    * lease and has not run out at `now` (compared and set in one transaction).

@@ -70,11 +70,11 @@ describe('reception serve', { timeout: 60_000 }, () => {
     expect(cli.stderr()).toContain('--retention: expected a duration');
   });
 
-  it('has a flag for every setting, the incoming bound and the lease margin included', async () => {
-    const cli = startCli(['serve', '--incoming-max-bytes', '10', '--forward-lease-margin-ms', '5']);
+  it('has a flag for every setting, the incoming bound and the lease length included', async () => {
+    const cli = startCli(['serve', '--incoming-max-bytes', '10', '--forward-lease-ms', '5']);
     expect(await cli.exited).toBe(2);
     expect(cli.stderr()).toContain('--incoming-max-bytes: expected a whole number from 1024 to 17179869184, got "10"');
-    expect(cli.stderr()).toContain('--forward-lease-margin-ms: expected a whole number from 100 to 3600000, got "5"');
+    expect(cli.stderr()).toContain('--forward-lease-ms: expected a whole number from 1000 to 12000, got "5"');
   });
 
   it('a port in use and an unusable data directory name the flag that gave them, and suggest --port 0', async () => {

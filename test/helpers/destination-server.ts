@@ -11,6 +11,8 @@ export interface ReceivedRequest {
   headers: IncomingMessage['headers'];
   body: Buffer;
   at: number;
+  /** When the answer was written (ms); absent while it is not (a slow answer, a hang). */
+  answeredAt?: number;
 }
 
 /** What the destination answers to the n-th request (from 1) it received. */
@@ -49,6 +51,7 @@ export class DestinationServer {
           return;
         }
         const send = (): void => {
+          received.answeredAt = Date.now();
           res.writeHead(answer.status, answer.headers);
           res.end(answer.body);
         };

@@ -27,8 +27,9 @@ import { eventually } from '../helpers/eventually.js';
  * attempts in flight exits 0 within the grace and records every attempt,
  * so that nothing is left `delivering` for a lease to rescue. Each on
  * SQLite and on PostgreSQL.
- * The lease margin stays at its default (30 s): a forward left `delivering`
- * would not be sent again within these tests' waits.
+ * A forward left `delivering` would be sent again after the restart too
+ * (released at start on SQLite, its lease taken over on PostgreSQL), but its
+ * history would show an interrupted attempt or an expired lease, not the abort.
  */
 
 const SOURCE = 'orders';

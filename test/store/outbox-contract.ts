@@ -6,6 +6,7 @@ import { describeLeaseContract } from './outbox-contract-leases.js';
 import { describeManageContract } from './outbox-contract-manage.js';
 import { describeClaimBoundContract, describePullContract } from './outbox-contract-pull.js';
 import { describeOrderedContract } from './outbox-contract-ordered.js';
+import { describeRenewalContract } from './outbox-contract-renewal.js';
 import { describeStateContract } from './outbox-contract-state.js';
 import { claim, deliver, deliverAll, deliveryTo, forwardOf, outcome, T0 } from './outbox-contract-support.js';
 
@@ -23,6 +24,7 @@ export function describeOutbox(name: string, open: OpenStore): void {
     describeClaimContract(store);
     describeSettleContract(store);
     describeLeaseContract(store);
+    describeRenewalContract(store);
     describeOrderedContract(store);
     describeManageContract(store);
     describePullContract(store);

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { DELIVERY_COLUMNS, deliveryFromRow, type DeliveryRow } from '../delivery-row.js';
 import { holdable } from './text-values.js';
+import { settleOutcomes } from './postgres-settle.js';
 import {
   ATTEMPT_COLUMNS,
   attemptFromRow,
@@ -12,7 +13,6 @@ import {
   LEASE_EXPIRED,
   newLease,
   withinBytes,
-  responseColumn,
   type AttemptRow,
   type ForwardRow,
 } from '../forward-row.js';
@@ -60,11 +60,6 @@ const HEADS = `SELECT DISTINCT ON (source) position, next_attempt_at FROM forwar
  */
 const INSERT_ATTEMPT = `INSERT INTO forward_attempts (forward_id, n, started_at, duration_ms, status, error)
   SELECT id, $2::integer, $3::bigint, $4::integer, $5::integer, $6::text FROM forwards
-  WHERE id = $1 AND attempt_count >= $2::integer FOR KEY SHARE
-  ON CONFLICT DO NOTHING`;
-/** The same, with the destination's answer ($7, JSON text): an outcome's attempt. */
-const INSERT_ANSWERED_ATTEMPT = `INSERT INTO forward_attempts (forward_id, n, started_at, duration_ms, status, error, response)
-  SELECT id, $2::integer, $3::bigint, $4::integer, $5::integer, $6::text, $7::text FROM forwards
   WHERE id = $1 AND attempt_count >= $2::integer FOR KEY SHARE
   ON CONFLICT DO NOTHING`;
 const SETTLE = `UPDATE forwards SET status = $1, next_attempt_at = $2, lease_until = NULL, lease = NULL, attempt_started_at = NULL,
@@ -154,10 +149,10 @@ export class PostgresOutbox implements Outbox {
       // Each forward with its own new lease token.
       const taken = await client.query<ForwardRow>(
         `UPDATE forwards SET status = 'delivering', attempt_count = attempt_count + 1, budget_used = budget_used + 1,
-           attempt_started_at = $1, lease_until = $2, next_attempt_at = $2, updated_at = $1, lease = t.l
+           attempt_started_at = $1, lease_until = $2, next_attempt_at = $2, updated_at = $1, lease = t.l, lease_owner = $5
          FROM unnest($3::bigint[], $4::text[]) AS t (p, l)
          WHERE position = t.p AND status = 'pending' RETURNING ${FORWARD_COLUMNS}`,
-        [now, leaseUntil, chosen.map((row) => row.position), chosen.map(() => newLease())],
+        [now, leaseUntil, chosen.map((row) => row.position), chosen.map(() => newLease()), request.owner ?? null],
       );
       const forwards = taken.rows.map(forwardFromRow).sort((a, b) => a.position - b.position);
       const rows = await client.query<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE seq = ANY($1::bigint[])`, [
@@ -185,28 +180,23 @@ export class PostgresOutbox implements Outbox {
     });
   }
 
-  async settle(outcomes: readonly AttemptOutcome[]): Promise<number> {
-    if (outcomes.length === 0) return 0;
-    return this.db.transaction(async (client) => {
-      let current = 0;
-      const succeeded = new Map<string, number>();
-      const failed = new Map<string, { at: number; error: string | null }>();
-      for (const o of outcomes) {
-        const response = responseColumn(o.response);
-        await client.query(INSERT_ANSWERED_ATTEMPT, [o.forwardId, o.n, o.startedAt, o.durationMs, o.status, o.error, response]);
-        const at = o.startedAt + o.durationMs;
-        const nextAt = o.next.state === 'pending' ? o.next.at : null;
-        const changed =
-          (await client.query(SETTLE, [o.next.state, nextAt, o.status, o.error, at, o.forwardId, o.n])).rowCount ?? 0;
-        current += changed;
-        if (changed === 0) continue;
-        if (o.next.state === 'succeeded') succeeded.set(o.destination, Math.max(at, succeeded.get(o.destination) ?? 0));
-        else if ((failed.get(o.destination)?.at ?? 0) <= at) failed.set(o.destination, { at, error: o.error });
-      }
-      for (const [name, at] of succeeded) await client.query(SUCCEEDED_AT, [name, at]);
-      for (const [name, { at, error }] of failed) await client.query(FAILED_AT, [name, at, error]);
-      return current;
-    });
+  settle(outcomes: readonly AttemptOutcome[]): Promise<number> {
+    return settleOutcomes(this.db, outcomes);
+  }
+
+  /**
+   * SKIP LOCKED: a renewal never waits, so it cannot deadlock with a settle
+   * of the same forwards (locked in another order); a forward locked is being
+   * settled, or taken over because its lease ran out, and is not renewed.
+   */
+  async renewLeases(owner: string, until: number): Promise<string[]> {
+    const result = await this.db.execute<{ id: string }>(
+      `UPDATE forwards SET lease_until = $1, next_attempt_at = $1 WHERE position IN (
+         SELECT position FROM forwards WHERE status = 'delivering' AND lease_owner = $2 FOR NO KEY UPDATE SKIP LOCKED)
+       AND status = 'delivering' AND lease_owner = $2 RETURNING id`,
+      [until, owner],
+    );
+    return result.rows.map((row) => row.id);
   }
 
   async release(forwards: ReadonlyArray<{ id: string; n: number }>, now: number): Promise<void> {

@@ -1,5 +1,6 @@
 import type { Database } from './driver.js';
 import { syncLevel, withoutSync } from './without-sync.js';
+import { releaseInterrupted } from './sqlite-release-interrupted.js';
 import { DELIVERY_COLUMNS, deliveryFromRow, type DeliveryRow } from '../delivery-row.js';
 import {
   ATTEMPT_COLUMNS,
@@ -81,10 +82,10 @@ export class SqliteOutbox implements Outbox {
       // `+status`: by the primary key. On `status` alone SQLite chose the due
       // index and read every pending forward for each claim (167 a second
       // drained, 1.1 ms of CPU each, with 20,000 waiting).
-      // One forward, with its own new lease token.
-      take: prepare<[number, number, number, number, string, number], ForwardRow>(
+      // One forward, with its own new lease token; lease_owner: the instance of a push claim (renewed), NULL for a pull one.
+      take: prepare<[number, number, number, number, string, string | null, number], ForwardRow>(
         `UPDATE forwards SET status = 'delivering', attempt_count = attempt_count + 1, budget_used = budget_used + 1,
-           attempt_started_at = ?, lease_until = ?, next_attempt_at = ?, updated_at = ?, lease = ?
+           attempt_started_at = ?, lease_until = ?, next_attempt_at = ?, updated_at = ?, lease = ?, lease_owner = ?
          WHERE position = ? AND +status = 'pending'
          RETURNING ${FORWARD_COLUMNS}`,
       ),
@@ -101,6 +102,10 @@ export class SqliteOutbox implements Outbox {
         `UPDATE forwards SET status = 'pending', attempt_count = attempt_count - 1, budget_used = max(0, budget_used - 1),
            next_attempt_at = @now, lease_until = NULL, lease = NULL, attempt_started_at = NULL, updated_at = @now
          WHERE id = @id AND status = 'delivering' AND attempt_count = @n`,
+      ),
+      // By forwards_due (status first); the expiry of a lease is next_attempt_at while delivering.
+      renew: prepare<[number, number, string], { id: string }>(
+        `UPDATE forwards SET lease_until = ?, next_attempt_at = ? WHERE status = 'delivering' AND lease_owner = ? RETURNING id`,
       ),
       settle: prepare<[string, number | null, number | null, string | null, number, string, number]>(
         `UPDATE forwards SET status = ?, next_attempt_at = ?, lease_until = NULL, lease = NULL, attempt_started_at = NULL,
@@ -286,7 +291,7 @@ export class SqliteOutbox implements Outbox {
     const leaseUntil = now + request.leaseMs;
     const taken: Forward[] = [];
     for (const { position } of due) {
-      const row = this.q.take.get(now, leaseUntil, leaseUntil, now, newLease(), position);
+      const row = this.q.take.get(now, leaseUntil, leaseUntil, now, newLease(), request.owner ?? null, position);
       if (row !== undefined) taken.push(forwardFromRow(row));
     }
     const seqs = taken.map((f) => f.deliverySeq);
@@ -378,6 +383,20 @@ export class SqliteOutbox implements Outbox {
 
   async release(forwards: ReadonlyArray<{ id: string; n: number }>, now: number): Promise<void> {
     if (forwards.length > 0) this.withoutSync(() => this.releaseTransaction.immediate(forwards, now));
+  }
+
+  async renewLeases(owner: string, until: number): Promise<string[]> {
+    return this.withoutSync(() => this.q.renew.all(until, until, owner).map((row) => row.id));
+  }
+
+  /**
+   * At start, before forwarding does (CONTRACT 6 "After a crash"): one
+   * process owns the file, so every forward still `delivering` was caught by
+   * the end of the last one. Its attempt is recorded as interrupted; the
+   * forward is pending at once, or failed when that spent its budget.
+   */
+  releaseInterrupted(now: number, budgetOf: (destination: string) => RetryBudget): number {
+    return releaseInterrupted(this.db, now, budgetOf);
   }
 
   async ack(id: string, lease: string, now: number): Promise<LeaseAnswer> {

@@ -41,7 +41,7 @@ describe('loadSettings', () => {
       incomingMaxBytes: 256 * 1024 * 1024,
       streamHeartbeatMs: 10_000,
       streamMaxBufferedBytes: 8 * 1024 * 1024,
-      forwardLeaseMarginMs: 30_000,
+      forwardLeaseMs: 10_000,
     });
   });
 
@@ -72,7 +72,7 @@ describe('loadSettings', () => {
       RECEPTION_INCOMING_MAX_BYTES: '4096',
       RECEPTION_STREAM_HEARTBEAT_MS: '1000',
       RECEPTION_STREAM_BUFFER_BYTES: '4096',
-      RECEPTION_FORWARD_LEASE_MARGIN_MS: '2000',
+      RECEPTION_FORWARD_LEASE_MS: '2000',
     };
     // Every setting of the table is set here.
     expect(Object.keys(env).sort()).toEqual(
@@ -107,7 +107,7 @@ describe('loadSettings', () => {
       incomingMaxBytes: 4096,
       streamHeartbeatMs: 1000,
       streamMaxBufferedBytes: 4096,
-      forwardLeaseMarginMs: 2000,
+      forwardLeaseMs: 2000,
       // Every variable above is one that a setting reads.
       ignoredVariables: [],
     });
@@ -217,7 +217,8 @@ describe('loadSettings', () => {
     ['RECEPTION_INCOMING_MAX_BYTES', '1MiB'],
     ['RECEPTION_STREAM_HEARTBEAT_MS', '60000'],
     ['RECEPTION_STREAM_BUFFER_BYTES', '1'],
-    ['RECEPTION_FORWARD_LEASE_MARGIN_MS', '50'],
+    ['RECEPTION_FORWARD_LEASE_MS', '50'],
+    ['RECEPTION_FORWARD_LEASE_MS', '30000'],
   ])('refuses %s=%j with a message that names it', (name, value) => {
     const problems = problemsOf({ [name]: value });
     expect(problems).toHaveLength(1);
