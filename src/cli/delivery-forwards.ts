@@ -75,7 +75,8 @@ export function forwardLines(forward: DeliveryForward): string[] {
   ];
   for (const attempt of forward.attempts) {
     const status = attempt.status === null ? 'no answer' : `HTTP ${attempt.status}`;
-    const error = attempt.error === null ? '' : `  ${escapeForTerminal(attempt.error)}`;
+    // The error of an answered attempt is its status again (`HTTP 500`): said once.
+    const error = attempt.error === null || attempt.error === status ? '' : `  ${escapeForTerminal(attempt.error)}`;
     lines.push(`  attempt ${attempt.n}  ${escapeForTerminal(attempt.startedAt)}  ${status}  ${attempt.durationMs} ms${error}`);
     if (attempt.response !== null) lines.push(...answerLines(attempt.response));
   }
