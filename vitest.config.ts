@@ -51,7 +51,7 @@ export default defineConfig({
         extends: true as const,
         test: {
           name: 'main',
-          include: ['test/**/*.test.ts'],
+          include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
           exclude: [...configDefaults.exclude, 'test/serial/**', 'test/integration/**'],
         },
       },

@@ -1,14 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { SqliteStore } from '../src/inbox/sqlite-store.js';
 import { jsonBody } from './load.js';
 import { storeDelivery } from './store-delivery.js';
 
 /**
  * `node dist/bench/checkpoint-thread.js`: the SQLite store's commits with
  * its checkpoints on the event loop (every 250 WAL pages, inside a commit)
- * against the checkpoint thread (src/store/sqlite/checkpointer.ts), with no
+ * against the checkpoint thread (src/platform/db/sqlite/checkpointer.ts), with no
  * HTTP in front: batches of 25 deliveries (at most 16 MiB) appended back to back, one turn
  * of the event loop between them, `durability=full`, alternating round by
  * round. Reported per run: deliveries/s, the wall time of a commit as the

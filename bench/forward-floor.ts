@@ -1,5 +1,5 @@
 import { Pool } from 'undici';
-import { Database } from '../src/store/sqlite/driver.js';
+import { Database } from '../src/platform/db/sqlite/driver.js';
 
 /**
  * The floor of draining an outbox on this machine, run by the `forward

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sonicBoom from 'sonic-boom';
-import { createLogger, LogDestination } from '../src/observe/logger.js';
-import { createWebhookLog, type WebhookLogFields } from '../src/observe/webhook-log.js';
+import { createLogger, LogDestination } from '../src/platform/observe/logger.js';
+import { createWebhookLog, type WebhookLogFields } from '../src/receive/webhook-log.js';
 
 /**
  * `node dist/bench/log-line-cost.js [ROUNDS]`: the CPU time of the webhook

@@ -19,7 +19,7 @@ const require = createRequire(import.meta.url);
 const TOTAL = Number(process.argv[2] ?? 20_000);
 const ROUNDS = Number(process.argv[3] ?? 3);
 const BATCH = 50;
-const MIGRATION = readFileSync(new URL('../src/store/sqlite/migrations/000001-deliveries.sql', import.meta.url), 'utf8');
+const MIGRATION = readFileSync(new URL('../src/platform/db/sqlite/migrations/000001-deliveries.sql', import.meta.url), 'utf8');
 const RAW = Buffer.from(JSON.stringify({ event: 'push', pad: 'x'.repeat(990) }));
 const HEADERS = JSON.stringify([
   ['Host', 'hooks.example.com'],

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { PostgresStore } from '../src/store/postgres/postgres-store.js';
+import { PostgresStore } from '../src/inbox/postgres-store.js';
 import { BENCH_DATABASE_URL } from './postgres-schema.js';
 import { jsonBody } from './load.js';
 import { storeDelivery } from './store-delivery.js';

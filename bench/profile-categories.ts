@@ -113,7 +113,14 @@ const CATEGORIES: readonly Category[] = [
   },
   {
     name: 'receive code (receiver, webhook-handler, headers, ids, answer)',
-    matches: leaf(inUrl('/dist/src/receive/', '/dist/src/http/', '/dist/src/store/header-list.js', '/dist/src/body/')),
+    matches: leaf(
+      inUrl(
+        '/dist/src/receive/',
+        '/dist/src/platform/http/header-list.js',
+        '/dist/src/deliveries/delivery-id.js',
+        '/dist/src/body/',
+      ),
+    ),
   },
   {
     name: 'promises, microtasks, timers (node:internal)',

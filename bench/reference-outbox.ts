@@ -1,5 +1,5 @@
 import { Pool } from 'undici';
-import type { Database } from '../src/store/sqlite/driver.js';
+import type { Database } from '../src/platform/db/sqlite/driver.js';
 
 /**
  * The floor of forwarding as a running service, for the `ref outbox floor`

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import { Database } from '../src/store/sqlite/driver.js';
+import { Database } from '../src/platform/db/sqlite/driver.js';
 import { outboxPump, type OutboxPump } from './reference-outbox.js';
 import { serveBaseline } from './serve-baseline.js';
 
@@ -72,7 +72,7 @@ function fanOut(): void {
 
 /**
  * The delivery's frame, the same fields as Reception's Delivery JSON
- * (src/http/delivery-json.ts), queued for the next fan-out.
+ * (src/deliveries/delivery-json.ts), queued for the next fan-out.
  */
 function queueFrame(d: Pending, receivedAt: string, eventType: unknown, rawHeaders: string[]): void {
   const seq = ++lastSeq;

@@ -26,7 +26,7 @@ import {
 import { combineRounds } from './rounds.js';
 import { startServer, tail } from './server-process.js';
 import { startStreamReaders, type RunningReaders } from './stream-readers.js';
-import { describeDriver } from '../src/store/sqlite/driver.js';
+import { describeDriver } from '../src/platform/db/sqlite/driver.js';
 
 /**
  * `npm run bench`: starts each case's server as its own process, loads it,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { NewDelivery } from '../src/store/inbox-store.js';
+import type { NewDelivery } from '../src/deliveries/delivery-store.js';
 
 /** A delivery as the receiver hands it to a store, for benches that append without HTTP in front. */
 export function storeDelivery(raw: Buffer): NewDelivery {

@@ -4,7 +4,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { checkJsonBody } from '../src/body/parse-json.js';
-import { Database } from '../src/store/sqlite/driver.js';
+import { Database } from '../src/platform/db/sqlite/driver.js';
 import { serveBaseline } from './serve-baseline.js';
 
 /**

@@ -1,8 +1,8 @@
-// Writes the settings table of docs/settings.md from src/config/settings-table.ts (compiled to dist/ first:
+// Writes the settings table of docs/settings.md from src/platform/config/settings-table.ts (compiled to dist/ first:
 // `npm run docs:settings`). test/unit/config/settings-table.test.ts fails when the page differs.
 import { readFileSync, writeFileSync } from 'node:fs';
 import process from 'node:process';
-import { withSettingsTable } from '../dist/src/config/settings-doc.js';
+import { withSettingsTable } from '../dist/src/platform/config/settings-doc.js';
 
 const PAGE = 'docs/settings.md';
 const page = readFileSync(PAGE, 'utf8');

@@ -1,5 +1,5 @@
-import { loadSettings, SettingsError } from './config/settings.js';
-import { StartError } from './config/start-error.js';
+import { loadSettings, SettingsError } from './platform/config/settings.js';
+import { StartError } from './platform/config/start-error.js';
 
 /** `npm start`: read the environment and serve; a bad setting exits 1 with a message naming it. */
 async function main(): Promise<void> {

@@ -1,20 +1,20 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildApp, type App } from './app.js';
-import { resolveToken, TOKEN_FILE, tokenFileWarning, type ResolvedToken } from './auth/token.js';
-import type { Settings } from './config/settings.js';
-import { dataDirProblem, listenProblem } from './config/start-error.js';
+import { resolveToken, TOKEN_FILE, tokenFileWarning, type ResolvedToken } from './platform/auth/token.js';
+import type { Settings } from './platform/config/settings.js';
+import { dataDirProblem, listenProblem } from './platform/config/start-error.js';
 import { loadConfigFile } from './config/source-config.js';
 import { SourceRules } from './receive/source-rules.js';
-import { budgetOf, resolveDestinations, RETRY_DEFAULTS, type Destination } from './forward/destination.js';
-import { privateDestinationWarnings } from './forward/private-destination-warnings.js';
-import { createLogger, LogDestination, type Logger } from './observe/logger.js';
-import { Metrics } from './observe/metrics.js';
-import { prettyLine } from './observe/pretty-log.js';
-import { RetentionPruner } from './store/retention-pruner.js';
-import type { InboxStore } from './store/inbox-store.js';
-import { describeServer, PostgresStore } from './store/postgres/postgres-store.js';
-import { permissionWarning, SqliteStore } from './store/sqlite/sqlite-store.js';
+import { budgetOf, resolveDestinations, RETRY_DEFAULTS, type Destination } from './forwarding/destination.js';
+import { privateDestinationWarnings } from './forwarding/private-destination-warnings.js';
+import { createLogger, LogDestination, type Logger } from './platform/observe/logger.js';
+import { Metrics } from './platform/observe/metrics.js';
+import { prettyLine } from './platform/observe/pretty-log.js';
+import { RetentionPruner } from './inbox/retention-pruner.js';
+import type { InboxDatabase } from './inbox/inbox-database.js';
+import { describeServer, PostgresStore } from './inbox/postgres-store.js';
+import { permissionWarning, SqliteStore } from './inbox/sqlite-store.js';
 import { PostgresCommitFeed } from './stream/postgres-commit-feed.js';
 
 /** Below this length the token is accepted with a warning. */
@@ -136,7 +136,7 @@ function prepareDataDir(settings: Settings): void {
 }
 
 /** PostgreSQL's commit feed (LISTEN/NOTIFY), so that every instance's streams hear every commit; none on SQLite. */
-async function startCommitFeed({ settings, logger }: Start, store: InboxStore): Promise<PostgresCommitFeed | undefined> {
+async function startCommitFeed({ settings, logger }: Start, store: InboxDatabase): Promise<PostgresCommitFeed | undefined> {
   if (settings.databaseUrl === undefined || !(store instanceof PostgresStore)) return undefined;
   const feed = new PostgresCommitFeed(settings.databaseUrl, store.channel, logger);
   await feed.start();
@@ -191,7 +191,7 @@ function logConfig({ settings, logger }: Start, { rules, destinations }: LoadedC
  * its lease would have run out. PostgreSQL's instances take over the leases
  * of one that stopped renewing them instead.
  */
-function releaseInterrupted({ logger }: Start, store: InboxStore, destinations: ReadonlyMap<string, Destination>): void {
+function releaseInterrupted({ logger }: Start, store: InboxDatabase, destinations: ReadonlyMap<string, Destination>): void {
   if (!(store instanceof SqliteStore)) return;
   const released = store.outbox.releaseInterrupted(Date.now(), (name) => {
     const destination = destinations.get(name);
@@ -230,7 +230,7 @@ function reloadConfigOnSighup(start: Start, app: App, metrics: Metrics): void {
 /** What shutdown stops, in its order. */
 interface Running {
   app: App;
-  store: InboxStore;
+  store: InboxDatabase;
   feed: PostgresCommitFeed | undefined;
   pruner: RetentionPruner;
   logDestination: LogDestination;
@@ -314,7 +314,7 @@ function showGeneratedToken({ token, file }: ResolvedToken, base: string): void 
 }
 
 /** PostgreSQL with a database URL, else SQLite in the data directory (warned of when others can read its file). */
-async function openStore({ settings, logger }: Start): Promise<InboxStore> {
+async function openStore({ settings, logger }: Start): Promise<InboxDatabase> {
   if (settings.databaseUrl !== undefined) {
     return await PostgresStore.open({
       connectionString: settings.databaseUrl,

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 
 // The inbox page: plain TypeScript and CSS, built into web/dist, which
-// src/http/web-page.ts serves at `/` under a strict Content-Security-Policy
+// src/page/web-page.ts serves at `/` under a strict Content-Security-Policy
 // (so nothing inline: no inline scripts, styles or preload polyfill).
 export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),

@@ -1,6 +1,6 @@
-import { eventTypeOf } from '../../src/receive/event-type.js';
-import type { HeaderList } from '../../src/store/header-list.js';
-import type { NewDelivery, Verification } from '../../src/store/inbox-store.js';
+import { eventTypeOf } from '../../src/event-types/event-type.js';
+import type { HeaderList } from '../../src/platform/http/header-list.js';
+import type { NewDelivery, Verification } from '../../src/deliveries/delivery-store.js';
 
 /**
  * Deliveries as real senders send them, for filling a large inbox: seven

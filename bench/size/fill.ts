@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { InboxStore } from '../../src/store/inbox-store.js';
+import type { InboxStore } from '../../src/deliveries/delivery-store.js';
 import { benchDelivery } from './deliveries.js';
 
 export interface FillResult {

@@ -3,7 +3,7 @@
  * its content coding, and the refusals of a media type or coding that is
  * not taken here (given before the body is read when one is announced).
  */
-import { ProblemError } from '../errors/problem-catalogue.js';
+import { ProblemError } from '../platform/errors/problem-catalogue.js';
 import { classifyMediaType, KIND_MEDIA_TYPES, mediaTypeEssence, type AcceptKind } from './media-type.js';
 
 /** The refusal of a compressed body. */

@@ -1,4 +1,4 @@
-import { ProblemError } from '../errors/problem-catalogue.js';
+import { ProblemError } from '../platform/errors/problem-catalogue.js';
 import type { BodyKind } from './media-type.js';
 import { checkFormFields, parseFormBody } from './parse-form.js';
 import { checkJsonBody, jsonBodyValue } from './parse-json.js';

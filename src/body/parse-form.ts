@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import { ProblemError } from '../errors/problem-catalogue.js';
+import { ProblemError } from '../platform/errors/problem-catalogue.js';
 
 export type FormBody = Record<string, string | string[]>;
 

@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import { ProblemError } from '../errors/problem-catalogue.js';
+import { ProblemError } from '../platform/errors/problem-catalogue.js';
 import { scanJson, type JsonKind } from './json-scan.js';
 
 export const MAX_JSON_DEPTH = 1000;

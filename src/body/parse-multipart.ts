@@ -1,5 +1,5 @@
 import { Busboy, type BusboyFileStream } from '@fastify/busboy';
-import { ProblemError } from '../errors/problem-catalogue.js';
+import { ProblemError } from '../platform/errors/problem-catalogue.js';
 import type { FormBody } from './parse-form.js';
 
 /** One file of a multipart body, as the delivery shows it; its bytes stay in the raw body. */

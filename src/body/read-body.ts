@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { ProblemError } from '../errors/problem-catalogue.js';
+import { ProblemError } from '../platform/errors/problem-catalogue.js';
 import { BodyBudgetSpentError, type BodyBudget } from './body-budget.js';
 
 /**

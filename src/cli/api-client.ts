@@ -1,6 +1,6 @@
 import type { Static } from 'typebox';
-import type { DeliveryJson, DeliveryPage, SourceListSchema } from '../http/schemas.js';
-import type { RefusalJson, RefusalPage } from '../http/refusal-schemas.js';
+import type { DeliveryJson, DeliveryPage, SourceListSchema } from '../api/schemas.js';
+import type { RefusalJson, RefusalPage } from '../api/refusal-schemas.js';
 import { describeError } from './backoff.js';
 import type { ServerTarget } from './server-target.js';
 import { CliError } from './usage.js';

@@ -1,4 +1,4 @@
-import { backoffMs } from '../forward/backoff.js';
+import { backoffMs } from '../forwarding/backoff.js';
 
 /**
  * The command line's reconnects and resends: the forwarder's backoff

@@ -1,7 +1,7 @@
 import { ConfigFileError, loadConfigFile } from '../config/source-config.js';
-import { resolveDestinations } from '../forward/destination.js';
-import { privateDestinationWarnings } from '../forward/private-destination-warnings.js';
-import { escapeForTerminal } from '../text/terminal-safe.js';
+import { resolveDestinations } from '../forwarding/destination.js';
+import { privateDestinationWarnings } from '../forwarding/private-destination-warnings.js';
+import { escapeForTerminal } from '../platform/text/terminal-safe.js';
 import { parseCommand, renderHelp, UsageError, type CommandSpec } from './usage.js';
 
 export const checkConfigSpec: CommandSpec = {

@@ -1,6 +1,6 @@
 import type { Static } from 'typebox';
-import type { DeliveryForwardsSchema } from '../http/forward-schemas.js';
-import { escapeForTerminal, escapeJsonForTerminal } from '../text/terminal-safe.js';
+import type { DeliveryForwardsSchema } from '../api/forward-schemas.js';
+import { escapeForTerminal, escapeJsonForTerminal } from '../platform/text/terminal-safe.js';
 import { ApiClient, ApiError, isRecord, malformed } from './api-client.js';
 import { flushOut, writeOut } from './process-io.js';
 import { CliError } from './usage.js';

@@ -1,5 +1,5 @@
-import type { DeliveryJson } from '../http/schemas.js';
-import { escapeForTerminal } from '../text/terminal-safe.js';
+import type { DeliveryJson } from '../api/schemas.js';
+import { escapeForTerminal } from '../platform/text/terminal-safe.js';
 
 /** "512 B", "1.2 KiB", "5.0 MiB" */
 export function formatBytes(bytes: number): string {

@@ -1,5 +1,5 @@
-import { nearestWithin } from '../text/edit-distance.js';
-import { escapeForTerminal, escapeJsonForTerminal } from '../text/terminal-safe.js';
+import { nearestWithin } from '../platform/text/edit-distance.js';
+import { escapeForTerminal, escapeJsonForTerminal } from '../platform/text/terminal-safe.js';
 import { ApiClient } from './api-client.js';
 import { OutboxApi, type DestinationRow } from './outbox-api.js';
 import { exitQuietlyOnClosedPipe, flushOut, writeErr, writeOut } from './process-io.js';

@@ -1,7 +1,7 @@
 import { ApiClient, ApiError } from './api-client.js';
-import type { DeliveryJson } from '../http/schemas.js';
-import { FILTER_FLAGS, filterParams, parseTime, readFilters } from './delivery-filters.js';
-import { escapeJsonForTerminal } from '../text/terminal-safe.js';
+import type { DeliveryJson } from '../api/schemas.js';
+import { FILTER_FLAGS, filterParams, parseTime, readFilters } from './filter-flags.js';
+import { escapeJsonForTerminal } from '../platform/text/terminal-safe.js';
 import { exitQuietlyOnClosedPipe, flushOut, writeOut } from './process-io.js';
 import { Progress, type ProgressMode } from './progress.js';
 import { SERVER_FLAGS, serverTarget } from './server-target.js';

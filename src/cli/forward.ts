@@ -1,7 +1,7 @@
 import { request as httpRequest, validateHeaderName, validateHeaderValue } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { performance } from 'node:perf_hooks';
-import type { DeliveryJson } from '../http/schemas.js';
+import type { DeliveryJson } from '../api/schemas.js';
 
 /**
  * Sending a stored delivery again (`listen`, `replay`): its method, its

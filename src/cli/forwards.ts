@@ -1,6 +1,6 @@
-import { FORWARD_STATUSES, type ForwardStatus } from '../store/outbox.js';
-import { nearestWithin } from '../text/edit-distance.js';
-import { escapeForTerminal, escapeJsonForTerminal } from '../text/terminal-safe.js';
+import { FORWARD_STATUSES, type ForwardStatus } from '../forwarding/outbox/outbox.js';
+import { nearestWithin } from '../platform/text/edit-distance.js';
+import { escapeForTerminal, escapeJsonForTerminal } from '../platform/text/terminal-safe.js';
 import { ApiClient } from './api-client.js';
 import { printDeliveryForwards } from './delivery-forwards.js';
 import { OutboxApi, unknownDestination, type ForwardRow } from './outbox-api.js';

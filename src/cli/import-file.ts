@@ -1,9 +1,9 @@
 import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
-import { checkSourceName } from '../config/source-name.js';
-import type { NewDelivery, VerificationStatus } from '../store/inbox-store.js';
-import { eventTypeOf, keptEventType } from '../receive/event-type.js';
-import { storedEventTypeSubject } from '../receive/event-type-of-delivery.js';
-import { escapeForTerminal } from '../text/terminal-safe.js';
+import { checkSourceName } from '../platform/http/source-name.js';
+import type { NewDelivery, VerificationStatus } from '../deliveries/delivery-store.js';
+import { eventTypeOf, keptEventType } from '../event-types/event-type.js';
+import { storedEventTypeSubject } from '../event-types/event-type-of-delivery.js';
+import { escapeForTerminal } from '../platform/text/terminal-safe.js';
 import { CliError } from './usage.js';
 
 /**

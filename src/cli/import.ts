@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path';
-import type { InboxStore, NewDelivery } from '../store/inbox-store.js';
+import type { InboxStore, NewDelivery } from '../deliveries/delivery-store.js';
 import { indexFile, readEntries } from './import-file.js';
 import { parseCommand, renderHelp, stringFlag, UsageError, type CommandSpec } from './usage.js';
 
@@ -112,11 +112,11 @@ async function openStore(
   dataDir: string,
 ): Promise<{ store: InboxStore; where: string }> {
   if (databaseUrl !== undefined) {
-    const { describeServer, PostgresStore } = await import('../store/postgres/postgres-store.js');
+    const { describeServer, PostgresStore } = await import('../inbox/postgres-store.js');
     const store = await PostgresStore.open({ connectionString: databaseUrl, schema });
     return { store, where: `PostgreSQL ${describeServer(databaseUrl)}, schema ${schema}` };
   }
-  const { SqliteStore } = await import('../store/sqlite/sqlite-store.js');
+  const { SqliteStore } = await import('../inbox/sqlite-store.js');
   const file = join(dataDir, 'reception.sqlite');
   // The strongest durability: an import is not a hot path, and what it stored must stay stored.
   return { store: new SqliteStore({ file, durability: 'full' }), where: file };

@@ -1,5 +1,5 @@
-import type { DeliveryJson } from '../http/schemas.js';
-import { escapeForTerminal } from '../text/terminal-safe.js';
+import type { DeliveryJson } from '../api/schemas.js';
+import { escapeForTerminal } from '../platform/text/terminal-safe.js';
 import { ApiClient, ApiError } from './api-client.js';
 import { Backoff, describeError, formatDelay, sleep } from './backoff.js';
 import { forwardDelivery, targetUnavailable, type ForwardResult } from './forward.js';

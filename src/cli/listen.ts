@@ -1,8 +1,8 @@
-import { parseDuration } from '../config/duration.js';
-import type { DeliveryJson } from '../http/schemas.js';
+import { parseDuration } from '../platform/config/duration.js';
+import type { DeliveryJson } from '../api/schemas.js';
 import { ApiClient, asDelivery } from './api-client.js';
 import { eventTypeText, formatBytes } from './delivery-line.js';
-import { escapeForTerminal } from '../text/terminal-safe.js';
+import { escapeForTerminal } from '../platform/text/terminal-safe.js';
 import { eventStream } from './event-stream.js';
 import {
   forwardUntilAnswered,

@@ -14,8 +14,8 @@ import { retrySpec, runRetry } from './retry.js';
 import { runServe, serveSpec } from './serve.js';
 import { runTail, tailSpec } from './tail.js';
 import { CliError, UsageError, type CommandSpec } from './usage.js';
-import { nearestWithin } from '../text/edit-distance.js';
-import { escapeForTerminal } from '../text/terminal-safe.js';
+import { nearestWithin } from '../platform/text/edit-distance.js';
+import { escapeForTerminal } from '../platform/text/terminal-safe.js';
 
 /**
  * `reception`: the package's command line. Exit codes: 0 done, 1 the

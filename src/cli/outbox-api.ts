@@ -1,8 +1,8 @@
 import type { Static } from 'typebox';
-import type { DestinationListSchema, ForwardSchema } from '../http/forward-schemas.js';
-import type { ForwardStatus } from '../store/outbox.js';
-import { escapeForTerminal } from '../text/terminal-safe.js';
-import { nearestWithin } from '../text/edit-distance.js';
+import type { DestinationListSchema, ForwardSchema } from '../api/forward-schemas.js';
+import type { ForwardStatus } from '../forwarding/outbox/outbox.js';
+import { escapeForTerminal } from '../platform/text/terminal-safe.js';
+import { nearestWithin } from '../platform/text/edit-distance.js';
 import { ApiClient, ApiError, isRecord, malformed } from './api-client.js';
 import { CliError } from './usage.js';
 

@@ -1,4 +1,4 @@
-import { escapeForTerminal } from '../text/terminal-safe.js';
+import { escapeForTerminal } from '../platform/text/terminal-safe.js';
 import { formatDelay } from './backoff.js';
 import type { StreamStatus } from './event-stream.js';
 

@@ -1,8 +1,8 @@
-import { parseDuration } from '../config/duration.js';
+import { parseDuration } from '../platform/config/duration.js';
 import { ApiClient } from './api-client.js';
 import { describeError } from './backoff.js';
 import { formatBytes } from './delivery-line.js';
-import { escapeForTerminal } from '../text/terminal-safe.js';
+import { escapeForTerminal } from '../platform/text/terminal-safe.js';
 import { forwardDelivery, targetFor } from './forward.js';
 import { SERVER_FLAGS, serverTarget, targetUrlFlag } from './server-target.js';
 import { CliError, parseCommand, renderHelp, stringFlag, UsageError, type CommandSpec } from './usage.js';

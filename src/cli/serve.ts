@@ -1,6 +1,6 @@
-import { loadSettings, SettingsError } from '../config/settings.js';
-import { SETTINGS, shownDefault } from '../config/settings-table.js';
-import { StartError } from '../config/start-error.js';
+import { loadSettings, SettingsError } from '../platform/config/settings.js';
+import { SETTINGS, shownDefault } from '../platform/config/settings-table.js';
+import { StartError } from '../platform/config/start-error.js';
 import { parseCommand, renderHelp, UsageError, type CommandSpec, type FlagSpec, type FlagValues } from './usage.js';
 
 /** Each flag of `reception serve` sets one environment variable of the server: one a setting of the settings table. */

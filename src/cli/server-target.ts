@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { TOKEN_FILE } from '../auth/token.js';
+import { TOKEN_FILE } from '../platform/auth/token.js';
 import { stringFlag, UsageError, type FlagSpec, type FlagValues } from './usage.js';
 
 /** Which Reception server a client command talks to, and with which token. */

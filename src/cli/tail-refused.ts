@@ -1,5 +1,5 @@
-import type { RefusalJson } from '../http/refusal-schemas.js';
-import { escapeForTerminal, escapeJsonForTerminal } from '../text/terminal-safe.js';
+import type { RefusalJson } from '../api/refusal-schemas.js';
+import { escapeForTerminal, escapeJsonForTerminal } from '../platform/text/terminal-safe.js';
 import { ApiClient, ApiError } from './api-client.js';
 import { Backoff, describeError, formatDelay, sleep } from './backoff.js';
 import { formatBytes } from './delivery-line.js';

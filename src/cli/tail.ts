@@ -1,8 +1,8 @@
 import { ApiClient, ApiError, asDelivery } from './api-client.js';
-import { FILTER_FLAGS, matchesFields, matchesText, readFilters, type CliFilters } from './delivery-filters.js';
-import type { DeliveryJson } from '../http/schemas.js';
+import { FILTER_FLAGS, matchesFields, matchesText, readFilters, type CliFilters } from './filter-flags.js';
+import type { DeliveryJson } from '../api/schemas.js';
 import { deliveryLine } from './delivery-line.js';
-import { escapeJsonForTerminal } from '../text/terminal-safe.js';
+import { escapeJsonForTerminal } from '../platform/text/terminal-safe.js';
 import { eventStream } from './event-stream.js';
 import { exitQuietlyOnClosedPipe, reportStatus, stopSignal, writeOut } from './process-io.js';
 import { SERVER_FLAGS, serverTarget } from './server-target.js';

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { nearestWithin } from '../text/edit-distance.js';
+import { nearestWithin } from '../platform/text/edit-distance.js';
 
 /**
  * The shape of every command: its flags, its help text and its examples.

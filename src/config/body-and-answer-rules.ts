@@ -1,4 +1,4 @@
-import { escapeJsonForTerminal } from '../text/terminal-safe.js';
+import { escapeJsonForTerminal } from '../platform/text/terminal-safe.js';
 import type { SourceConfig } from './source-config-schema.js';
 
 /**

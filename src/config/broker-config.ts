@@ -1,7 +1,7 @@
-import { nearestWithin } from '../text/edit-distance.js';
-import { escapeJsonForTerminal } from '../text/terminal-safe.js';
-import type { DestinationConfig } from './destination-config-schema.js';
-import { natsSubjectProblem, parseNameTemplate, PLACEHOLDERS, sampleName } from './name-template.js';
+import { nearestWithin } from '../platform/text/edit-distance.js';
+import { escapeJsonForTerminal } from '../platform/text/terminal-safe.js';
+import type { DestinationConfig } from '../forwarding/destination-config-schema.js';
+import { natsSubjectProblem, parseNameTemplate, PLACEHOLDERS, sampleName } from '../forwarding/name-template.js';
 
 /** The config checks of a broker destination (CONTRACT 7) that its schema cannot express. */
 

@@ -1,8 +1,8 @@
 import type { TSchema } from 'typebox';
-import { escapeJsonForTerminal } from '../text/terminal-safe.js';
-import { filterProblems } from './route-filter.js';
-import { nearestWithin } from '../text/edit-distance.js';
-import { DESTINATION_NAME, DestinationConfigSchema, type DestinationConfig } from './destination-config-schema.js';
+import { escapeJsonForTerminal } from '../platform/text/terminal-safe.js';
+import { filterProblems } from '../forwarding/route-filter.js';
+import { nearestWithin } from '../platform/text/edit-distance.js';
+import { DESTINATION_NAME, DestinationConfigSchema, type DestinationConfig } from '../forwarding/destination-config-schema.js';
 import type { SourceConfig } from './source-config-schema.js';
 import { brokerOf, brokerProblems, BROKERS } from './broker-config.js';
 

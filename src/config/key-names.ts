@@ -1,5 +1,5 @@
-import { nearestWithin } from '../text/edit-distance.js';
-import { escapeJsonForTerminal } from '../text/terminal-safe.js';
+import { nearestWithin } from '../platform/text/edit-distance.js';
+import { escapeJsonForTerminal } from '../platform/text/terminal-safe.js';
 import { ConfigFileSchema } from './source-config-schema.js';
 
 /** The names of the properties a JSON schema and the schemas inside it declare. */

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { HeaderNameSchema, VerifyConfigSchema } from '../verify/verify-config-schema.js';
-import { DestinationConfigSchema, ForwardRouteSchema } from './destination-config-schema.js';
+import { DestinationConfigSchema, ForwardRouteSchema } from '../forwarding/destination-config-schema.js';
 import { ACCEPT_KINDS } from '../body/media-type.js';
 
 /** The single source of the config file's shape and of its TypeScript types (CONTRACT 4). */

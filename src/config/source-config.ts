@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import type { TSchema } from 'typebox';
 import Value from 'typebox/value';
-import { escapeJsonForTerminal } from '../text/terminal-safe.js';
-import { decodeSourceName } from './source-name.js';
+import { escapeJsonForTerminal } from '../platform/text/terminal-safe.js';
+import { decodeSourceName } from '../platform/http/source-name.js';
 import { createVerifier } from '../verify/create-verifier.js';
 import { VerifyConfigError } from '../verify/verifier.js';
-import { nearestWithin } from '../text/edit-distance.js';
+import { nearestWithin } from '../platform/text/edit-distance.js';
 import { childPath, mayName, settingNamed } from './key-names.js';
 import { problemPath } from './config-positions.js';
 import { readYaml, type LocatedProblem } from './yaml-problems.js';

@@ -1,7 +1,8 @@
-import { PROBLEM_CONTENT_TYPE, ProblemError, problemFor, type ProblemCode } from '../errors/problem-catalogue.js';
+import { PROBLEM_CONTENT_TYPE, ProblemError, problemFor, type ProblemCode } from '../platform/errors/problem-catalogue.js';
 import { BodyBudgetSpentError } from '../body/body-budget.js';
-import { StoreUnavailableError, type Verification } from '../store/inbox-store.js';
-import type { RefusalFacts } from './refusal-keeper.js';
+import { type Verification } from '../deliveries/delivery-store.js';
+import { StoreUnavailableError } from '../platform/db/store-errors.js';
+import type { RefusalFacts } from '../refusals/refusal-keeper.js';
 
 /** What the adapter writes back. */
 export interface Answer {

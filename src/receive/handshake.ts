@@ -1,4 +1,4 @@
-import { sameSecretText } from '../verify/constant-time.js';
+import { sameSecretText } from '../platform/auth/same-secret.js';
 import { xCrcResponse, zoomUrlValidation } from '../verify/handshakes.js';
 import type { SourceRule } from './source-rules.js';
 

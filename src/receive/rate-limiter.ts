@@ -1,4 +1,4 @@
-import { TokenBucket } from '../forward/token-bucket.js';
+import { TokenBucket } from '../forwarding/token-bucket.js';
 
 /**
  * A source's `rateLimit`: `requests` per `perSeconds` (a token bucket),

@@ -1,7 +1,7 @@
 import type { ConfigFile, EventTypeConfig, HandshakeConfig, SourceConfig } from '../config/source-config-schema.js';
 import { createVerifier } from '../verify/create-verifier.js';
 import type { Verifier } from '../verify/verifier.js';
-import { compileRoutes, type Route } from '../forward/routes.js';
+import { compileRoutes, type Route } from '../forwarding/routes.js';
 import { RateLimiter } from './rate-limiter.js';
 import { DEFAULT_ACCEPT, type AcceptKind } from '../body/media-type.js';
 import { compileAnswer, type CustomAnswer } from './custom-answer.js';

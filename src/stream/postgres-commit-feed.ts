@@ -1,6 +1,6 @@
 import pg from 'pg';
-import type { Logger } from '../observe/logger.js';
-import { LocalCommitFeed, type PublishingFeed } from './commit-feed.js';
+import type { Logger } from '../platform/observe/logger.js';
+import { LocalCommitFeed, type PublishingFeed } from '../deliveries/commit-feed.js';
 
 /**
  * Wakes this instance's readers when any instance commits: LISTEN on the

@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
-import type { InboxStore, StoredDelivery } from '../store/inbox-store.js';
-import type { CommitFeed } from './commit-feed.js';
+import type { InboxStore, StoredDelivery } from '../deliveries/delivery-store.js';
+import type { CommitFeed } from '../deliveries/commit-feed.js';
 import { RecentFrames } from './recent-frames.js';
 import { StreamSession, type StreamSessionOptions } from './stream-session.js';
 

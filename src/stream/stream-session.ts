@@ -1,5 +1,5 @@
 import type { Writable } from 'node:stream';
-import type { InboxStore, StoredDelivery } from '../store/inbox-store.js';
+import type { InboxStore, StoredDelivery } from '../deliveries/delivery-store.js';
 import type { RecentFrames } from './recent-frames.js';
 
 export interface StreamSessionOptions {

@@ -1,4 +1,4 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { HmacAlgorithm } from './verify-config-schema.js';
 
 /**
@@ -9,16 +9,6 @@ import type { HmacAlgorithm } from './verify-config-schema.js';
  */
 export function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
-}
-
-/**
- * Compares two texts, one of them a secret of the user's choosing (Meta's
- * verify token), in time that depends on neither: their SHA-256 digests are
- * compared, so not even the secret's length shows.
- */
-export function sameSecretText(a: string, b: string): boolean {
-  const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
-  return timingSafeEqual(digest(a), digest(b));
 }
 
 const HEX = /^(?:[0-9a-fA-F]{2})+$/;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { parse as parseQuery, stringify as stringifyQuery } from 'node:querystring';
-import { ProblemError } from '../errors/problem-catalogue.js';
+import { ProblemError } from '../platform/errors/problem-catalogue.js';
 import { classifyMediaType } from '../body/media-type.js';
 import { parseFormBody, type FormBody } from '../body/parse-form.js';
 import { constantTimeEqual, decodeBase64, decodeHex, hmac, matchingKey } from './constant-time.js';

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import type { InboxStore } from '../../src/store/inbox-store.js';
+import type { InboxDatabase } from '../../src/inbox/inbox-database.js';
 import type { RunningApp } from '../helpers/app.js';
 import { DestinationServer } from '../helpers/destination-server.js';
 
@@ -15,7 +15,7 @@ const HOSTILE_SOURCE = 'shop\u202etxt.exe';
 
 let destination: DestinationServer;
 let spare: DestinationServer;
-let server: RunningApp<InboxStore>;
+let server: RunningApp<InboxDatabase>;
 
 beforeEach(async () => {
   destination = new DestinationServer();

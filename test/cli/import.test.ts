@@ -1,9 +1,9 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StoredDelivery } from '../../src/store/inbox-store.js';
-import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import type { StoredDelivery } from '../../src/deliveries/delivery-store.js';
+import { PostgresStore } from '../../src/inbox/postgres-store.js';
+import { SqliteStore } from '../../src/inbox/sqlite-store.js';
 import { startApp, type RunningApp } from '../helpers/app.js';
 import { dropSchema, freshSchema, requirePostgres, testDatabaseUrl } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/temp-dir.js';

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import type { InboxStore } from '../../src/store/inbox-store.js';
+import type { InboxDatabase } from '../../src/inbox/inbox-database.js';
 import type { RunningApp } from '../helpers/app.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -31,7 +31,7 @@ async function multipart(): Promise<{ bytes: Buffer; contentType: string }> {
 }
 
 describe.each(STORES)('reception listen, every body kind (%s)', { timeout: 60_000 }, (kind) => {
-  let server: RunningApp<InboxStore> | undefined;
+  let server: RunningApp<InboxDatabase> | undefined;
   let target: Target;
   let dir: { path: string; remove: () => void };
 

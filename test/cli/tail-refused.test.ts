@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { RefusalJson } from '../../src/http/refusal-schemas.js';
+import type { RefusalJson } from '../../src/api/refusal-schemas.js';
 import { startApp, type RunningApp } from '../helpers/app.js';
 import { killAllClis, startCli } from '../helpers/cli.js';
 import { startTcpProxy } from '../helpers/tcp-proxy.js';

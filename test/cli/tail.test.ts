@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { DeliveryJson } from '../../src/http/schemas.js';
+import type { DeliveryJson } from '../../src/api/schemas.js';
 import { startApp, type RunningApp } from '../helpers/app.js';
 import { killAllClis, startCli } from '../helpers/cli.js';
 import { sendNumbered, sendWebhook } from '../helpers/cli-send.js';

@@ -1,7 +1,7 @@
 import type { Browser, Request } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import type { RunningApp } from '../helpers/app.js';
-import { PAGE_CSP } from '../../src/http/web-page.js';
+import { PAGE_CSP } from '../../src/page/web-page.js';
 import { skipBrowserTests, useBrowserAndServer } from '../helpers/browser.js';
 
 /** README "API docs": /docs renders the OpenAPI document with Swagger UI from this server only, under the page's policy. */

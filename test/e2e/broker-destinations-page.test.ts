@@ -1,6 +1,6 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { InboxStore } from '../../src/store/inbox-store.js';
+import type { InboxDatabase } from '../../src/inbox/inbox-database.js';
 import type { RunningApp } from '../helpers/app.js';
 import { redisStreams, REDIS_URL, requireBroker } from '../helpers/brokers.js';
 import { freePort } from '../helpers/free-port.js';
@@ -12,7 +12,7 @@ import { ensureWebBuilt } from '../helpers/web-build.js';
 /** The Destinations panel shows a broker destination's connection: connected, or its state and why (CONTRACT 7). */
 describe.skipIf(skipBrowserTests)('broker destinations on the inbox page in Chromium', { timeout: 60_000 }, () => {
   let browser: Browser;
-  let server: RunningApp<InboxStore> | undefined;
+  let server: RunningApp<InboxDatabase> | undefined;
   let session: PageSession | undefined;
   const cleanups: Array<() => Promise<void>> = [];
 

@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
-import type { InboxStore } from '../../src/store/inbox-store.js';
+import type { InboxDatabase } from '../../src/inbox/inbox-database.js';
 import type { RunningApp } from '../helpers/app.js';
 import { DestinationServer } from '../helpers/destination-server.js';
 
@@ -18,7 +18,7 @@ import { eventually } from '../helpers/eventually.js';
 describe.skipIf(skipBrowserTests)('forwarding on the inbox page in Chromium', { timeout: 60_000 }, () => {
   let browser: Browser;
   let destination: DestinationServer;
-  let server: RunningApp<InboxStore>;
+  let server: RunningApp<InboxDatabase>;
   let session: PageSession | undefined;
 
   beforeAll(async () => {

@@ -1,7 +1,7 @@
 import type { Browser } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import type { RunningApp } from '../helpers/app.js';
-import { PAGE_CSP } from '../../src/http/web-page.js';
+import { PAGE_CSP } from '../../src/page/web-page.js';
 import { skipBrowserTests, useBrowserAndServer } from '../helpers/browser.js';
 import { openPage, row, sendWebhook, type PageSession } from '../helpers/page.js';
 

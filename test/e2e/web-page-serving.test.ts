@@ -5,7 +5,7 @@ import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type RunningApp } from '../helpers/app.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { defaultWebDir, PAGE_CSP, webPage } from '../../src/http/web-page.js';
+import { defaultWebDir, PAGE_CSP, webPage } from '../../src/page/web-page.js';
 import { ensureWebBuilt } from '../helpers/web-build.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -75,9 +75,9 @@ describe('serving the built page', () => {
     expect((await fetch(`${server.url}/api/sources`)).status).toBe(401);
   });
 
-  it('finds web/dist from src/http/ and from dist/src/http/', () => {
+  it('finds web/dist from src/page/ and from dist/src/page/', () => {
     expect(defaultWebDir()).toBe(join(ROOT, 'web', 'dist'));
-    expect(defaultWebDir(join(ROOT, 'dist', 'src', 'http', 'web-page.js'))).toBe(join(ROOT, 'web', 'dist'));
+    expect(defaultWebDir(join(ROOT, 'dist', 'src', 'page', 'web-page.js'))).toBe(join(ROOT, 'web', 'dist'));
   });
 
   it('says to run `npm run build` when the page was never built', async () => {

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 
-import type { InboxStore } from '../../src/store/inbox-store.js';
+import type { InboxDatabase } from '../../src/inbox/inbox-database.js';
 import type { RunningApp } from '../helpers/app.js';
 import { DestinationServer } from '../helpers/destination-server.js';
 import { eventually } from '../helpers/eventually.js';
@@ -16,7 +16,7 @@ import { forwardsOf, send, startForwarding, storeAvailable, STORES, type Forward
 
 const quick = { allowPrivateNetwork: true, retry: { attempts: 1, initialMs: 10, maxMs: 20 } };
 
-async function settled(server: RunningApp<InboxStore>, id: string): Promise<ForwardView> {
+async function settled(server: RunningApp<InboxDatabase>, id: string): Promise<ForwardView> {
   await eventually(async () => ['failed', 'succeeded'].includes((await forwardsOf(server, id))[0]?.status ?? ''));
   const [forward] = await forwardsOf(server, id);
   if (forward === undefined) throw new Error('no forward');
@@ -26,7 +26,7 @@ async function settled(server: RunningApp<InboxStore>, id: string): Promise<Forw
 describe.each(STORES)("the destination's answer, kept with each attempt (%s)", (kind) => {
   let destination: DestinationServer | undefined;
   let raw: Server | undefined;
-  let server: RunningApp<InboxStore> | undefined;
+  let server: RunningApp<InboxDatabase> | undefined;
 
   afterEach(async () => {
     await server?.close();
@@ -38,7 +38,7 @@ describe.each(STORES)("the destination's answer, kept with each attempt (%s)", (
     raw = undefined;
   });
 
-  async function forwardingTo(url: string, timeoutMs = 10_000): Promise<RunningApp<InboxStore>> {
+  async function forwardingTo(url: string, timeoutMs = 10_000): Promise<RunningApp<InboxDatabase>> {
     server = await startForwarding(kind, {
       destinations: { app: { url, timeoutMs, ...quick } },
       sources: { shop: { forward: [{ to: 'app' }] } },

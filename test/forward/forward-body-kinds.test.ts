@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { InboxStore } from '../../src/store/inbox-store.js';
+import type { InboxDatabase } from '../../src/inbox/inbox-database.js';
 import type { RunningApp } from '../helpers/app.js';
 import { api, forwardsOf, startForwarding, storeAvailable, STORES } from '../helpers/forwarding-app.js';
 
@@ -9,14 +9,14 @@ import { api, forwardsOf, startForwarding, storeAvailable, STORES } from '../hel
  * consumer gets the delivery with that body.
  */
 describe.each(STORES)('route filters over every body kind (%s)', (kind) => {
-  let server: RunningApp<InboxStore> | undefined;
+  let server: RunningApp<InboxDatabase> | undefined;
   afterEach(async () => {
     await server?.close();
     server = undefined;
   });
 
   const post = async (source: string, body: FormData | string, headers: Record<string, string> = {}): Promise<string> => {
-    const running = server as RunningApp<InboxStore>;
+    const running = server as RunningApp<InboxDatabase>;
     const res = await fetch(`${running.url}/api/webhook/${source}`, { method: 'POST', body, headers });
     const text = await res.text();
     expect(res.status, text).toBe(200);

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 
-import type { InboxStore } from '../../src/store/inbox-store.js';
+import type { InboxDatabase } from '../../src/inbox/inbox-database.js';
 import type { RunningApp } from '../helpers/app.js';
 import {
   AMQP_URL,
@@ -26,7 +26,7 @@ import { eventually } from '../helpers/eventually.js';
  */
 
 describe.each(STORES)('broker destinations that do not take a publish (%s)', (kind) => {
-  let server: RunningApp<InboxStore> | undefined;
+  let server: RunningApp<InboxDatabase> | undefined;
   const cleanups: Array<() => Promise<void>> = [];
 
   afterEach(async () => {
@@ -35,7 +35,7 @@ describe.each(STORES)('broker destinations that do not take a publish (%s)', (ki
     for (const cleanup of cleanups.splice(0)) await cleanup();
   });
 
-  const start = async (destination: Record<string, unknown>): Promise<RunningApp<InboxStore>> => {
+  const start = async (destination: Record<string, unknown>): Promise<RunningApp<InboxDatabase>> => {
     server = await startForwarding(kind, {
       destinations: {
         bus: { ...destination, allowPrivateNetwork: true, retry: { attempts: 2, initialMs: 10, maxMs: 20 } },
@@ -47,7 +47,7 @@ describe.each(STORES)('broker destinations that do not take a publish (%s)', (ki
 
   /** Waits for the dead letter, checks its error, then retries every failed forward of `bus` and waits for success. */
   const deadLetterThenRetry = async (
-    running: RunningApp<InboxStore>,
+    running: RunningApp<InboxDatabase>,
     id: string,
     error: RegExp,
     fix: () => Promise<void>,

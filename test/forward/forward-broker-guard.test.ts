@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 
-import type { InboxStore } from '../../src/store/inbox-store.js';
+import type { InboxDatabase } from '../../src/inbox/inbox-database.js';
 import type { RunningApp } from '../helpers/app.js';
 import { amqpQueue, natsStream, redisStreams, requireBroker, uniqueName, type BrokerName } from '../helpers/brokers.js';
 
@@ -22,7 +22,7 @@ interface Listed {
 }
 
 describe('broker destinations: the private-network guard and the URL password', () => {
-  let server: RunningApp<InboxStore> | undefined;
+  let server: RunningApp<InboxDatabase> | undefined;
   const cleanups: Array<() => Promise<void>> = [];
 
   afterEach(async () => {

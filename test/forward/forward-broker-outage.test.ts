@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 
-import type { InboxStore } from '../../src/store/inbox-store.js';
+import type { InboxDatabase } from '../../src/inbox/inbox-database.js';
 import type { RunningApp } from '../helpers/app.js';
 import { ownNatsServer, ownRedisServer } from '../helpers/broker-processes.js';
 
@@ -30,7 +30,7 @@ interface DestinationRow {
 }
 
 describe.each(STORES)('a broker that goes down and comes back while deliveries arrive (%s)', { timeout: 90_000 }, (kind) => {
-  let server: RunningApp<InboxStore> | undefined;
+  let server: RunningApp<InboxDatabase> | undefined;
   const cleanups: Array<() => Promise<void>> = [];
 
   afterEach(async () => {
@@ -39,7 +39,7 @@ describe.each(STORES)('a broker that goes down and comes back while deliveries a
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
 
-  const start = async (destination: Record<string, unknown>): Promise<RunningApp<InboxStore>> => {
+  const start = async (destination: Record<string, unknown>): Promise<RunningApp<InboxDatabase>> => {
     server = await startForwarding(kind, {
       destinations: {
         bus: {
@@ -54,7 +54,7 @@ describe.each(STORES)('a broker that goes down and comes back while deliveries a
     return server;
   };
 
-  const row = async (running: RunningApp<InboxStore>): Promise<DestinationRow> => {
+  const row = async (running: RunningApp<InboxDatabase>): Promise<DestinationRow> => {
     const list = await api<{ items: DestinationRow[] }>(running, '/api/destinations');
     const first = list.json.items[0];
     if (first === undefined) throw new Error('no destination listed');
@@ -69,7 +69,7 @@ describe.each(STORES)('a broker that goes down and comes back while deliveries a
    * deliveries answered 200, once every forward is settled.
    */
   const outage = async (
-    running: RunningApp<InboxStore>,
+    running: RunningApp<InboxDatabase>,
     down: () => Promise<void>,
     up: () => Promise<void>,
   ): Promise<string[]> => {

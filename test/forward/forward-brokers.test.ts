@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 
-import type { InboxStore } from '../../src/store/inbox-store.js';
+import type { InboxDatabase } from '../../src/inbox/inbox-database.js';
 import type { RunningApp } from '../helpers/app.js';
 import {
   AMQP_URL,
@@ -29,7 +29,7 @@ interface DeliveryView {
 }
 
 describe.each(STORES)('publishing to brokers (%s)', (kind) => {
-  let server: RunningApp<InboxStore> | undefined;
+  let server: RunningApp<InboxDatabase> | undefined;
   const cleanups: Array<() => Promise<void>> = [];
 
   afterEach(async () => {
@@ -38,7 +38,7 @@ describe.each(STORES)('publishing to brokers (%s)', (kind) => {
     for (const cleanup of cleanups.splice(0)) await cleanup();
   });
 
-  const start = async (destination: Record<string, unknown>, sources = ['shop']): Promise<RunningApp<InboxStore>> => {
+  const start = async (destination: Record<string, unknown>, sources = ['shop']): Promise<RunningApp<InboxDatabase>> => {
     server = await startForwarding(kind, {
       destinations: { bus: { ...destination, allowPrivateNetwork: true, retry: { initialMs: 20, maxMs: 200 } } },
       sources: Object.fromEntries(sources.map((name) => [name, { forward: [{ to: 'bus' }] }])),
@@ -46,7 +46,7 @@ describe.each(STORES)('publishing to brokers (%s)', (kind) => {
     return server;
   };
 
-  const delivered = async (running: RunningApp<InboxStore>, id: string): Promise<DeliveryView> => {
+  const delivered = async (running: RunningApp<InboxDatabase>, id: string): Promise<DeliveryView> => {
     await eventually(async () => (await forwardsOf(running, id))[0]?.status === 'succeeded');
     const [forward] = await forwardsOf(running, id);
     expect(forward?.attempts).toEqual([expect.objectContaining({ n: 1, status: null, error: null })]);

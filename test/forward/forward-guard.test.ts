@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import type { InboxStore } from '../../src/store/inbox-store.js';
+import type { InboxDatabase } from '../../src/inbox/inbox-database.js';
 import type { RunningApp } from '../helpers/app.js';
 import { DestinationServer } from '../helpers/destination-server.js';
 
@@ -15,7 +15,7 @@ import { eventually } from '../helpers/eventually.js';
  */
 describe('the private-network guard on real connections', () => {
   let destination: DestinationServer;
-  let server: RunningApp<InboxStore> | undefined;
+  let server: RunningApp<InboxDatabase> | undefined;
 
   beforeEach(async () => {
     destination = new DestinationServer();

@@ -2,7 +2,7 @@ import { Webhook } from 'standardwebhooks';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import type { InboxStore } from '../../src/store/inbox-store.js';
+import type { InboxDatabase } from '../../src/inbox/inbox-database.js';
 import type { RunningApp } from '../helpers/app.js';
 import { DestinationServer } from '../helpers/destination-server.js';
 
@@ -14,7 +14,7 @@ const SECRET = `whsec_${Buffer.from('a secret of thirty-two bytes!!!!').toString
 
 describe.each(STORES)('forwarding to an HTTP destination (%s)', (kind) => {
   let destination: DestinationServer;
-  let server: RunningApp<InboxStore> | undefined;
+  let server: RunningApp<InboxDatabase> | undefined;
 
   beforeEach(async () => {
     destination = new DestinationServer();
@@ -29,7 +29,7 @@ describe.each(STORES)('forwarding to an HTTP destination (%s)', (kind) => {
   const start = async (
     settings: Record<string, unknown> = {},
     route: Record<string, unknown> = {},
-  ): Promise<RunningApp<InboxStore> | undefined> => {
+  ): Promise<RunningApp<InboxDatabase> | undefined> => {
     if (!(await storeAvailable(kind, 'forwarding tests'))) return undefined;
     server = await startForwarding(kind, {
       destinations: {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 
-import type { InboxStore } from '../../src/store/inbox-store.js';
+import type { InboxDatabase } from '../../src/inbox/inbox-database.js';
 import type { RunningApp } from '../helpers/app.js';
 import { DestinationServer } from '../helpers/destination-server.js';
 
@@ -10,7 +10,7 @@ import { eventually } from '../helpers/eventually.js';
 
 describe('leases of forwards claimed ahead', () => {
   let destination: DestinationServer | undefined;
-  let server: RunningApp<InboxStore> | undefined;
+  let server: RunningApp<InboxDatabase> | undefined;
   afterEach(async () => {
     await server?.close();
     await destination?.close();

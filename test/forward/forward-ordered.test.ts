@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import type { InboxStore } from '../../src/store/inbox-store.js';
+import type { InboxDatabase } from '../../src/inbox/inbox-database.js';
 import type { RunningApp } from '../helpers/app.js';
 import { DestinationServer } from '../helpers/destination-server.js';
 
@@ -10,7 +10,7 @@ import { eventually } from '../helpers/eventually.js';
 
 describe.each(STORES)('ordered delivery, pause and sending again (%s)', (kind) => {
   let destination: DestinationServer;
-  let server: RunningApp<InboxStore> | undefined;
+  let server: RunningApp<InboxDatabase> | undefined;
 
   beforeEach(async () => {
     destination = new DestinationServer();
@@ -22,7 +22,7 @@ describe.each(STORES)('ordered delivery, pause and sending again (%s)', (kind) =
     await destination.close();
   });
 
-  const start = async (settings: Record<string, unknown>): Promise<RunningApp<InboxStore> | undefined> => {
+  const start = async (settings: Record<string, unknown>): Promise<RunningApp<InboxDatabase> | undefined> => {
     if (!(await storeAvailable(kind, 'ordered forwarding tests'))) return undefined;
     server = await startForwarding(kind, {
       destinations: { app: { url: destination.url, allowPrivateNetwork: true, retry: { initialMs: 5, maxMs: 30 }, ...settings } },

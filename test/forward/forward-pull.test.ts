@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 
-import type { InboxStore } from '../../src/store/inbox-store.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import type { InboxDatabase } from '../../src/inbox/inbox-database.js';
+import { SqliteStore } from '../../src/inbox/sqlite-store.js';
 import type { RunningApp } from '../helpers/app.js';
 import { api, forwardsOf, send, startForwarding, storeAvailable, STORES } from '../helpers/forwarding-app.js';
 
@@ -16,13 +16,13 @@ interface Claimed {
 }
 
 describe.each(STORES)('pull destinations (%s)', (kind) => {
-  let server: RunningApp<InboxStore> | undefined;
+  let server: RunningApp<InboxDatabase> | undefined;
   afterEach(async () => {
     await server?.close();
     server = undefined;
   });
 
-  const start = async (settings: Record<string, unknown> = {}): Promise<RunningApp<InboxStore> | undefined> => {
+  const start = async (settings: Record<string, unknown> = {}): Promise<RunningApp<InboxDatabase> | undefined> => {
     if (!(await storeAvailable(kind, 'pull destination tests'))) return undefined;
     server = await startForwarding(kind, {
       destinations: { worker: { pull: true, ...settings } },
@@ -30,9 +30,9 @@ describe.each(STORES)('pull destinations (%s)', (kind) => {
     });
     return server;
   };
-  const ack = (running: RunningApp<InboxStore>, item: Pick<Claimed, 'forwardId' | 'lease'>) =>
+  const ack = (running: RunningApp<InboxDatabase>, item: Pick<Claimed, 'forwardId' | 'lease'>) =>
     api<{ code: string }>(running, `/api/forwards/${item.forwardId}/ack`, { method: 'POST', body: { lease: item.lease } });
-  const claim = async (running: RunningApp<InboxStore>, body: Record<string, unknown>): Promise<Claimed[]> => {
+  const claim = async (running: RunningApp<InboxDatabase>, body: Record<string, unknown>): Promise<Claimed[]> => {
     const answer = await api<{ items: Claimed[] }>(running, '/api/destinations/worker/claim', { method: 'POST', body });
     expect(answer.status, JSON.stringify(answer.json)).toBe(200);
     return answer.json.items;
@@ -202,7 +202,7 @@ describe.each(STORES)('pull destinations (%s)', (kind) => {
 });
 
 describe.each(STORES)('push destinations refuse pull calls (%s)', (kind) => {
-  let server: RunningApp<InboxStore> | undefined;
+  let server: RunningApp<InboxDatabase> | undefined;
   let destination: DestinationServer | undefined;
   afterEach(async () => {
     await server?.close();
@@ -239,7 +239,7 @@ describe.each(STORES)('push destinations refuse pull calls (%s)', (kind) => {
 });
 
 describe('a claim whose store fails (sqlite)', () => {
-  let server: RunningApp<InboxStore> | undefined;
+  let server: RunningApp<InboxDatabase> | undefined;
   afterEach(async () => {
     await server?.close();
     server = undefined;

@@ -1,9 +1,9 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { LeaseKeeper } from '../../src/forward/lease-keeper.js';
-import type { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { LeaseKeeper } from '../../src/forwarding/lease-keeper.js';
+import type { SqliteStore } from '../../src/inbox/sqlite-store.js';
 import { freshStoreEachTest, sqliteFixture } from '../helpers/store-fixtures.js';
-import { BUDGET, deliverAll, forward, forwardOf } from '../store/outbox-contract-support.js';
+import { BUDGET, deliverAll, forward, forwardOf } from '../../src/forwarding/outbox/contract/outbox-contract-support.js';
 
 /**
  * CONTRACT 6 "After a crash": an instance renews its push leases while it

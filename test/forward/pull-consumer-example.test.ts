@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { InboxStore } from '../../src/store/inbox-store.js';
+import type { InboxDatabase } from '../../src/inbox/inbox-database.js';
 import type { RunningApp } from '../helpers/app.js';
 import { startChild } from '../helpers/child-process.js';
 import { forwardsOf, send, startForwarding, storeAvailable, STORES } from '../helpers/forwarding-app.js';
@@ -9,7 +9,7 @@ import { forwardsOf, send, startForwarding, storeAvailable, STORES } from '../he
 const EXAMPLE = fileURLToPath(new URL('../../docs/examples/pull-consumer.mjs', import.meta.url));
 
 describe.each(STORES)('the example pull consumer of docs/pull-consumers.md (%s)', (kind) => {
-  let server: RunningApp<InboxStore> | undefined;
+  let server: RunningApp<InboxDatabase> | undefined;
   afterEach(async () => {
     await server?.close();
     server = undefined;

@@ -1,18 +1,18 @@
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { buildApp, type App, type AppDeps } from '../../src/app.js';
-import { Metrics } from '../../src/observe/metrics.js';
-import { DEFAULT_REDACTED_HEADERS } from '../../src/store/header-list.js';
-import type { InboxStore } from '../../src/store/inbox-store.js';
-import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
-import type { Durability } from '../../src/store/inbox-store.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { Metrics } from '../../src/platform/observe/metrics.js';
+import { DEFAULT_REDACTED_HEADERS } from '../../src/platform/http/header-list.js';
+import type { InboxDatabase } from '../../src/inbox/inbox-database.js';
+import { PostgresStore } from '../../src/inbox/postgres-store.js';
+import type { Durability } from '../../src/platform/db/store-errors.js';
+import { SqliteStore } from '../../src/inbox/sqlite-store.js';
 import { dropSchema, freshSchema, testDatabaseUrl } from './postgres.js';
 import { tempDir } from './temp-dir.js';
 
 export const TEST_TOKEN = 'test-token-0123456789abcdef';
 
-export interface RunningApp<S extends InboxStore = InboxStore> {
+export interface RunningApp<S extends InboxDatabase = InboxDatabase> {
   /** `http://127.0.0.1:<port>` */
   url: string;
   token: string;
@@ -43,7 +43,9 @@ export function testStoreKind(): StoreKind {
  * of the real PostgreSQL. It listens on a loopback port. Logs are discarded
  * unless RECEPTION_TEST_LOGS=1.
  */
-export async function startApp(overrides: Partial<AppDeps> & { durability?: Durability } = {}): Promise<RunningApp<InboxStore>> {
+export async function startApp(
+  overrides: Partial<AppDeps> & { durability?: Durability } = {},
+): Promise<RunningApp<InboxDatabase>> {
   if (testStoreKind() === 'postgres') {
     const deps: Partial<AppDeps> & { durability?: Durability } = { ...overrides };
     delete deps.durability; // SQLite's alone
@@ -76,16 +78,16 @@ export async function startAppOnPostgres(overrides: Partial<AppDeps> = {}): Prom
  * The app on a store the test opened itself (to reopen one file, say); the
  * store is closed with the app, its file left where it is.
  */
-export async function startAppOn<S extends InboxStore>(store: S, overrides: Partial<AppDeps> = {}): Promise<RunningApp<S>> {
+export async function startAppOn<S extends InboxDatabase>(store: S, overrides: Partial<AppDeps> = {}): Promise<RunningApp<S>> {
   return listenOn(store, tempDir(), overrides, async () => undefined);
 }
 
 /** The real app on the store named: SQLite in a temp dir, or PostgreSQL in a fresh schema (dropped on close). */
-export async function startAppOnKind(kind: StoreKind, overrides: Partial<AppDeps> = {}): Promise<RunningApp<InboxStore>> {
+export async function startAppOnKind(kind: StoreKind, overrides: Partial<AppDeps> = {}): Promise<RunningApp<InboxDatabase>> {
   return kind === 'postgres' ? startAppOnPostgres(overrides) : startAppOnSqlite(overrides);
 }
 
-async function listenOn<S extends InboxStore>(
+async function listenOn<S extends InboxDatabase>(
   store: S,
   dir: ReturnType<typeof tempDir>,
   overrides: Partial<AppDeps>,

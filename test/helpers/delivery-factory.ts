@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { NewDelivery } from '../../src/store/inbox-store.js';
+import type { NewDelivery } from '../../src/deliveries/delivery-store.js';
 
 /** Some time in 2026, in ms; deliveries made here are received from then on. */
 export const BASE_TIME = Date.UTC(2026, 10, 22, 1, 2, 3, 456);

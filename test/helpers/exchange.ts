@@ -1,9 +1,9 @@
 import { request as httpRequest, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
 import { connect } from 'node:net';
 import { expect } from 'vitest';
-import { problemFor, type ProblemCode } from '../../src/errors/problem-catalogue.js';
+import { problemFor, type ProblemCode } from '../../src/platform/errors/problem-catalogue.js';
 import type { Static } from 'typebox';
-import type { DeliveryPageSchema, DeliverySchema, ReceivedSchema, SourceListSchema } from '../../src/http/schemas.js';
+import type { DeliveryPageSchema, DeliverySchema, ReceivedSchema, SourceListSchema } from '../../src/api/schemas.js';
 import type { RunningApp } from './app.js';
 
 /**

@@ -3,10 +3,10 @@ import { expect } from 'vitest';
 import type { AppDeps } from '../../src/app.js';
 import type { ConfigFile } from '../../src/config/source-config-schema.js';
 import { validateConfig } from '../../src/config/source-config.js';
-import type { DeliveryForwardsSchema } from '../../src/http/forward-schemas.js';
-import { resolveDestinations } from '../../src/forward/destination.js';
+import type { DeliveryForwardsSchema } from '../../src/api/forward-schemas.js';
+import { resolveDestinations } from '../../src/forwarding/destination.js';
 import { SourceRules } from '../../src/receive/source-rules.js';
-import type { InboxStore } from '../../src/store/inbox-store.js';
+import type { InboxDatabase } from '../../src/inbox/inbox-database.js';
 import { startAppOnKind, type RunningApp, type StoreKind } from './app.js';
 import { requirePostgres } from './postgres.js';
 
@@ -17,7 +17,7 @@ export async function startForwarding(
   kind: StoreKind,
   config: ConfigFile,
   overrides: Partial<AppDeps> = {},
-): Promise<RunningApp<InboxStore>> {
+): Promise<RunningApp<InboxDatabase>> {
   expect(validateConfig(config)).toEqual([]);
   return startAppOnKind(kind, {
     rules: SourceRules.fromConfig(config, { maxBodyBytes: 5 * 1024 * 1024, anyJson: false }),
@@ -33,7 +33,7 @@ export async function storeAvailable(kind: StoreKind, suite: string): Promise<bo
 
 /** POSTs JSON to a source and insists on 200; answers the delivery id. */
 export async function send(
-  server: RunningApp<InboxStore>,
+  server: RunningApp<InboxDatabase>,
   source: string,
   body: string,
   headers: Record<string, string> = {},
@@ -49,7 +49,7 @@ export async function send(
 }
 
 export async function api<T>(
-  server: RunningApp<InboxStore>,
+  server: RunningApp<InboxDatabase>,
   path: string,
   init: { method?: string; body?: unknown } = {},
 ): Promise<{ status: number; json: T }> {
@@ -65,7 +65,7 @@ export async function api<T>(
 /** One forward of `GET /api/deliveries/{id}/forwards`, typed from the API's schema. */
 export type ForwardView = Static<typeof DeliveryForwardsSchema>['items'][number];
 
-export async function forwardsOf(server: RunningApp<InboxStore>, deliveryId: string): Promise<ForwardView[]> {
+export async function forwardsOf(server: RunningApp<InboxDatabase>, deliveryId: string): Promise<ForwardView[]> {
   const { status, json } = await api<Static<typeof DeliveryForwardsSchema>>(server, `/api/deliveries/${deliveryId}/forwards`);
   expect(status).toBe(200);
   return json.items;

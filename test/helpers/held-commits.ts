@@ -1,4 +1,4 @@
-import type { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import type { SqliteStore } from '../../src/inbox/sqlite-store.js';
 
 /**
  * The real store, seen through a view whose commits wait until `release()`:

@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { Static } from 'typebox';
-import type { ReceivedSchema } from '../../src/http/schemas.js';
+import type { ReceivedSchema } from '../../src/api/schemas.js';
 import type { RunningApp } from './app.js';
 
 /** What a page needs of a running server (either store). */

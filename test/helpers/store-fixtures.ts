@@ -1,13 +1,13 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
-import type { InboxStore } from '../../src/store/inbox-store.js';
-import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import type { InboxDatabase } from '../../src/inbox/inbox-database.js';
+import { PostgresStore } from '../../src/inbox/postgres-store.js';
+import { SqliteStore } from '../../src/inbox/sqlite-store.js';
 import { dropSchema, freshSchema, testDatabaseUrl } from './postgres.js';
 import { tempDir } from './temp-dir.js';
 
 /** A store for one contract suite, and how to be rid of it. */
-export interface StoreFixture<S extends InboxStore = InboxStore> {
+export interface StoreFixture<S extends InboxDatabase = InboxDatabase> {
   store: S;
   /** Closes the store and removes whatever opened it created. */
   cleanup: () => Promise<void>;
@@ -20,7 +20,7 @@ export type OpenStore = () => Promise<StoreFixture>;
  * Opens a fresh store before each test of the enclosing `describe` and
  * cleans it up after; answers how a test reaches the one open now.
  */
-export function freshStoreEachTest(open: OpenStore): () => InboxStore {
+export function freshStoreEachTest(open: OpenStore): () => InboxDatabase {
   let subject: StoreFixture | undefined;
   beforeEach(async () => {
     subject = await open();

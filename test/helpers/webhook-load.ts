@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Agent, request, type IncomingHttpHeaders } from 'node:http';
-import type { DeliveryJson } from '../../src/http/schemas.js';
+import type { DeliveryJson } from '../../src/api/schemas.js';
 
 /**
  * Concurrent senders for the process tests on PostgreSQL: they post marked

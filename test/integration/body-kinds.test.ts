@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConfigFile } from '../../src/config/source-config-schema.js';
-import type { InboxStore } from '../../src/store/inbox-store.js';
+import type { InboxDatabase } from '../../src/inbox/inbox-database.js';
 import type { RunningApp } from '../helpers/app.js';
 import { connectSse } from '../helpers/sse.js';
 import { startForwarding, storeAvailable, STORES } from '../helpers/forwarding-app.js';
@@ -48,7 +48,7 @@ const BINARY = Buffer.concat([
 ]);
 
 describe.each(STORES)('body kinds (%s)', (kind) => {
-  let server: RunningApp<InboxStore> | undefined;
+  let server: RunningApp<InboxDatabase> | undefined;
   beforeAll(async () => {
     if (await storeAvailable(kind, 'body kind tests')) server = await startForwarding(kind, CONFIG);
   });
@@ -57,14 +57,14 @@ describe.each(STORES)('body kinds (%s)', (kind) => {
   });
 
   const post = (source: string, payload: Payload, headers: Record<string, string> = {}): Promise<Response> =>
-    fetch(`${(server as RunningApp<InboxStore>).url}/api/webhook/${source}`, {
+    fetch(`${(server as RunningApp<InboxDatabase>).url}/api/webhook/${source}`, {
       method: 'POST',
       headers: { ...(payload.contentType === undefined ? {} : { 'content-type': payload.contentType }), ...headers },
       body: payload.bytes,
     });
 
   const read = async <T>(path: string): Promise<{ status: number; headers: Headers; bytes: Buffer; json: () => T }> => {
-    const running = server as RunningApp<InboxStore>;
+    const running = server as RunningApp<InboxDatabase>;
     const res = await fetch(`${running.url}${path}`, { headers: running.auth });
     const bytes = Buffer.from(await res.arrayBuffer());
     return { status: res.status, headers: res.headers, bytes, json: () => JSON.parse(bytes.toString('utf8')) as T };
@@ -180,7 +180,7 @@ describe.each(STORES)('body kinds (%s)', (kind) => {
       const text = await stored('sns', { bytes: Buffer.from('x'), contentType: 'text/plain' });
       expect((await read(`/api/deliveries/${text.id}/files/0`)).status).toBe(404);
       expect((await read('/api/deliveries/nope/files/0')).status).toBe(404);
-      expect((await fetch(`${(server as RunningApp<InboxStore>).url}/api/deliveries/${text.id}/files/0`)).status).toBe(401);
+      expect((await fetch(`${(server as RunningApp<InboxDatabase>).url}/api/deliveries/${text.id}/files/0`)).status).toBe(401);
     });
 
     it('refuses what is not multipart, and past its limits, with clear codes', async () => {

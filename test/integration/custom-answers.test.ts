@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConfigFile } from '../../src/config/source-config-schema.js';
-import type { InboxStore } from '../../src/store/inbox-store.js';
+import type { InboxDatabase } from '../../src/inbox/inbox-database.js';
 import type { RunningApp } from '../helpers/app.js';
 import { startForwarding, storeAvailable, STORES } from '../helpers/forwarding-app.js';
 import { RFC3339_UTC_MS, type DeliveryPage } from '../helpers/exchange.js';
@@ -28,7 +28,7 @@ const CONFIG: ConfigFile = {
 };
 
 describe.each(STORES)('custom answers (%s)', (kind) => {
-  let server: RunningApp<InboxStore> | undefined;
+  let server: RunningApp<InboxDatabase> | undefined;
   beforeAll(async () => {
     if (await storeAvailable(kind, 'custom answer tests')) server = await startForwarding(kind, CONFIG);
   });
@@ -37,7 +37,7 @@ describe.each(STORES)('custom answers (%s)', (kind) => {
   });
 
   const post = (source: string, headers: Record<string, string> = {}, body = '{"a":1}'): Promise<Response> =>
-    fetch(`${(server as RunningApp<InboxStore>).url}/api/webhook/${encodeURIComponent(source)}`, {
+    fetch(`${(server as RunningApp<InboxDatabase>).url}/api/webhook/${encodeURIComponent(source)}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...headers },
       body,
@@ -45,7 +45,7 @@ describe.each(STORES)('custom answers (%s)', (kind) => {
 
   /** The newest delivery of a source, as the API lists it. */
   const newest = async (source: string): Promise<{ id: string; receivedAt: string; count: number }> => {
-    const running = server as RunningApp<InboxStore>;
+    const running = server as RunningApp<InboxDatabase>;
     const res = await fetch(`${running.url}/api/deliveries?source=${encodeURIComponent(source)}`, { headers: running.auth });
     const page = (await res.json()) as DeliveryPage;
     const first = page.items[0];

@@ -1,6 +1,6 @@
 import Value from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeliveryPageSchema, DeliverySchema } from '../../src/http/schemas.js';
+import { DeliveryPageSchema, DeliverySchema } from '../../src/api/schemas.js';
 import { startApp, type RunningApp } from '../helpers/app.js';
 import { connectSse } from '../helpers/sse.js';
 import { deliver } from '../helpers/exchange.js';

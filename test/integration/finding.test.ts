@@ -1,8 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConfigFile } from '../../src/config/source-config-schema.js';
-import type { DeliveryPage, EventTypeList } from '../../src/http/schemas.js';
-import type { InboxStore } from '../../src/store/inbox-store.js';
+import type { DeliveryPage, EventTypeList } from '../../src/api/schemas.js';
+import type { InboxDatabase } from '../../src/inbox/inbox-database.js';
 import type { RunningApp } from '../helpers/app.js';
 import { api, forwardsOf, send, startForwarding, storeAvailable, STORES } from '../helpers/forwarding-app.js';
 
@@ -26,7 +26,7 @@ interface Sent {
 
 describe.each(STORES)('finding deliveries on %s', async (kind) => {
   const run = await storeAvailable(kind, 'the finding tests on PostgreSQL');
-  let server: RunningApp<InboxStore>;
+  let server: RunningApp<InboxDatabase>;
   const sent: Sent[] = [];
 
   /** POSTs, then waits until the search index has it (SQLite indexes after the commit). */

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, openSync, ftruncateSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { READY_MIN_ROOM_BYTES, SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { READY_MIN_ROOM_BYTES, SqliteStore } from '../../src/inbox/sqlite-store.js';
 import { startAppOn, type RunningApp } from '../helpers/app.js';
 import { tempDir } from '../helpers/temp-dir.js';
 

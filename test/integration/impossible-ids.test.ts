@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { InboxStore } from '../../src/store/inbox-store.js';
+import type { InboxDatabase } from '../../src/inbox/inbox-database.js';
 import { startAppOnSqlite, startAppOnPostgres, type RunningApp } from '../helpers/app.js';
 import { requirePostgres } from '../helpers/postgres.js';
 
@@ -11,7 +11,7 @@ import { requirePostgres } from '../helpers/postgres.js';
 
 const onPostgres = await requirePostgres('the impossible-id tests on PostgreSQL');
 
-const BACKENDS: Array<{ name: string; run: boolean; start: () => Promise<RunningApp<InboxStore>> }> = [
+const BACKENDS: Array<{ name: string; run: boolean; start: () => Promise<RunningApp<InboxDatabase>> }> = [
   { name: 'SQLite', run: true, start: () => startAppOnSqlite({ durability: 'relaxed' }) },
   { name: 'PostgreSQL', run: onPostgres, start: () => startAppOnPostgres() },
 ];
@@ -32,7 +32,7 @@ const IMPOSSIBLE = {
 
 for (const backend of BACKENDS) {
   describe.runIf(backend.run)(`ids that cannot exist, on ${backend.name}`, () => {
-    let server: RunningApp<InboxStore>;
+    let server: RunningApp<InboxDatabase>;
     let stored: string;
     beforeAll(async () => {
       server = await backend.start();

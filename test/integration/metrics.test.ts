@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SourceRules } from '../../src/receive/source-rules.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { SqliteStore } from '../../src/inbox/sqlite-store.js';
 import { startApp, type RunningApp } from '../helpers/app.js';
 import { holdCommits } from '../helpers/held-commits.js';
 import { tempDir } from '../helpers/temp-dir.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SourceRules } from '../../src/receive/source-rules.js';
-import type { InboxStore } from '../../src/store/inbox-store.js';
+import type { InboxDatabase } from '../../src/inbox/inbox-database.js';
 import { startAppOnSqlite, startAppOnPostgres, type RunningApp } from '../helpers/app.js';
 import { requirePostgres } from '../helpers/postgres.js';
 import { DEFAULT_POLICY, type Receipt } from '../helpers/configured-app.js';
@@ -21,14 +21,14 @@ const UNRELATED = 600;
 
 const onPostgres = await requirePostgres('the one-bad-delivery tests on PostgreSQL');
 
-const BACKENDS: Array<{ name: string; run: boolean; start: (rules: SourceRules) => Promise<RunningApp<InboxStore>> }> = [
+const BACKENDS: Array<{ name: string; run: boolean; start: (rules: SourceRules) => Promise<RunningApp<InboxDatabase>> }> = [
   { name: 'SQLite', run: true, start: (rules) => startAppOnSqlite({ rules, durability: 'relaxed' }) },
   { name: 'PostgreSQL', run: onPostgres, start: (rules) => startAppOnPostgres({ rules }) },
 ];
 
 for (const backend of BACKENDS) {
   describe.runIf(backend.run)(`one bad delivery among many, on ${backend.name}`, () => {
-    let server: RunningApp<InboxStore>;
+    let server: RunningApp<InboxDatabase>;
     beforeAll(async () => {
       server = await backend.start(
         SourceRules.fromConfig(

@@ -1,7 +1,7 @@
 // Draft-07, as TypeBox writes the schemas (a tuple is `items: [...]`); ajv comes with Fastify.
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROUTE_EXAMPLES } from '../../src/http/openapi-examples.js';
+import { ROUTE_EXAMPLES } from '../../src/api/openapi-examples.js';
 import { startApp, type RunningApp } from '../helpers/app.js';
 
 interface Media {

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { InboxStore } from '../../src/store/inbox-store.js';
-import type { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import type { InboxDatabase } from '../../src/inbox/inbox-database.js';
+import type { PostgresStore } from '../../src/inbox/postgres-store.js';
 import { startAppOnSqlite, startAppOn, startAppOnPostgres, type RunningApp } from '../helpers/app.js';
 import { requirePostgres, testDatabaseUrl } from '../helpers/postgres.js';
 
@@ -13,13 +13,13 @@ import { requirePostgres, testDatabaseUrl } from '../helpers/postgres.js';
  */
 
 const onPostgres = await requirePostgres('the readiness tests on PostgreSQL');
-const running: Array<RunningApp<InboxStore>> = [];
+const running: Array<RunningApp<InboxDatabase>> = [];
 
 afterEach(async () => {
   for (const server of running.splice(0)) await server.close();
 });
 
-async function readyzBecomes(server: RunningApp<InboxStore>, status: number): Promise<Response> {
+async function readyzBecomes(server: RunningApp<InboxDatabase>, status: number): Promise<Response> {
   const deadline = Date.now() + 5000;
   for (;;) {
     const answer = await fetch(`${server.url}/readyz`);
@@ -31,7 +31,7 @@ async function readyzBecomes(server: RunningApp<InboxStore>, status: number): Pr
   }
 }
 
-const BACKENDS: Array<{ name: string; run: boolean; open: () => Promise<RunningApp<InboxStore>> }> = [
+const BACKENDS: Array<{ name: string; run: boolean; open: () => Promise<RunningApp<InboxDatabase>> }> = [
   { name: 'SQLite', run: true, open: () => startAppOnSqlite() },
   { name: 'PostgreSQL', run: onPostgres, open: () => startAppOnPostgres() },
 ];
@@ -43,7 +43,7 @@ for (const backend of BACKENDS) {
       running.push(plain);
       // The same store, seen through a view that counts the readiness probes.
       let probes = 0;
-      const counting = Object.create(plain.store) as InboxStore;
+      const counting = Object.create(plain.store) as InboxDatabase;
       counting.checkWritable = () => {
         probes++;
         return plain.store.checkWritable();

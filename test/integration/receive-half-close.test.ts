@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { SqliteStore } from '../../src/inbox/sqlite-store.js';
 import { startAppOn, type RunningApp } from '../helpers/app.js';
 import { holdCommits } from '../helpers/held-commits.js';
 import { tempDir } from '../helpers/temp-dir.js';

@@ -6,9 +6,9 @@ import { fileURLToPath } from 'node:url';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { Metrics } from '../../src/observe/metrics.js';
+import { Metrics } from '../../src/platform/observe/metrics.js';
 
-import type { InboxStore } from '../../src/store/inbox-store.js';
+import type { InboxDatabase } from '../../src/inbox/inbox-database.js';
 import { startAppOnKind, type RunningApp, type StoreKind } from '../helpers/app.js';
 
 import { requirePostgres } from '../helpers/postgres.js';
@@ -102,7 +102,7 @@ function p99(values: readonly number[]): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)] ?? 0;
 }
 
-const running: Array<RunningApp<InboxStore>> = [];
+const running: Array<RunningApp<InboxDatabase>> = [];
 afterEach(async () => {
   for (const server of running.splice(0)) await server.close();
 });

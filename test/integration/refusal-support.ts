@@ -1,10 +1,10 @@
-import type { RefusalJson, RefusalPage } from '../../src/http/refusal-schemas.js';
-import type { InboxStore } from '../../src/store/inbox-store.js';
+import type { RefusalJson, RefusalPage } from '../../src/api/refusal-schemas.js';
+import type { InboxDatabase } from '../../src/inbox/inbox-database.js';
 import type { RunningApp } from '../helpers/app.js';
 
 export type { RefusalJson, RefusalPage };
 
-type Server = RunningApp<InboxStore>;
+type Server = RunningApp<InboxDatabase>;
 
 /** One page of `GET /api/refusals` with the token; insists on 200. */
 export async function refusalPage(server: Server, query = ''): Promise<RefusalPage> {

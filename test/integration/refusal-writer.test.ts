@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Metrics } from '../../src/observe/metrics.js';
-import type { InboxStore } from '../../src/store/inbox-store.js';
-import type { PostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { Database } from '../../src/store/sqlite/driver.js';
+import { Metrics } from '../../src/platform/observe/metrics.js';
+import type { InboxDatabase } from '../../src/inbox/inbox-database.js';
+import type { PostgresStore } from '../../src/inbox/postgres-store.js';
+import { Database } from '../../src/platform/db/sqlite/driver.js';
 import { startAppOnKind, type RunningApp, type StoreKind } from '../helpers/app.js';
 import { capturingLogger } from '../helpers/log-capture.js';
 import { requirePostgres, testDatabaseUrl } from '../helpers/postgres.js';
@@ -14,7 +14,7 @@ import { allRefusals, newestRefusal } from './refusal-support.js';
 const kinds: StoreKind[] = ['sqlite'];
 if (await requirePostgres('the refusal writer tests on PostgreSQL')) kinds.push('postgres');
 
-const running: Array<RunningApp<InboxStore>> = [];
+const running: Array<RunningApp<InboxDatabase>> = [];
 const releases: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const release of releases.splice(0)) await release();
@@ -28,7 +28,7 @@ afterEach(async () => {
  * exclusive lock on it held in another session (the store waits its lock
  * timeout, then gives up). The inbox itself stays writable.
  */
-async function blockRefusals(server: RunningApp<InboxStore>, kind: StoreKind): Promise<() => Promise<void>> {
+async function blockRefusals(server: RunningApp<InboxDatabase>, kind: StoreKind): Promise<() => Promise<void>> {
   if (kind === 'sqlite') {
     const db = new Database(join(server.dataDir, 'reception.sqlite'));
     db.exec('ALTER TABLE refusals RENAME TO refusals_away');

@@ -1,8 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { problemFor, type ProblemCode } from '../../src/errors/problem-catalogue.js';
+import { problemFor, type ProblemCode } from '../../src/platform/errors/problem-catalogue.js';
 import { SourceRules } from '../../src/receive/source-rules.js';
-import type { InboxStore } from '../../src/store/inbox-store.js';
+import type { InboxDatabase } from '../../src/inbox/inbox-database.js';
 import { startAppOnKind, type RunningApp, type StoreKind } from '../helpers/app.js';
 import { requirePostgres } from '../helpers/postgres.js';
 import { DEFAULT_POLICY } from '../helpers/configured-app.js';
@@ -21,7 +21,7 @@ if (await requirePostgres('the refusal tests on PostgreSQL')) kinds.push('postgr
  * sender was told, and read back from GET /api/refusals; on both stores.
  */
 describe.each(kinds)('refusals on %s', (kind) => {
-  let server: RunningApp<InboxStore>;
+  let server: RunningApp<InboxDatabase>;
 
   beforeAll(async () => {
     server = await startAppOnKind(kind, {

@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Metrics } from '../../src/observe/metrics.js';
+import { Metrics } from '../../src/platform/observe/metrics.js';
 import { startApp, type RunningApp } from '../helpers/app.js';
 import { capturingLogger, type LogLine } from '../helpers/log-capture.js';
 import { expectProblem, firstAnswer, sendUntilClose } from '../helpers/exchange.js';

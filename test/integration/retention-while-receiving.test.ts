@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Metrics } from '../../src/observe/metrics.js';
-import { RetentionPruner } from '../../src/store/retention-pruner.js';
+import { Metrics } from '../../src/platform/observe/metrics.js';
+import { RetentionPruner } from '../../src/inbox/retention-pruner.js';
 import { startApp, type RunningApp } from '../helpers/app.js';
 import { capturingLogger } from '../helpers/log-capture.js';
 import { newDeliveries } from '../helpers/delivery-factory.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConfigFile } from '../../src/config/source-config-schema.js';
-import type { InboxStore } from '../../src/store/inbox-store.js';
+import type { InboxDatabase } from '../../src/inbox/inbox-database.js';
 import { testStoreKind, type RunningApp } from '../helpers/app.js';
 import { api, startForwarding } from '../helpers/forwarding-app.js';
 
@@ -31,7 +31,7 @@ const BODY = [
 ].join('\r\n');
 
 describe('a delivery named by its seq', () => {
-  let server: RunningApp<InboxStore>;
+  let server: RunningApp<InboxDatabase>;
   let id: string;
   let seq: number;
 

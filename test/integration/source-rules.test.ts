@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/observe/logger.js';
+import { createLogger } from '../../src/platform/observe/logger.js';
 import type { RunningApp } from '../helpers/app.js';
 import { accepted, countOf, metricsText, refused, startWithConfig } from '../helpers/configured-app.js';
 import { expectExchangeProblem, readDelivery, send, sendRaw } from '../helpers/exchange.js';

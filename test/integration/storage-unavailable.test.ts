@@ -1,8 +1,8 @@
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { Database } from '../../src/store/sqlite/driver.js';
+import { Database } from '../../src/platform/db/sqlite/driver.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { SqliteStore } from '../../src/inbox/sqlite-store.js';
 import { startAppOnSqlite, startAppOn, type RunningApp } from '../helpers/app.js';
 import { tempDir } from '../helpers/temp-dir.js';
 

@@ -4,10 +4,10 @@ import { PassThrough, Writable } from 'node:stream';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import type { StoredDelivery } from '../../src/store/inbox-store.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import type { StoredDelivery } from '../../src/deliveries/delivery-store.js';
+import { SqliteStore } from '../../src/inbox/sqlite-store.js';
 
-import { LocalCommitFeed } from '../../src/stream/commit-feed.js';
+import { LocalCommitFeed } from '../../src/deliveries/commit-feed.js';
 
 import { StreamHub } from '../../src/stream/stream-hub.js';
 

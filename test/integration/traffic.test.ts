@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Static } from 'typebox';
-import type { TrafficSchema } from '../../src/http/traffic-schemas.js';
-import type { InboxStore } from '../../src/store/inbox-store.js';
+import type { TrafficSchema } from '../../src/api/traffic-schemas.js';
+import type { InboxDatabase } from '../../src/inbox/inbox-database.js';
 import { testStoreKind, type RunningApp } from '../helpers/app.js';
 import { DestinationServer } from '../helpers/destination-server.js';
 import { eventually } from '../helpers/eventually.js';
@@ -21,7 +21,7 @@ const sum = (values: readonly number[]): number => values.reduce((a, b) => a + b
 
 /** GET /api/sources/{source}/traffic and GET /api/sources?traffic=24h (README, "A picture of the traffic"). */
 describe('traffic counts through the API', () => {
-  let server: RunningApp<InboxStore>;
+  let server: RunningApp<InboxDatabase>;
   let destination: DestinationServer;
 
   beforeAll(async () => {

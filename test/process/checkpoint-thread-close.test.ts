@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { tempDir } from '../helpers/temp-dir.js';
 
-const STORE = fileURLToPath(new URL('../../dist/src/store/sqlite/sqlite-store.js', import.meta.url));
+const STORE = fileURLToPath(new URL('../../dist/src/inbox/sqlite-store.js', import.meta.url));
 
 let dir: ReturnType<typeof tempDir>;
 beforeEach(() => {

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { SqliteStore } from '../../src/inbox/sqlite-store.js';
 
 import { newDeliveries, newDelivery } from '../helpers/delivery-factory.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadSettings } from '../../src/config/settings.js';
+import { loadSettings } from '../../src/platform/config/settings.js';
 import type { ServerProcess } from '../helpers/server-process.js';
 import { RawConnection, postHead, type RawResponse } from '../helpers/raw-http.js';
 import { API_TOKEN, ServerChildren, childrenOf, sleep } from '../helpers/server-children.js';

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { BackgroundIndex } from '../../src/store/background-index.js';
-import type { InboxStore } from '../../src/store/inbox-store.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { BackgroundIndex } from '../../src/search/background-index.js';
+import type { InboxDatabase } from '../../src/inbox/inbox-database.js';
+import { SqliteStore } from '../../src/inbox/sqlite-store.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const dir = tempDir();
@@ -20,7 +20,7 @@ it('stops as soon as the step in flight ends', async () => {
   let releaseStep: () => void = () => undefined;
   const released = new Promise<void>((resolve) => (releaseStep = resolve));
   // The real store, its step held open until the test lets it go.
-  const store = Object.create(real) as InboxStore;
+  const store = Object.create(real) as InboxDatabase;
   store.indexStep = async (budget, derive) => {
     stepStarted();
     await released;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeDriver } from '../../src/store/sqlite/driver.js';
+import { describeDriver } from '../../src/platform/db/sqlite/driver.js';
 
 describe('the SQLite driver for this Node', () => {
   const major = Number(process.versions.node.split('.')[0]);

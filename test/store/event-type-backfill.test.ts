@@ -1,18 +1,19 @@
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { eventTypeOf } from '../../src/receive/event-type.js';
-import type { InboxStore, StoredDelivery } from '../../src/store/inbox-store.js';
-import { loadMigrations } from '../../src/store/migrations.js';
-import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrate.js';
-import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { Database } from '../../src/store/sqlite/driver.js';
-import { SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrate.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { eventTypeOf } from '../../src/event-types/event-type.js';
+import type { StoredDelivery } from '../../src/deliveries/delivery-store.js';
+import type { InboxDatabase } from '../../src/inbox/inbox-database.js';
+import { loadMigrations } from '../../src/platform/db/migrations.js';
+import { POSTGRES_MIGRATIONS } from '../../src/platform/db/postgres/migrate.js';
+import { PostgresStore } from '../../src/inbox/postgres-store.js';
+import { Database } from '../../src/platform/db/sqlite/driver.js';
+import { SQLITE_MIGRATIONS } from '../../src/platform/db/sqlite/migrate.js';
+import { SqliteStore } from '../../src/inbox/sqlite-store.js';
 import { startAppOn } from '../helpers/app.js';
 import { dropSchema, freshSchema, requirePostgres, testDatabaseUrl } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { indexAll } from './inbox-store-contract-finding.js';
+import { indexAll } from '../../src/inbox/contract/inbox-store-contract-finding.js';
 
 /**
  * Deliveries stored before event types and search existed (migrations
@@ -166,7 +167,7 @@ describe.each([
   });
 
   /** The store opened on the old data: the migration runs, the fill has not. */
-  async function openOld(rows: readonly OldRow[] = OLD_ROWS): Promise<InboxStore> {
+  async function openOld(rows: readonly OldRow[] = OLD_ROWS): Promise<InboxDatabase> {
     if (kind === 'sqlite') {
       const dir = tempDir();
       cleanups.push(async () => dir.remove());
@@ -182,7 +183,7 @@ describe.each([
     return store;
   }
 
-  const typesOf = async (store: InboxStore): Promise<Record<string, string | null>> =>
+  const typesOf = async (store: InboxDatabase): Promise<Record<string, string | null>> =>
     Object.fromEntries((await store.list({ limit: 10 })).map((d) => [d.id, d.eventType]));
 
   it.runIf(run)('have no type, count and search hit until the fill reaches them; then as if received now', async () => {
@@ -259,11 +260,11 @@ describe.each([
   });
 
   /** How many of the large old deliveries have their type. */
-  const typedLarge = async (store: InboxStore): Promise<number> =>
+  const typedLarge = async (store: InboxDatabase): Promise<number> =>
     (await store.list({ source: 'large', limit: 100 })).filter((d) => d.eventType !== null).length;
 
   /** Every large old delivery is typed, and found by the text of its body. */
-  async function expectLargeFilled(store: InboxStore): Promise<void> {
+  async function expectLargeFilled(store: InboxDatabase): Promise<void> {
     expect(await typedLarge(store)).toBe(LARGE_OLD_ROWS.length);
     for (const [i, row] of LARGE_OLD_ROWS.entries()) {
       const found = await store.list({ text: `"marker-${i}-www`, limit: 10 });

@@ -2,9 +2,9 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadMigrations } from '../../src/store/migrations.js';
-import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrate.js';
-import { SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrate.js';
+import { loadMigrations } from '../../src/platform/db/migrations.js';
+import { POSTGRES_MIGRATIONS } from '../../src/platform/db/postgres/migrate.js';
+import { SQLITE_MIGRATIONS } from '../../src/platform/db/sqlite/migrate.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 describe('loadMigrations', () => {

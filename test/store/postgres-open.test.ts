@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeServer, PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { describeServer, PostgresStore } from '../../src/inbox/postgres-store.js';
 import { freePort } from '../helpers/free-port.js';
 import { freshSchema, requirePostgres, testDatabaseUrl } from '../helpers/postgres.js';
 

@@ -1,9 +1,9 @@
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { StoreUnavailableError } from '../../src/store/inbox-store.js';
+import { StoreUnavailableError } from '../../src/platform/db/store-errors.js';
 
-import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { PostgresStore } from '../../src/inbox/postgres-store.js';
 
 import { PostgresCommitFeed } from '../../src/stream/postgres-commit-feed.js';
 

@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BatchRefusedError, StoreUnavailableError } from '../../src/store/inbox-store.js';
-import { RefusalWriter, type DropReason, type RefusalWriterOptions } from '../../src/store/refusal-writer.js';
-import type { NewRefusal, RefusalBounds, RefusalStore } from '../../src/store/refusals.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { BatchRefusedError, StoreUnavailableError } from '../../src/platform/db/store-errors.js';
+import { RefusalWriter, type DropReason, type RefusalWriterOptions } from '../../src/refusals/refusal-writer.js';
+import type { NewRefusal, RefusalBounds, RefusalStore } from '../../src/refusals/refusals.js';
+import { SqliteStore } from '../../src/inbox/sqlite-store.js';
 import { capturingLogger } from '../helpers/log-capture.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { newRefusal, newRefusals } from './refusal-factory.js';
+import { newRefusal, newRefusals } from '../../src/refusals/contract/refusal-factory.js';
 
 const BOUNDS: RefusalBounds = { perSource: 1000, total: 1000 };
 

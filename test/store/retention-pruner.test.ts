@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Metrics } from '../../src/observe/metrics.js';
-import { RetentionPruner } from '../../src/store/retention-pruner.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { Metrics } from '../../src/platform/observe/metrics.js';
+import { RetentionPruner } from '../../src/inbox/retention-pruner.js';
+import { SqliteStore } from '../../src/inbox/sqlite-store.js';
 import { capturingLogger } from '../helpers/log-capture.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { newDelivery } from '../helpers/delivery-factory.js';
-import { newRefusal, newRefusals } from './refusal-factory.js';
+import { newRefusal, newRefusals } from '../../src/refusals/contract/refusal-factory.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

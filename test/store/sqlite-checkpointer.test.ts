@@ -1,10 +1,10 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Checkpointer, FALLBACK_CHECKPOINT_PAGES } from '../../src/store/sqlite/checkpointer.js';
-import { Database } from '../../src/store/sqlite/driver.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import { describeInboxStore } from './inbox-store-contract.js';
+import { Checkpointer, FALLBACK_CHECKPOINT_PAGES } from '../../src/platform/db/sqlite/checkpointer.js';
+import { Database } from '../../src/platform/db/sqlite/driver.js';
+import { SqliteStore } from '../../src/inbox/sqlite-store.js';
+import { describeInboxStore } from '../../src/inbox/contract/inbox-store-contract.js';
 import { newDeliveries } from '../helpers/delivery-factory.js';
 import { eventually } from '../helpers/eventually.js';
 import { tempDir } from '../helpers/temp-dir.js';

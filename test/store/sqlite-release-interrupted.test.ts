@@ -1,8 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import type { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import { INTERRUPTED } from '../../src/store/sqlite/sqlite-release-interrupted.js';
+import type { SqliteStore } from '../../src/inbox/sqlite-store.js';
+import { INTERRUPTED } from '../../src/forwarding/outbox/sqlite-release-interrupted.js';
 import { freshStoreEachTest, sqliteFixture } from '../helpers/store-fixtures.js';
-import { BUDGET, claim, deliverAll, forward, forwardOf, LEASE_MS, T0 } from './outbox-contract-support.js';
+import {
+  BUDGET,
+  claim,
+  deliverAll,
+  forward,
+  forwardOf,
+  LEASE_MS,
+  T0,
+} from '../../src/forwarding/outbox/contract/outbox-contract-support.js';
 
 /**
  * CONTRACT 6 "After a crash" (2026-11-27), SQLite: one process owns the

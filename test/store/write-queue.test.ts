@@ -1,9 +1,10 @@
 import { join } from 'node:path';
-import { Database } from '../../src/store/sqlite/driver.js';
+import { Database } from '../../src/platform/db/sqlite/driver.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BatchRefusedError, StoreUnavailableError, type AppendOutcome } from '../../src/store/inbox-store.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import { WriteQueue, type WriteQueueOptions } from '../../src/store/write-queue.js';
+import { type AppendOutcome } from '../../src/deliveries/delivery-store.js';
+import { BatchRefusedError, StoreUnavailableError } from '../../src/platform/db/store-errors.js';
+import { SqliteStore } from '../../src/inbox/sqlite-store.js';
+import { WriteQueue, type WriteQueueOptions } from '../../src/inbox/write-queue.js';
 import { holdCommits } from '../helpers/held-commits.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { newDeliveries, newDelivery } from '../helpers/delivery-factory.js';

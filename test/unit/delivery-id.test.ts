@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newDeliveryId } from '../../src/receive/delivery-id.js';
+import { newDeliveryId } from '../../src/deliveries/delivery-id.js';
 
 describe('newDeliveryId', () => {
   it('is a URL-safe UUIDv7 whose first 48 bits are the time', () => {

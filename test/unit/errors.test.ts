@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { problemCatalogue, problemFor, ProblemError, type ProblemCode } from '../../src/errors/problem-catalogue.js';
+import { problemCatalogue, problemFor, ProblemError, type ProblemCode } from '../../src/platform/errors/problem-catalogue.js';
 
 const DOCS = new URL('../../docs/errors.md', import.meta.url);
 const codes = Object.keys(problemCatalogue) as ProblemCode[];

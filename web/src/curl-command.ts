@@ -4,7 +4,7 @@
 // invisible character of a payload ever reaches the terminal as it is.
 
 import type { Delivery } from './delivery.ts';
-import { shellWord } from '../../src/text/shell-word.js';
+import { shellWord } from '../../src/platform/text/shell-word.js';
 
 /** One shell word for `text`: single quotes, or `$'…'` with escapes for controls and invisible characters. */
 export const shellQuote = shellWord;

@@ -3,14 +3,14 @@
 /**
  * The list cursor for the deliveries older than `seq`. A cursor is opaque
  * to API clients; this page is served by the same server and built with it,
- * so it may make one (src/http/cursor.ts): base64url of `s<seq>`.
+ * so it may make one (src/platform/http/cursor.ts): base64url of `s<seq>`.
  */
 export function cursorBefore(seq: number): string {
   return btoa(`s${seq}`).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
 /**
- * The sources cursor for the names after `name` (src/http/cursor.ts):
+ * The sources cursor for the names after `name` (src/platform/http/cursor.ts):
  * base64url of the UTF-8 of `n<name>`. The sources panel makes one when it
  * lets go of its last rows, to page on from the last one it keeps.
  */

@@ -11,7 +11,7 @@ import type {
   EventTypeListSchema,
   SourceListSchema,
   VerificationSchema,
-} from '../../src/http/schemas.js';
+} from '../../src/api/schemas.js';
 
 export type Verification = Static<typeof VerificationSchema>;
 

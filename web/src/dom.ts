@@ -2,7 +2,7 @@
 // headers and source names are hostile, so nothing here ever parses HTML
 // (ESLint forbids innerHTML and friends in web/).
 
-import { BIDI_CONTROL, codePointEscape, splitInvisible } from '../../src/text/invisible.js';
+import { BIDI_CONTROL, codePointEscape, splitInvisible } from '../../src/platform/text/invisible.js';
 
 export type Child = Node | string | number | null | undefined | false;
 
@@ -34,7 +34,7 @@ export function h<K extends keyof HTMLElementTagNameMap>(
 
 // Characters that cannot be seen, or that change how the text around them
 // reads, are shown as visible escapes (`\u200b`), as `reception tail` prints
-// them: the invisible characters of src/text/invisible.ts (zero-width
+// them: the invisible characters of src/platform/text/invisible.ts (zero-width
 // characters, fillers, variation selectors outside an emoji, tags, the BOM,
 // bidirectional controls: in a key, `"amount\u202e": "1000.50"` would read
 // as `"amount"05.0001" :"`), and C0 and C1 controls save the tab and the line

@@ -8,7 +8,7 @@ import type {
   DeliveryForwardsSchema,
   DestinationListSchema,
   ForwardSchema,
-} from '../../src/http/forward-schemas.js';
+} from '../../src/api/forward-schemas.js';
 import { call } from './api.ts';
 
 // The shapes come from the API's schemas (type-only imports, erased from the bundle).

@@ -3,7 +3,7 @@
 // the inbox API.
 
 import type { Static } from 'typebox';
-import type { RefusalPageSchema, RefusalSchema } from '../../src/http/refusal-schemas.js';
+import type { RefusalPageSchema, RefusalSchema } from '../../src/api/refusal-schemas.js';
 import { call } from './api.ts';
 
 // The shapes come from the API's schemas (type-only imports, erased from the bundle).

@@ -3,7 +3,7 @@
 // escape (dom.ts), and `ѕtripe`, whose first letter is Cyrillic, is marked
 // as mixing scripts, with the scripts named in its title.
 
-import { mixedScripts } from '../../src/text/mixed-script.js';
+import { mixedScripts } from '../../src/platform/text/mixed-script.js';
 import { h, textNodes } from './dom.ts';
 
 function listed(words: readonly string[]): string {

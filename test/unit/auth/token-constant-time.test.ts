@@ -7,7 +7,7 @@ vi.mock('node:crypto', async (importOriginal) => {
 });
 
 const { timingSafeEqual } = await import('node:crypto');
-const { tokenMatches } = await import('../../../src/auth/token.js');
+const { tokenMatches } = await import('../../../src/platform/auth/token.js');
 
 /** CONTRACT 3 / issue 2: the API token is compared in constant time, and its length does not show either. */
 describe('tokenMatches in constant time', () => {

@@ -1,7 +1,7 @@
 import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { bearerToken, resolveToken, TOKEN_FILE, tokenFileWarning, tokenMatches } from '../../../src/auth/token.js';
+import { bearerToken, resolveToken, TOKEN_FILE, tokenFileWarning, tokenMatches } from '../../../src/platform/auth/token.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 const TOKEN = 'rcp_0123456789abcdefghij';

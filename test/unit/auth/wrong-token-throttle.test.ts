@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addressKey, WrongTokenThrottle } from '../../../src/auth/wrong-token-throttle.js';
+import { addressKey, WrongTokenThrottle } from '../../../src/platform/auth/wrong-token-throttle.js';
 
 describe('WrongTokenThrottle', () => {
   it('lets 5 wrong tokens in a row through, then asks for a wait that doubles up to the cap', () => {

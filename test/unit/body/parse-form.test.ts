@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ProblemError } from '../../../src/errors/problem-catalogue.js';
+import { ProblemError } from '../../../src/platform/errors/problem-catalogue.js';
 import { checkFormFields, MAX_FORM_FIELDS, parseFormBody } from '../../../src/body/parse-form.js';
 
 const form = (text: string): Record<string, unknown> => ({ ...parseFormBody(Buffer.from(text, 'utf8')) });

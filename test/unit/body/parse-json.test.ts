@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ProblemError } from '../../../src/errors/problem-catalogue.js';
+import { ProblemError } from '../../../src/platform/errors/problem-catalogue.js';
 import { scanJson } from '../../../src/body/json-scan.js';
 import { jsonBodyText, MAX_JSON_DEPTH, parseJsonBody } from '../../../src/body/parse-json.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ProblemError } from '../../../src/errors/problem-catalogue.js';
+import { ProblemError } from '../../../src/platform/errors/problem-catalogue.js';
 import { MULTIPART_LIMITS, multipartFile, parseMultipart } from '../../../src/body/parse-multipart.js';
 
 /** A multipart body as the platform's FormData encodes it. */

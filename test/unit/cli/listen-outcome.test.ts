@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ListenSummary, outcomeText, verdictOf } from '../../../src/cli/listen-forwarding.js';
-import type { DeliveryJson } from '../../../src/http/schemas.js';
+import type { DeliveryJson } from '../../../src/api/schemas.js';
 
 const RED = '\u001b[31m';
 const GREEN = '\u001b[32m';

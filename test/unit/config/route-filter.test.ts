@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isDeepStrictEqual } from 'node:util';
 import { $in, $nin, createQueryTester } from 'sift/lib/index.js';
-import { compileFilter, filterProblems, type FilterSubject } from '../../../src/config/route-filter.js';
+import { compileFilter, filterProblems, type FilterSubject } from '../../../src/forwarding/route-filter.js';
 
 const subject = (body: unknown, extra: Partial<FilterSubject> = {}): FilterSubject => ({
   body,

@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { environmentWithFlags, serveSpec } from '../../../src/cli/serve.js';
 import { parseCommand, renderHelp } from '../../../src/cli/usage.js';
-import { SETTINGS_TABLE_END, SETTINGS_TABLE_START, settingsMarkdownTable } from '../../../src/config/settings-doc.js';
-import { SETTINGS } from '../../../src/config/settings-table.js';
-import { loadSettings } from '../../../src/config/settings.js';
+import { SETTINGS_TABLE_END, SETTINGS_TABLE_START, settingsMarkdownTable } from '../../../src/platform/config/settings-doc.js';
+import { SETTINGS } from '../../../src/platform/config/settings-table.js';
+import { loadSettings } from '../../../src/platform/config/settings.js';
 
 const specs = Object.values(SETTINGS);
 

@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadSettings, SettingsError } from '../../../src/config/settings.js';
-import { SETTINGS } from '../../../src/config/settings-table.js';
-import { TrustedProxies } from '../../../src/receive/remote-address.js';
+import { loadSettings, SettingsError } from '../../../src/platform/config/settings.js';
+import { SETTINGS } from '../../../src/platform/config/settings-table.js';
+import { TrustedProxies } from '../../../src/platform/http/remote-address.js';
 
 function problemsOf(env: Record<string, string>): string[] {
   try {

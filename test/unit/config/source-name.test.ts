@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ProblemError } from '../../../src/errors/problem-catalogue.js';
-import { decodeSourceName, MAX_SOURCE_CHARS } from '../../../src/config/source-name.js';
+import { ProblemError } from '../../../src/platform/errors/problem-catalogue.js';
+import { decodeSourceName, MAX_SOURCE_CHARS } from '../../../src/platform/http/source-name.js';
 
 function refusal(segment: string): ProblemError {
   try {

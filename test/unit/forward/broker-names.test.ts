@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseNameTemplate, type NameTemplate } from '../../../src/config/name-template.js';
-import { renderName } from '../../../src/forward/broker-names.js';
-import { withoutUrlSecrets, shownUrl } from '../../../src/forward/url-secrets.js';
+import { parseNameTemplate, type NameTemplate } from '../../../src/forwarding/name-template.js';
+import { renderName } from '../../../src/forwarding/publishers/broker-names.js';
+import { withoutUrlSecrets, shownUrl } from '../../../src/forwarding/url-secrets.js';
 
 function template(text: string): NameTemplate {
   const parsed = parseNameTemplate(text);

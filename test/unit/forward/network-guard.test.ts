@@ -1,6 +1,6 @@
 import type { LookupAddress } from 'node:dns';
 import { describe, expect, it } from 'vitest';
-import { guardedConnector, guardedLookup, isPublicAddress, PrivateNetworkError } from '../../../src/forward/network-guard.js';
+import { guardedConnector, guardedLookup, isPublicAddress, PrivateNetworkError } from '../../../src/forwarding/network-guard.js';
 
 describe('the private-network guard', () => {
   it.each([

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ProblemError } from '../../../src/errors/problem-catalogue.js';
-import { decodeCursor, decodeNameCursor, encodeCursor, encodeNameCursor } from '../../../src/http/cursor.js';
+import { ProblemError } from '../../../src/platform/errors/problem-catalogue.js';
+import { decodeCursor, decodeNameCursor, encodeCursor, encodeNameCursor } from '../../../src/platform/http/cursor.js';
 import { compareNames, cursorAfterName, cursorBefore } from '../../../web/src/cursor.js';
 
 function refusal(cursor: string): ProblemError {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { attachmentDisposition, downloadContentType } from '../../../src/http/file-download.js';
+import { attachmentDisposition, downloadContentType } from '../../../src/inbox/file-download.js';
 
 describe('downloadContentType', () => {
   it("keeps a part's type that browsers never run, and sends every other as octet-stream", () => {

@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 import Fastify from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { problemFor } from '../../../src/errors/problem-catalogue.js';
-import { installErrorHandling } from '../../../src/http/error-handler.js';
+import { problemFor } from '../../../src/platform/errors/problem-catalogue.js';
+import { installErrorHandling } from '../../../src/platform/http/error-handler.js';
 import { Receiver } from '../../../src/receive/receiver.js';
-import { TrustedProxies } from '../../../src/receive/remote-address.js';
-import { SqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
-import { WriteQueue } from '../../../src/store/write-queue.js';
+import { TrustedProxies } from '../../../src/platform/http/remote-address.js';
+import { SqliteStore } from '../../../src/inbox/sqlite-store.js';
+import { WriteQueue } from '../../../src/inbox/write-queue.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 /** What a bug inside could put in an error message: none of it may reach the client. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ReadinessCheck } from '../../../src/http/readiness.js';
+import { ReadinessCheck } from '../../../src/inbox/readiness.js';
 
 describe('ReadinessCheck', () => {
   const clocked = (

@@ -5,10 +5,10 @@ import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import sonicBoom from 'sonic-boom';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LogDestination } from '../../../src/observe/log-destination.js';
+import { LogDestination } from '../../../src/platform/observe/log-destination.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
-const BUILT = fileURLToPath(new URL('../../../dist/src/observe/log-destination.js', import.meta.url));
+const BUILT = fileURLToPath(new URL('../../../dist/src/platform/observe/log-destination.js', import.meta.url));
 
 const dirs: Array<ReturnType<typeof tempDir>> = [];
 afterEach(() => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { prettyLine } from '../../../src/observe/pretty-log.js';
+import { prettyLine } from '../../../src/platform/observe/pretty-log.js';
 
 const at = '2026-11-25T17:11:15.226Z';
 const local = (): string => {

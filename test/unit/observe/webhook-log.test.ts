@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../../src/observe/logger.js';
-import { createWebhookLog, type WebhookLogFields } from '../../../src/observe/webhook-log.js';
+import { createLogger } from '../../../src/platform/observe/logger.js';
+import { createWebhookLog, type WebhookLogFields } from '../../../src/receive/webhook-log.js';
 
 /** A destination that keeps every line it is handed. */
 function capture(): { lines: string[]; write: (line: string) => void } {

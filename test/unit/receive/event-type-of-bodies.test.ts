@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseReceivedBody } from '../../../src/body/parse-body.js';
-import { eventTypeOf } from '../../../src/receive/event-type.js';
-import { receivedBodyFields, storedEventTypeSubject } from '../../../src/receive/event-type-of-delivery.js';
-import type { StoredDelivery } from '../../../src/store/inbox-store.js';
+import { eventTypeOf } from '../../../src/event-types/event-type.js';
+import { receivedBodyFields, storedEventTypeSubject } from '../../../src/event-types/event-type-of-delivery.js';
+import type { StoredDelivery } from '../../../src/deliveries/delivery-store.js';
 
 /** CONTRACT 8 over the body kinds of CONTRACT 9: a multipart body's fields, a text body that is JSON (AWS SNS). */
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EventTypeConfig } from '../../../src/config/source-config-schema.js';
-import { eventTypeOf, MAX_EVENT_TYPE_LENGTH } from '../../../src/receive/event-type.js';
-import type { HeaderList } from '../../../src/store/header-list.js';
+import { eventTypeOf, MAX_EVENT_TYPE_LENGTH } from '../../../src/event-types/event-type.js';
+import type { HeaderList } from '../../../src/platform/http/header-list.js';
 
 function typeOf(
   options: { scheme?: string; headers?: HeaderList; body?: unknown; form?: string; raw?: Buffer },

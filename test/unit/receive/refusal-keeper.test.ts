@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RefusalKeeper, type RefusalFacts, type RefusalSink } from '../../../src/receive/refusal-keeper.js';
-import type { NewRefusal } from '../../../src/store/refusals.js';
+import { RefusalKeeper, type RefusalFacts, type RefusalSink } from '../../../src/refusals/refusal-keeper.js';
+import type { NewRefusal } from '../../../src/refusals/refusals.js';
 
 /** A sink that keeps what it is given, with room for `room` refusals. */
 function sink(room = Infinity): RefusalSink & { kept: NewRefusal[]; dropped: number } {

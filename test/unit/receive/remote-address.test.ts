@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clientAddress, forwardedHttps, TrustedProxies } from '../../../src/receive/remote-address.js';
+import { clientAddress, forwardedHttps, TrustedProxies } from '../../../src/platform/http/remote-address.js';
 
 const none = new TrustedProxies([]);
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { narrows, prefixBound } from '../../../src/store/delivery-filter.js';
-import { chunkCount, CHUNK_CHARS, CHUNK_OVERLAP, trigramQuery } from '../../../src/store/sqlite/sqlite-search.js';
+import { narrows, prefixBound } from '../../../src/deliveries/delivery-filter.js';
+import { chunkCount, CHUNK_CHARS, CHUNK_OVERLAP, trigramQuery } from '../../../src/search/sqlite-search.js';
 
 /** Code point order, as SQLite's BINARY and PostgreSQL's COLLATE "C" compare. */
 const byCodePoints = (a: string, b: string): number => Buffer.compare(Buffer.from(a), Buffer.from(b));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { codePointEscape, hasInvisible, splitInvisible } from '../../../src/text/invisible.js';
+import { codePointEscape, hasInvisible, splitInvisible } from '../../../src/platform/text/invisible.js';
 
 /** The text with each character cut out shown as its escape, as the page and the terminal show it. */
 function shown(text: string, extraClass = ''): string {

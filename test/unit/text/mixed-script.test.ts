@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mixedScripts, scriptsOf } from '../../../src/text/mixed-script.js';
+import { mixedScripts, scriptsOf } from '../../../src/platform/text/mixed-script.js';
 
 describe('mixed scripts in a name', () => {
   it.each([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRfc3339 } from '../../../src/text/rfc3339.js';
+import { parseRfc3339 } from '../../../src/platform/text/rfc3339.js';
 
 describe('parseRfc3339', () => {
   it('reads UTC and offsets, with and without fractions', () => {

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { isPasteSafe, shellWord } from '../../../src/text/shell-word.js';
+import { isPasteSafe, shellWord } from '../../../src/platform/text/shell-word.js';
 
 /** What bash makes of `word`: the bytes `printf %s` writes for it. */
 function bashBytes(word: string): Buffer {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { escapeForTerminal, escapeJsonForTerminal } from '../../../src/text/terminal-safe.js';
+import { escapeForTerminal, escapeJsonForTerminal } from '../../../src/platform/text/terminal-safe.js';
 
 describe('escapeForTerminal', () => {
   it('escapes C0, DEL and C1 controls, with names for the common ones', () => {

@@ -1,13 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import {
-  constantTimeEqual,
-  decodeBase64,
-  decodeHex,
-  hmac,
-  matchingKey,
-  sameSecretText,
-} from '../../../src/verify/constant-time.js';
+import { constantTimeEqual, decodeBase64, decodeHex, hmac, matchingKey } from '../../../src/verify/constant-time.js';
+import { sameSecretText } from '../../../src/platform/auth/same-secret.js';
 
 describe('sameSecretText', () => {
   it('tells equal texts from different ones of any length, never throwing', () => {

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Connections } from '../../../../src/http/edge/connection-state.js';
+import { Connections } from '../../../../src/receive/edge/connection-state.js';
 
 /** A real server on loopback that hands each request's answer to the test instead of answering it. */
 async function holdingServer(connections: Connections): Promise<{ server: Server; next: () => Promise<ServerResponse> }> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { originForm } from '../../../../src/http/edge/request-target.js';
+import { originForm } from '../../../../src/receive/edge/request-target.js';
 
 describe('originForm (RFC 9112 3.2.2: absolute-form targets)', () => {
   it.each([

@@ -1,8 +1,8 @@
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROBLEM_CONTENT_TYPE } from '../../../../src/errors/problem-catalogue.js';
-import { writeProblem } from '../../../../src/http/edge/write-problem.js';
+import { PROBLEM_CONTENT_TYPE } from '../../../../src/platform/errors/problem-catalogue.js';
+import { writeProblem } from '../../../../src/receive/edge/write-problem.js';
 
 interface Received {
   status: number;

@@ -1,0 +1,319 @@
+import type { Logger } from '../platform/observe/logger.js';
+import type { ForwardMetrics } from './forward-metrics.js';
+import { budgetSpent } from './outbox/forward-row.js';
+import type { AttemptOutcome, ClaimedForward, Outbox } from './outbox/outbox.js';
+import { backoffMs } from './backoff.js';
+import { budgetOf, type Destination } from './destination.js';
+import type { LeaseKeeper } from './lease-keeper.js';
+import type { Publisher, PublishResult } from './publishers/publisher.js';
+import { TokenBucket } from './token-bucket.js';
+
+export interface DispatcherDeps {
+  outbox: Outbox;
+  publisher: Publisher;
+  metrics: ForwardMetrics;
+  logger: Logger;
+  /** This instance's push leases: the owner its claims name, renewed while it lives. */
+  leases: LeaseKeeper;
+}
+
+/** Longest sleep between claims when nothing wakes the dispatcher: lease take-overs and other instances' forwards are found within it. */
+export const POLL_MS = 1000;
+/** Sleep when forwards are due but none could be claimed (an ordered head in flight, another instance's locks). */
+const BLOCKED_MS = 50;
+/** Forwards claimed per transaction, at most. */
+const MAX_CLAIM = 100;
+/**
+ * Delivery bodies claimed per transaction, at most (always one forward): a
+ * claim of 100 forwards of 5 MiB bodies would hold 500 MiB in memory, waiting
+ * for their turn.
+ */
+const MAX_CLAIM_BYTES = 32 * 1024 * 1024;
+/** How long outcomes are gathered before they are recorded together. */
+const SETTLE_GATHER_MS = 5;
+
+/**
+ * Sends one push destination's forwards: claims due ones from the outbox
+ * (leased, so that several instances share the work), keeps up to
+ * `concurrency` attempts in flight, and records their outcomes in group
+ * commits. It runs beside receiving on the same event loop: it waits only
+ * on its own destination and its own store calls.
+ */
+export class PushDispatcher {
+  private inflight = 0;
+  private stopped = false;
+  private woken = false;
+  private wakeUp: (() => void) | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private outcomes: AttemptOutcome[] = [];
+  private settling: Promise<void> | undefined;
+  private readonly abort = new AbortController();
+  private readonly bucket: TokenBucket | undefined;
+  private running: Promise<void> | undefined;
+  private idle: Array<() => void> = [];
+  /** Claimed forwards waiting for room (leased to this instance), with when their claim had committed. */
+  private queue: Array<ClaimedForward & { claimedAt: number }> = [];
+  private pumpTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly destination: Destination,
+    private readonly deps: DispatcherDeps,
+  ) {
+    const rate = destination.rateLimit;
+    this.bucket = rate === undefined ? undefined : new TokenBucket(rate.requests, rate.perSeconds);
+  }
+
+  start(): void {
+    this.running ??= this.loop().catch((error: unknown) => {
+      this.deps.logger.error({ destination: this.destination.name, err: error }, 'forwarding stopped on an unexpected error');
+    });
+  }
+
+  /** New forwards may be due (a commit, a resume, a retry): claim now rather than at the next poll. */
+  wake(): void {
+    this.woken = true;
+    const wake = this.wakeUp;
+    this.wakeUp = undefined;
+    wake?.();
+  }
+
+  /**
+   * Stops claiming; lets the attempts in flight finish for up to `graceMs`,
+   * then aborts the rest (each is recorded as a failed attempt, to be
+   * retried), records every outcome and closes the connections.
+   */
+  async stop(graceMs: number): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.pumpTimer);
+    this.wake();
+    await this.running;
+    if (this.inflight > 0) {
+      const grace = setTimeout(() => this.abort.abort(), graceMs);
+      await new Promise<void>((resolve) => this.idle.push(resolve));
+      clearTimeout(grace);
+    }
+    // A flush already under way finishes first; then the last outcomes are recorded.
+    await this.settling;
+    await this.flush();
+    await this.deps.publisher.close();
+  }
+
+  private async loop(): Promise<void> {
+    const { outbox, logger } = this.deps;
+    const { destination } = this;
+    while (!this.stopped) {
+      this.woken = false;
+      const want = this.wanted();
+      let claimed: ClaimedForward[] = [];
+      if (want > 0) {
+        try {
+          claimed = await outbox.claim({
+            destination: destination.name,
+            max: want,
+            leaseMs: this.deps.leases.leaseMs,
+            now: Date.now(),
+            ordered: destination.ordered,
+            budget: budgetOf(destination),
+            owner: this.deps.leases.owner,
+            maxBytes: MAX_CLAIM_BYTES,
+          });
+        } catch (error) {
+          logger.warn(
+            { destination: destination.name, problem: describe(error) },
+            'forwarding: the outbox cannot be read; trying again in a second',
+          );
+          await this.sleep(POLL_MS);
+          continue;
+        }
+      }
+      const claimedAt = Date.now();
+      this.queue.push(...claimed.map((c) => ({ ...c, claimedAt })));
+      if (this.stopped) break;
+      this.pump();
+      // A full claim means more may be due at once: claim again when there is room.
+      if (claimed.length > 0 && claimed.length === want && this.wanted() > 0) continue;
+      await this.sleep(await this.waitMs(want, claimed.length));
+    }
+    // Claimed but never sent: handed back as they were, their attempt not spent.
+    await this.release(this.queue.splice(0));
+  }
+
+  /**
+   * How many forwards to claim now: none while the queue of claimed ones is
+   * more than half full; else enough to fill it. A claim takes more than
+   * `concurrency` ahead, so that a fast destination costs one claim
+   * transaction per batch rather than per attempt (a claimed forward waits
+   * here, its lease renewed). With a rate limit, no more than its tokens.
+   */
+  private wanted(): number {
+    const { concurrency } = this.destination;
+    const held = this.queue.length + this.inflight;
+    if (this.bucket !== undefined) return Math.max(0, Math.min(concurrency - held, this.bucket.available() - this.queue.length));
+    const target = concurrency + Math.min(MAX_CLAIM, Math.max(50, concurrency * 2));
+    return held > concurrency + (target - concurrency) / 2 ? 0 : Math.min(MAX_CLAIM, target - held);
+  }
+
+  /** Starts attempts from the queue while there is room (and a rate token). */
+  private pump(): void {
+    while (this.inflight < this.destination.concurrency && this.queue.length > 0 && !this.stopped) {
+      if (this.bucket !== undefined) {
+        const wait = this.bucket.msUntilNext();
+        if (wait > 0) {
+          this.pumpTimer ??= setTimeout(() => {
+            this.pumpTimer = undefined;
+            this.pump();
+          }, wait);
+          return;
+        }
+        this.bucket.take(1);
+      }
+      const next = this.queue.shift();
+      if (next === undefined) break;
+      // Its lease is no longer certain (renewals have been failing nearly as long as a
+      // lease lasts): handed back rather than sent, so that it is never knowingly sent twice.
+      if (!this.deps.leases.mayStart(next.forward.id, next.claimedAt, next.forward.leaseUntil ?? 0)) void this.release([next]);
+      else this.send(next);
+    }
+  }
+
+  private async release(claimed: readonly ClaimedForward[]): Promise<void> {
+    if (claimed.length === 0) return;
+    try {
+      await this.deps.outbox.release(
+        claimed.map(({ forward }) => ({ id: forward.id, n: forward.attemptCount })),
+        Date.now(),
+      );
+    } catch (error) {
+      this.deps.logger.warn(
+        { destination: this.destination.name, forwards: claimed.length, problem: describe(error) },
+        'forwarding: claimed forwards could not be handed back; their leases will run out',
+      );
+    }
+  }
+
+  /** How long to sleep when there is nothing more to claim now. */
+  private async waitMs(want: number, claimed: number): Promise<number> {
+    if (want <= 0 || this.queue.length > 0) return POLL_MS;
+    if (claimed > 0) return BLOCKED_MS;
+    try {
+      const due = await this.deps.outbox.nextDueAt(this.destination.name, this.destination.ordered);
+      if (due === undefined) return POLL_MS;
+      return Math.min(POLL_MS, Math.max(BLOCKED_MS, due - Date.now()));
+    } catch {
+      return POLL_MS;
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (this.woken || this.stopped) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      this.wakeUp = resolve;
+      this.timer = setTimeout(() => this.wake(), ms);
+    }).then(() => clearTimeout(this.timer));
+  }
+
+  private send(claimed: ClaimedForward): void {
+    this.inflight++;
+    const startedAt = Date.now();
+    this.deps.publisher
+      .publish(claimed, this.abort.signal)
+      .catch((error: unknown): PublishResult => ({ ok: false, status: null, error: describe(error) }))
+      .then((result) => this.record(claimed, startedAt, result))
+      .finally(() => {
+        this.inflight--;
+        if (this.inflight === 0 && (this.stopped || this.queue.length === 0))
+          for (const resolve of this.idle.splice(0)) resolve();
+        this.pump();
+        if (this.wanted() > 0) this.wake();
+      });
+  }
+
+  private record(claimed: ClaimedForward, startedAt: number, result: PublishResult): void {
+    const { destination } = this;
+    const { forward, delivery } = claimed;
+    const now = Date.now();
+    const durationMs = Math.max(0, now - startedAt);
+    let next: AttemptOutcome['next'];
+    if (result.ok) next = { state: 'succeeded' };
+    // What can never succeed (the guard's refusal) fails at once (CONTRACT 6): only a config change can fix it.
+    else if (result.permanent === true || budgetSpent(forward, budgetOf(destination), now)) next = { state: 'failed' };
+    else {
+      const wait =
+        result.retryAfterMs === undefined
+          ? backoffMs(forward.budgetUsed, destination.retry.initialMs, destination.retry.maxMs)
+          : Math.min(result.retryAfterMs, destination.retry.maxMs);
+      next = { state: 'pending', at: now + wait };
+    }
+    const outcome = next.state === 'pending' ? 'retry' : next.state;
+    this.deps.metrics.recordAttempt(destination.name, outcome, durationMs / 1000);
+    const line = {
+      destination: destination.name,
+      forwardId: forward.id,
+      deliveryId: delivery.id,
+      source: delivery.source,
+      attempt: forward.attemptCount,
+      status: result.status,
+      ms: durationMs,
+      outcome,
+      ...(result.error === null ? {} : { error: result.error }),
+      ...(next.state === 'pending' ? { nextAttemptAt: new Date(next.at).toISOString() } : {}),
+    };
+    if (result.ok) this.deps.logger.info(line, 'forward attempt');
+    else
+      this.deps.logger.warn(
+        line,
+        next.state !== 'failed'
+          ? 'forward attempt failed'
+          : result.permanent === true
+            ? 'forward failed: it can never succeed as configured (not retried)'
+            : 'forward failed: its retries are spent',
+      );
+    this.outcomes.push({
+      forwardId: forward.id,
+      destination: destination.name,
+      n: forward.attemptCount,
+      startedAt,
+      durationMs,
+      status: result.status,
+      error: result.error,
+      response: result.response ?? null,
+      next,
+    });
+    this.scheduleFlush();
+  }
+
+  private scheduleFlush(): void {
+    if (this.settling !== undefined) return;
+    // Outcomes are gathered for a few ms (one turn for an ordered destination,
+    // whose next forward waits for this one's record) and recorded together.
+    const gathered = this.destination.ordered
+      ? new Promise<void>((resolve) => setImmediate(resolve))
+      : new Promise<void>((resolve) => setTimeout(resolve, SETTLE_GATHER_MS));
+    this.settling = gathered
+      .then(() => this.flush())
+      .finally(() => {
+        this.settling = undefined;
+        if (this.outcomes.length > 0) this.scheduleFlush();
+      });
+  }
+
+  /** Records the outcomes gathered so far in one transaction; a store that fails leaves them to the leases. */
+  private async flush(): Promise<void> {
+    const batch = this.outcomes;
+    this.outcomes = [];
+    if (batch.length === 0) return;
+    try {
+      await this.deps.outbox.settle(batch);
+    } catch (error) {
+      this.deps.logger.error(
+        { destination: this.destination.name, outcomes: batch.length, problem: describe(error) },
+        'forwarding: outcomes could not be recorded; their leases will run out and they will be attempted again',
+      );
+    }
+    this.wake();
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

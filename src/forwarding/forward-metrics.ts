@@ -1,0 +1,88 @@
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { Outbox } from './outbox/outbox.js';
+
+/** The forwarding metrics of CONTRACT 6, in the instance's registry. */
+export class ForwardMetrics {
+  readonly attempts: Counter<'destination' | 'outcome'>;
+  readonly duration: Histogram<'destination'>;
+  private outbox: Outbox | undefined;
+  private readonly children = new Map<string, { inc: () => void }>();
+  private readonly durations = new Map<string, { observe: (seconds: number) => void }>();
+
+  constructor(registry: Registry) {
+    this.attempts = new Counter({
+      name: 'reception_forward_attempts_total',
+      help: 'Forward attempts, by destination and outcome (succeeded, retry, failed).',
+      labelNames: ['destination', 'outcome'] as const,
+      registers: [registry],
+    });
+    this.duration = new Histogram({
+      name: 'reception_forward_attempt_duration_seconds',
+      help: 'Time one forward attempt took, by destination.',
+      labelNames: ['destination'] as const,
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [registry],
+    });
+    // Read from the store when scraped: the outbox is shared by every instance.
+    const read = async (): Promise<Array<{ name: string; pending: number; oldest: number | null }>> => {
+      if (this.outbox === undefined) return [];
+      try {
+        return (await this.outbox.destinations()).map((d) => ({ name: d.name, pending: d.pending, oldest: d.oldestPendingAt }));
+      } catch {
+        return [];
+      }
+    };
+    let snapshot: Promise<Array<{ name: string; pending: number; oldest: number | null }>> | undefined;
+    const once = (): Promise<Array<{ name: string; pending: number; oldest: number | null }>> => {
+      snapshot ??= read().finally(() => {
+        setImmediate(() => {
+          snapshot = undefined;
+        });
+      });
+      return snapshot;
+    };
+    new Gauge({
+      name: 'reception_forward_pending',
+      help: 'Forwards not yet settled (pending and delivering), by destination.',
+      labelNames: ['destination'] as const,
+      registers: [registry],
+      async collect() {
+        this.reset();
+        for (const d of await once()) this.set({ destination: d.name }, d.pending);
+      },
+    });
+    new Gauge({
+      name: 'reception_forward_oldest_pending_seconds',
+      help: 'Age of the oldest forward not yet settled, by destination (0 when none waits).',
+      labelNames: ['destination'] as const,
+      registers: [registry],
+      async collect() {
+        this.reset();
+        const now = Date.now();
+        for (const d of await once())
+          this.set({ destination: d.name }, d.oldest === null ? 0 : Math.max(0, (now - d.oldest) / 1000));
+      },
+    });
+  }
+
+  /** The outbox the gauges read. */
+  watch(outbox: Outbox): void {
+    this.outbox = outbox;
+  }
+
+  recordAttempt(destination: string, outcome: 'succeeded' | 'retry' | 'failed', seconds: number): void {
+    const key = `${destination}\u0000${outcome}`;
+    let child = this.children.get(key);
+    if (child === undefined) {
+      child = this.attempts.labels(destination, outcome);
+      this.children.set(key, child);
+    }
+    child.inc();
+    let timer = this.durations.get(destination);
+    if (timer === undefined) {
+      timer = this.duration.labels(destination);
+      this.durations.set(destination, timer);
+    }
+    timer.observe(seconds);
+  }
+}

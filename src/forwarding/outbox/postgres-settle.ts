@@ -1,0 +1,72 @@
+import { responseColumn } from './forward-row.js';
+import type { AttemptOutcome } from './outbox.js';
+import type { PostgresRunner } from '../../platform/db/postgres/runner.js';
+
+/**
+ * The outcomes of a batch as parallel arrays, for `unnest`: one statement
+ * records every attempt, one settles every forward, whatever the batch's size
+ * (CONTRACT 6 "After a crash": an outcome is recorded within 100 ms of the
+ * answer). Row by row, two round trips an outcome built a backlog of seconds
+ * under load, and a crash then repeated every attempt in it.
+ */
+const OUTCOMES = `unnest($1::text[], $2::int[], $3::bigint[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::bigint[])
+  AS o (id, n, started_at, duration_ms, status, error, response, state, next_at)`;
+
+/**
+ * Records attempt n of each forward that still exists and has taken it: an
+ * outcome may come back after its delivery was deleted (the foreign key
+ * would fail the whole settle). The row lock keeps a delete from slipping in
+ * between; an attempt already recorded stays. `response` is the answer as
+ * JSON text (NULL when there was none).
+ */
+const INSERT_ATTEMPTS = `INSERT INTO forward_attempts (forward_id, n, started_at, duration_ms, status, error, response)
+  SELECT f.id, o.n, o.started_at, o.duration_ms, o.status, o.error, o.response FROM ${OUTCOMES}
+  JOIN forwards f ON f.id = o.id AND f.attempt_count >= o.n
+  ORDER BY f.id FOR KEY SHARE OF f
+  ON CONFLICT DO NOTHING`;
+
+/** Settles each forward whose attempt is still the current one (the others changed nothing). */
+const SETTLE_ALL = `UPDATE forwards AS f SET status = o.state, next_attempt_at = o.next_at, lease_until = NULL, lease = NULL,
+    attempt_started_at = NULL, last_status = o.status, last_error = o.error, updated_at = o.started_at + o.duration_ms
+  FROM ${OUTCOMES}
+  WHERE f.id = o.id AND f.status = 'delivering' AND f.attempt_count = o.n
+  RETURNING f.destination, o.state, o.started_at + o.duration_ms AS at, o.error`;
+
+const SUCCEEDED_AT = `INSERT INTO destinations (name, last_success_at) VALUES ($1, $2)
+  ON CONFLICT (name) DO UPDATE SET last_success_at = greatest(destinations.last_success_at, excluded.last_success_at)`;
+const FAILED_AT = `INSERT INTO destinations (name, last_failure_at, last_error) VALUES ($1, $2, $3)
+  ON CONFLICT (name) DO UPDATE SET last_failure_at = excluded.last_failure_at, last_error = excluded.last_error
+  WHERE coalesce(destinations.last_failure_at, 0) <= excluded.last_failure_at`;
+
+/** Records a batch of outcomes in one transaction of a few statements; answers how many were still current. */
+export async function settleOutcomes(db: PostgresRunner, outcomes: readonly AttemptOutcome[]): Promise<number> {
+  if (outcomes.length === 0) return 0;
+  const values = [
+    outcomes.map((o) => o.forwardId),
+    outcomes.map((o) => o.n),
+    outcomes.map((o) => o.startedAt),
+    outcomes.map((o) => o.durationMs),
+    outcomes.map((o) => o.status),
+    outcomes.map((o) => o.error),
+    outcomes.map((o) => responseColumn(o.response)),
+    outcomes.map((o) => o.next.state),
+    outcomes.map((o) => (o.next.state === 'pending' ? o.next.at : null)),
+  ];
+  return db.transaction(async (client) => {
+    await client.query(INSERT_ATTEMPTS, values);
+    const settled = await client.query<{ destination: string; state: string; at: string; error: string | null }>(
+      SETTLE_ALL,
+      values,
+    );
+    const succeeded = new Map<string, number>();
+    const failed = new Map<string, { at: number; error: string | null }>();
+    for (const row of settled.rows) {
+      const at = Number(row.at);
+      if (row.state === 'succeeded') succeeded.set(row.destination, Math.max(at, succeeded.get(row.destination) ?? 0));
+      else if ((failed.get(row.destination)?.at ?? 0) <= at) failed.set(row.destination, { at, error: row.error });
+    }
+    for (const [name, at] of succeeded) await client.query(SUCCEEDED_AT, [name, at]);
+    for (const [name, { at, error }] of failed) await client.query(FAILED_AT, [name, at, error]);
+    return settled.rows.length;
+  });
+}

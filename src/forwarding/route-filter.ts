@@ -1,0 +1,220 @@
+import {
+  $and,
+  $eq,
+  $exists,
+  $gt,
+  $gte,
+  $in,
+  $lt,
+  $lte,
+  $ne,
+  $nin,
+  $not,
+  $or,
+  createEqualsOperation,
+  createQueryTester,
+  type Query,
+  // Not 'sift': its index.js copies the exports with Object.assign, which Node's
+  // ESM loader cannot see, so `node dist/` found no named export (Vite, under
+  // Vitest, did). lib/index.js declares each export where Node finds them.
+} from 'sift/lib/index.js';
+import type { OperationCreator } from 'sift/lib/core.js';
+import { nearestWithin } from '../platform/text/edit-distance.js';
+
+/**
+ * Route filters (CONTRACT 6): MongoDB-style queries, matched by sift with
+ * the contract's operators only. sift brings more ($regex, $where, $elemMatch...):
+ * those are refused when the config is read, and not given to sift at all.
+ */
+
+/** What a filter is matched against. */
+export interface FilterSubject {
+  body: unknown;
+  /** Names in lower case; a header sent several times is an array of its values. */
+  headers: Record<string, string | string[]>;
+  /** The query string parsed; a repeated key is an array. */
+  query: Record<string, string | string[]>;
+  eventType: string | null;
+}
+
+export type Filter = (subject: FilterSubject) => boolean;
+
+type Operation = OperationCreator<unknown>;
+
+const textOperation =
+  (test: (value: string, param: string) => boolean): Operation =>
+  (params: unknown, ownerQuery: unknown, options) =>
+    createEqualsOperation(
+      (value: unknown) => typeof value === 'string' && typeof params === 'string' && test(value, params),
+      ownerQuery,
+      options,
+    );
+
+/** `$contains`: a string that contains the text, or an array that holds the value (sift's equality walks arrays). */
+const $contains: Operation = (params: unknown, ownerQuery: unknown, options) =>
+  createEqualsOperation(
+    (value: unknown) => (typeof value === 'string' && typeof params === 'string' ? value.includes(params) : value === params),
+    ownerQuery,
+    options,
+  );
+
+type Primitive = string | number | boolean | null;
+
+function isPrimitive(value: unknown): value is Primitive {
+  return value === null || ['string', 'number', 'boolean'].includes(typeof value);
+}
+
+/**
+ * sift's `$in` tests a value against each listed value in turn, through a
+ * deep equality, and prepares each with work of its own: a 200,000-value
+ * list took 3 s to compile (twice on a reload: checked, then built) and 50 ms
+ * for each delivery matched (issue 28). Here the plain values (strings,
+ * numbers, booleans, null) are looked up in one Set, with what sift's
+ * equality gives them (`null` matches a missing value too, NaN nothing); the
+ * others (objects, arrays) stay sift's, and sift still walks the paths and
+ * arrays as before. `$nin` is sift's complement of the same `$in`.
+ */
+function withPlainValuesInASet(params: unknown): unknown {
+  if (!Array.isArray(params)) return params;
+  const plain = new Set<Primitive>();
+  const others: unknown[] = [];
+  for (const value of params as unknown[]) {
+    if (isPrimitive(value)) {
+      if (!Number.isNaN(value)) plain.add(value);
+    } else {
+      others.push(value);
+    }
+  }
+  if (plain.size === 0) return params;
+  const hasNull = plain.has(null);
+  const inSet = (value: unknown): boolean => (value === null || value === undefined ? hasNull : plain.has(value as Primitive));
+  return [inSet, ...others];
+}
+
+const $inSet: Operation = (params, ownerQuery, options, name) =>
+  $in(withPlainValuesInASet(params) as never, ownerQuery, options, name);
+const $ninSet: Operation = (params, ownerQuery, options, name) =>
+  $nin(withPlainValuesInASet(params) as never, ownerQuery, options, name);
+
+const OPERATIONS = {
+  $eq,
+  $ne,
+  $in: $inSet,
+  $nin: $ninSet,
+  $gt,
+  $gte,
+  $lt,
+  $lte,
+  $exists,
+  $and,
+  $or,
+  $not,
+  $startsWith: textOperation((value, param) => value.startsWith(param)),
+  $endsWith: textOperation((value, param) => value.endsWith(param)),
+  $contains,
+} as const;
+
+export const FILTER_OPERATORS = Object.keys(OPERATIONS);
+export const FILTER_FIELDS = ['body', 'headers', 'query', 'eventType'] as const;
+
+/** Every problem with a filter, each naming its path below `at` (empty: it is valid). */
+export function filterProblems(filter: unknown, at: string): string[] {
+  const problems: string[] = [];
+  if (!isPlainObject(filter)) return [`${at}: expected an object such as { body: { type: "invoice.paid" } }`];
+  for (const key of Object.keys(filter)) {
+    if (key.startsWith('$')) continue;
+    const field = key.split('.')[0] ?? key;
+    if (!(FILTER_FIELDS as readonly string[]).includes(field)) {
+      const near = nearestWithin(field, FILTER_FIELDS, 2);
+      problems.push(
+        `${at}.${key}: a filter matches ${FILTER_FIELDS.join(', ')}${near === undefined ? '' : ` (did you mean "${near}"?)`}`,
+      );
+    }
+  }
+  walk(filter, at, problems);
+  if (problems.length === 0) {
+    try {
+      compileFilter(filter);
+    } catch (error) {
+      problems.push(`${at}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  return problems;
+}
+
+function walk(value: unknown, at: string, problems: string[]): void {
+  if (Array.isArray(value)) {
+    value.forEach((item, index) => walk(item, `${at}[${index}]`, problems));
+    return;
+  }
+  if (!isPlainObject(value)) return;
+  for (const [key, inner] of Object.entries(value)) {
+    const path = `${at}.${key}`;
+    if (key.startsWith('$')) {
+      if (!FILTER_OPERATORS.includes(key)) {
+        const near = nearestWithin(key, FILTER_OPERATORS, 3);
+        problems.push(
+          `${path}: unknown operator${near === undefined ? '' : ` (did you mean "${near}"?)`}; the operators are ${FILTER_OPERATORS.join(' ')}`,
+        );
+        continue;
+      }
+      if ((key === '$and' || key === '$or') && (!Array.isArray(inner) || inner.length === 0 || !inner.every(isPlainObject))) {
+        problems.push(`${path}: expected a list of filters`);
+        continue;
+      }
+      if ((key === '$in' || key === '$nin') && !Array.isArray(inner)) {
+        problems.push(`${path}: expected a list of values`);
+        continue;
+      }
+      if (key === '$exists' && typeof inner !== 'boolean') {
+        problems.push(`${path}: expected true or false`);
+        continue;
+      }
+      if (['$startsWith', '$endsWith'].includes(key) && typeof inner !== 'string') {
+        problems.push(`${path}: expected a string`);
+        continue;
+      }
+    }
+    walk(inner, path, problems);
+  }
+}
+
+/**
+ * The filter as a test; throws on a filter that `filterProblems` would refuse.
+ * Nested fields are paths, as the contract writes them (`{ body: { type: { $startsWith: … } } }`
+ * is `{ "body.type": { $startsWith: … } }`), where MongoDB would compare a
+ * nested object as a whole.
+ */
+export function compileFilter(
+  filter: Record<string, unknown>,
+  /** sift's equality, replaced only by tests that count how often values are compared. */
+  compare?: (a: unknown, b: unknown) => boolean,
+): Filter {
+  const options = compare === undefined ? { operations: OPERATIONS } : { operations: OPERATIONS, compare };
+  const test = createQueryTester(asPaths(filter) as Query<FilterSubject>, options);
+  return (subject) => test(subject);
+}
+
+/** Nested plain objects (without operators) turned into dotted paths; `$and`/`$or` members likewise. */
+function asPaths(filter: Record<string, unknown>, prefix = '', into: Record<string, unknown> = {}): Record<string, unknown> {
+  for (const [key, value] of Object.entries(filter)) {
+    if (key.startsWith('$')) {
+      into[key] =
+        (key === '$and' || key === '$or') && Array.isArray(value)
+          ? value.map((member) => (isPlainObject(member) ? asPaths(member) : member))
+          : value;
+      continue;
+    }
+    const path = `${prefix}${key}`;
+    if (isPlainObject(value) && Object.keys(value).length > 0 && !Object.keys(value).some((inner) => inner.startsWith('$'))) {
+      asPaths(value, `${path}.`, into);
+    } else {
+      into[path] = value;
+    }
+  }
+  return into;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
