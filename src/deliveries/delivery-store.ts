@@ -160,7 +160,7 @@ export interface IndexProgress {
 
 /**
  * The inbox, as every backend (SQLite, PostgreSQL) implements it. The store
- * contract suite in `test/store/inbox-store-contract.ts` holds each of them
+ * contract suite in `src/inbox/contract/inbox-store-contract.ts` holds each of them
  * to the same behaviour.
  */
 export interface InboxStore {

@@ -63,7 +63,7 @@ export interface RefusalQuery {
  * backend keeps a count per source and in all beside the rows, so that
  * holding the bounds costs each write what it inserts and deletes, never a
  * count of the table. The contract suite in
- * `test/store/refusal-store-contract.ts` holds each backend to it.
+ * `contract/refusal-store-contract.ts` holds each backend to it.
  */
 export interface RefusalStore {
   /**

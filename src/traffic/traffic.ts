@@ -43,7 +43,7 @@ export interface TrafficQuery {
   bucketMs: typeof MINUTE_MS | typeof HOUR_MS;
 }
 
-/** The traffic counts, as every backend keeps them; `test/store/traffic-store-contract.ts` holds them to it. */
+/** The traffic counts, as every backend keeps them; `contract/traffic-store-contract.ts` holds them to it. */
 export interface TrafficStore {
   /** Adds refusal counts, in one transaction of their own. */
   addRefused(increments: readonly TrafficIncrement[]): Promise<void>;

@@ -6,7 +6,7 @@ import { Worker } from 'node:worker_threads';
 import ts from 'typescript';
 
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
-const ENTRY = 'store/sqlite/sqlite-store.ts';
+const ENTRY = 'inbox/sqlite-store.ts';
 
 /**
  * Compiles the SQLite store from `src/` (not `dist/`, which may be stale),
@@ -38,7 +38,7 @@ function compileStore(dir: string): string {
     mkdirSync(dirname(out), { recursive: true });
     writeFileSync(out, driverPaths(outputText));
   }
-  cpSync(join(SRC, 'store/sqlite/migrations'), join(dir, 'store/sqlite/migrations'), { recursive: true });
+  cpSync(join(SRC, 'platform/db/sqlite/migrations'), join(dir, 'platform/db/sqlite/migrations'), { recursive: true });
   return pathToFileURL(join(dir, ENTRY.replace(/\.ts$/, '.js'))).href;
 }
 

@@ -71,4 +71,20 @@ describe('check-folder-cycles', () => {
     expect(result.status).toBe(1);
     expect(result.stderr).toContain('folder cycle: (root), http');
   });
+
+  it("leaves out a feature's contract/ folder and *.test.ts files, which use the whole app to test one part", () => {
+    const files = {
+      'inbox/store.ts': "import type { Outbox } from '../forwarding/outbox.js';\nexport type Store = Outbox;\n",
+      'forwarding/outbox.ts': 'export type Outbox = string;\n',
+      'forwarding/contract/outbox-contract.ts': "import type { Store } from '../../inbox/store.js';\nexport type S = Store;\n",
+      'forwarding/outbox.test.ts': "import type { Store } from '../inbox/store.js';\nexport type T = Store;\n",
+    };
+    expect(check(tree(files)).status).toBe(0);
+    // The same import from a file of the feature itself is a cycle.
+    const result = check(
+      tree({ ...files, 'forwarding/uses-store.ts': "import type { Store } from '../inbox/store.js';\nexport type U = Store;\n" }),
+    );
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('folder cycle: forwarding, inbox');
+  });
 });

@@ -156,7 +156,7 @@ export interface DestinationState {
   lastError: string | null;
 }
 
-/** The outbox, as every backend implements it; `test/store/outbox-contract.ts` holds them to it. */
+/** The outbox, as every backend implements it; `contract/outbox-contract.ts` holds them to it. */
 export interface Outbox {
   /**
    * Turns expired leases of the destination into failed attempts, then
