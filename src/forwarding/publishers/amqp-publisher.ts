@@ -2,18 +2,20 @@ import type { ChannelModel, ConfirmChannel, Message } from 'amqplib';
 import { parseNameTemplate, type NameTemplate } from '../name-template.js';
 import type { ClaimedForward } from '../outbox/outbox.js';
 import { bareHost, brokerLookup, checkLiteralHost } from './broker-address.js';
-import { BrokerConnection, type ConnectionStatus, type OpenedConnection } from './broker-connection.js';
+import type { OpenedConnection } from './broker-connection.js';
 import { renderName } from './broker-names.js';
 import {
   ABORTED,
+  attemptTimer,
+  BrokerPublisher,
   describeBrokerError,
   failed,
-  notConnected,
-  unlessAborted,
+  PUBLISHED,
   type BrokerPublisherOptions,
-} from './broker-publish.js';
+} from './broker-publisher.js';
+import { unlessAborted } from './unless-aborted.js';
 import type { Destination } from '../destination.js';
-import type { Publisher, PublishResult } from './publisher.js';
+import type { PublishResult } from './publisher.js';
 
 /** A publish waiting for its confirm; `returned` once the broker handed it back unroutable. */
 interface Pending {
@@ -38,55 +40,34 @@ interface AmqpHandle {
  * confirm. A missing exchange makes the server close the channel: the
  * attempts on it fail with its reason, and the connection is opened again.
  */
-export class AmqpPublisher implements Publisher {
-  private readonly url: URL;
+export class AmqpPublisher extends BrokerPublisher<AmqpHandle> {
   private readonly exchange: string;
   private readonly routingKey: NameTemplate;
-  private readonly link: BrokerConnection<AmqpHandle>;
 
-  constructor(
-    private readonly destination: Destination,
-    private readonly options: BrokerPublisherOptions,
-  ) {
+  constructor(destination: Destination, options: BrokerPublisherOptions) {
     if (destination.broker?.kind !== 'amqp') throw new Error(`destination ${destination.name} is not an AMQP one`);
-    this.url = new URL(destination.broker.amqp.url);
-    this.exchange = destination.broker.amqp.exchange;
-    const parsed = parseNameTemplate(destination.broker.amqp.routingKey);
+    const { url, exchange, routingKey } = destination.broker.amqp;
+    super(destination, options, url, async (handle) => {
+      await handle.channel.waitForConfirms().catch(() => undefined);
+      await handle.model.close();
+    });
+    this.exchange = exchange;
+    const parsed = parseNameTemplate(routingKey);
     if ('problem' in parsed) throw new Error(`destination ${destination.name}: ${parsed.problem}`);
     this.routingKey = parsed.template;
-    this.link = new BrokerConnection({
-      name: destination.name,
-      open: () => this.open(),
-      close: async (handle) => {
-        await handle.channel.waitForConfirms().catch(() => undefined);
-        await handle.model.close();
-      },
-      describe: (error) => describeBrokerError(error, this.url),
-      logger: options.logger,
-    });
   }
 
-  connection(): ConnectionStatus {
-    return this.link.status();
-  }
-
-  async publish(claimed: ClaimedForward, signal: AbortSignal): Promise<PublishResult> {
+  protected async send(handle: AmqpHandle, claimed: ClaimedForward, signal: AbortSignal): Promise<PublishResult> {
     const { delivery } = claimed;
     const { timeoutMs } = this.destination;
-    let handle: AmqpHandle;
-    try {
-      handle = await this.link.ready(timeoutMs, signal);
-    } catch (error) {
-      return notConnected(error, this.url);
-    }
     const eventType = delivery.eventType ?? null;
     const routingKey = renderName(this.routingKey, 'amqp', { source: delivery.source, eventType });
     if (Buffer.byteLength(routingKey) > 255)
       return failed(`the routing key is longer than 255 bytes (${Buffer.byteLength(routingKey)})`);
     const entry: Pending = { messageId: delivery.id, returned: false };
-    let timer: NodeJS.Timeout | undefined;
+    const timer = attemptTimer(timeoutMs);
     const confirmed = new Promise<Error | null>((resolve) => {
-      timer = setTimeout(() => resolve(new Error(`timeout: no publisher confirm within ${timeoutMs} ms`)), timeoutMs);
+      void timer.expired.then(() => resolve(new Error(`timeout: no publisher confirm within ${timeoutMs} ms`)));
       try {
         handle.pending.push(entry);
         handle.channel.publish(
@@ -124,19 +105,15 @@ export class AmqpPublisher implements Publisher {
           `unroutable: no queue is bound to exchange ${JSON.stringify(this.exchange)} for routing key ${JSON.stringify(routingKey)} (the broker returned the message)`,
         );
       }
-      return { ok: true, status: null, error: null };
+      return PUBLISHED;
     } finally {
-      clearTimeout(timer);
+      timer.clear();
       const at = handle.pending.indexOf(entry);
       if (at !== -1) handle.pending.splice(at, 1);
     }
   }
 
-  async close(): Promise<void> {
-    await this.link.close();
-  }
-
-  private async open(): Promise<OpenedConnection<AmqpHandle>> {
+  protected async open(): Promise<OpenedConnection<AmqpHandle>> {
     const { allowPrivateNetwork, timeoutMs } = this.destination;
     checkLiteralHost(bareHost(this.url), allowPrivateNetwork);
     const lookup = brokerLookup(allowPrivateNetwork);

@@ -1,6 +1,6 @@
 import type { Logger } from '../../platform/observe/logger.js';
 import { backoffMs } from '../backoff.js';
-import { unlessAborted } from './broker-publish.js';
+import { unlessAborted } from './unless-aborted.js';
 import { guardRefusal } from '../guard-refusal.js';
 
 /**

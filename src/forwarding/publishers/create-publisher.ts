@@ -1,5 +1,5 @@
 import { AmqpPublisher } from './amqp-publisher.js';
-import type { BrokerPublisherOptions } from './broker-publish.js';
+import type { BrokerPublisherOptions } from './broker-publisher.js';
 import type { Destination } from '../destination.js';
 import { HttpPublisher } from './http-publisher.js';
 import { NatsPublisher } from './nats-publisher.js';

@@ -4,18 +4,19 @@ import type { NatsConnection, TlsOptions } from '@nats-io/transport-node';
 import { parseNameTemplate, type NameTemplate } from '../name-template.js';
 import type { ClaimedForward } from '../outbox/outbox.js';
 import { bareHost, guardedAddress } from './broker-address.js';
-import { BrokerConnection, type ConnectionStatus } from './broker-connection.js';
+import type { OpenedConnection } from './broker-connection.js';
 import { renderName } from './broker-names.js';
 import {
   ABORTED,
+  BrokerPublisher,
   describeBrokerError,
   failed,
-  notConnected,
-  unlessAborted,
+  PUBLISHED,
   type BrokerPublisherOptions,
-} from './broker-publish.js';
+} from './broker-publisher.js';
+import { unlessAborted } from './unless-aborted.js';
 import type { Destination } from '../destination.js';
-import type { Publisher, PublishResult } from './publisher.js';
+import type { PublishResult } from './publisher.js';
 
 interface NatsHandle {
   nc: NatsConnection;
@@ -31,42 +32,21 @@ interface NatsHandle {
  * headers. Success is the stream's publish ack; a subject that no stream
  * takes gets no answer at all, which is a failed attempt that says so.
  */
-export class NatsPublisher implements Publisher {
-  private readonly url: URL;
+export class NatsPublisher extends BrokerPublisher<NatsHandle> {
   private readonly subject: NameTemplate;
-  private readonly link: BrokerConnection<NatsHandle>;
 
-  constructor(
-    private readonly destination: Destination,
-    private readonly options: BrokerPublisherOptions,
-  ) {
+  constructor(destination: Destination, options: BrokerPublisherOptions) {
     if (destination.broker?.kind !== 'nats') throw new Error(`destination ${destination.name} is not a NATS one`);
-    this.url = new URL(destination.broker.nats.url);
-    const parsed = parseNameTemplate(destination.broker.nats.subject);
+    const { url, subject } = destination.broker.nats;
+    super(destination, options, url, (handle) => handle.nc.close());
+    const parsed = parseNameTemplate(subject);
     if ('problem' in parsed) throw new Error(`destination ${destination.name}: ${parsed.problem}`);
     this.subject = parsed.template;
-    this.link = new BrokerConnection({
-      name: destination.name,
-      open: () => this.open(),
-      close: (handle) => handle.nc.close(),
-      describe: (error) => describeBrokerError(error, this.url),
-      logger: options.logger,
-    });
   }
 
-  connection(): ConnectionStatus {
-    return this.link.status();
-  }
-
-  async publish(claimed: ClaimedForward, signal: AbortSignal): Promise<PublishResult> {
+  protected async send(handle: NatsHandle, claimed: ClaimedForward, signal: AbortSignal): Promise<PublishResult> {
     const { delivery } = claimed;
     const { timeoutMs } = this.destination;
-    let handle: NatsHandle;
-    try {
-      handle = await this.link.ready(timeoutMs, signal);
-    } catch (error) {
-      return notConnected(error, this.url);
-    }
     const eventType = delivery.eventType ?? null;
     const subject = renderName(this.subject, 'nats', { source: delivery.source, eventType });
     const headers = handle.client.headers();
@@ -81,7 +61,7 @@ export class NatsPublisher implements Publisher {
         signal,
       );
       if (answer === 'aborted') return failed(ABORTED);
-      return { ok: true, status: null, error: null };
+      return PUBLISHED;
     } catch (error) {
       if (noResponders(error, handle.client.errors)) {
         return failed(
@@ -93,11 +73,7 @@ export class NatsPublisher implements Publisher {
     }
   }
 
-  async close(): Promise<void> {
-    await this.link.close();
-  }
-
-  private async open(): Promise<{ handle: NatsHandle; lost: Promise<unknown> }> {
+  protected async open(): Promise<OpenedConnection<NatsHandle>> {
     const host = bareHost(this.url);
     const address = await guardedAddress(host, this.destination.allowPrivateNetwork);
     const server = `${address.includes(':') ? `[${address}]` : address}:${this.url.port === '' ? '4222' : this.url.port}`;

@@ -2,18 +2,20 @@ import type * as Redis from 'redis';
 import { parseNameTemplate, type NameTemplate } from '../name-template.js';
 import type { ClaimedForward } from '../outbox/outbox.js';
 import { bareHost, brokerLookup, checkLiteralHost } from './broker-address.js';
-import { BrokerConnection, type ConnectionStatus, type OpenedConnection } from './broker-connection.js';
+import type { OpenedConnection } from './broker-connection.js';
 import { renderName } from './broker-names.js';
 import {
   ABORTED,
+  attemptTimer,
+  BrokerPublisher,
   describeBrokerError,
   failed,
-  notConnected,
-  unlessAborted,
+  PUBLISHED,
   type BrokerPublisherOptions,
-} from './broker-publish.js';
+} from './broker-publisher.js';
+import { unlessAborted } from './unless-aborted.js';
 import type { Destination } from '../destination.js';
-import type { Publisher, PublishResult } from './publisher.js';
+import type { PublishResult } from './publisher.js';
 
 /** A client of this destination: node-redis with its own reconnection off. */
 function newClient(
@@ -44,50 +46,28 @@ type RedisClient = ReturnType<typeof newClient>;
  * lookup plugs in; with `disableOfflineQueue` a command sent while the
  * server is away fails at once rather than waiting in memory.
  */
-export class RedisPublisher implements Publisher {
-  private readonly url: URL;
+export class RedisPublisher extends BrokerPublisher<RedisClient> {
   private readonly stream: NameTemplate;
   private readonly maxLen: number | undefined;
-  private readonly link: BrokerConnection<RedisClient>;
 
-  constructor(
-    private readonly destination: Destination,
-    private readonly options: BrokerPublisherOptions,
-  ) {
+  constructor(destination: Destination, options: BrokerPublisherOptions) {
     if (destination.broker?.kind !== 'redis') throw new Error(`destination ${destination.name} is not a Redis one`);
-    this.url = new URL(destination.broker.redis.url);
-    this.maxLen = destination.broker.redis.maxLen;
-    const parsed = parseNameTemplate(destination.broker.redis.stream);
+    const { url, stream, maxLen } = destination.broker.redis;
+    // close() answers what was sent before it, then closes.
+    super(destination, options, url, (client) => client.close());
+    this.maxLen = maxLen;
+    const parsed = parseNameTemplate(stream);
     if ('problem' in parsed) throw new Error(`destination ${destination.name}: ${parsed.problem}`);
     this.stream = parsed.template;
-    this.link = new BrokerConnection({
-      name: destination.name,
-      open: () => this.open(),
-      // close() answers what was sent before it, then closes.
-      close: (client) => client.close(),
-      describe: (error) => describeBrokerError(error, this.url),
-      logger: options.logger,
-    });
   }
 
-  connection(): ConnectionStatus {
-    return this.link.status();
-  }
-
-  async publish(claimed: ClaimedForward, signal: AbortSignal): Promise<PublishResult> {
+  protected async send(client: RedisClient, claimed: ClaimedForward, signal: AbortSignal): Promise<PublishResult> {
     const { delivery } = claimed;
     const { timeoutMs } = this.destination;
-    let client: RedisClient;
-    try {
-      client = await this.link.ready(timeoutMs, signal);
-    } catch (error) {
-      return notConnected(error, this.url);
-    }
     const eventType = delivery.eventType ?? null;
     const key = renderName(this.stream, 'redis', { source: delivery.source, eventType });
     const headers = delivery.headers.filter(([name]) => !this.options.redactHeaders.has(name.toLowerCase()));
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));
+    const timer = attemptTimer(timeoutMs);
     try {
       const answer = await unlessAborted(
         Promise.race([
@@ -107,25 +87,21 @@ export class RedisPublisher implements Publisher {
               ? undefined
               : { TRIM: { strategy: 'MAXLEN', strategyModifier: '~', threshold: this.maxLen } },
           ),
-          timeout,
+          timer.expired,
         ]),
         signal,
       );
       if (answer === 'aborted') return failed(ABORTED);
       if (answer === 'timeout') return failed(`timeout: no XADD reply within ${timeoutMs} ms`);
-      return { ok: true, status: null, error: null };
+      return PUBLISHED;
     } catch (error) {
       return failed(describeBrokerError(error, this.url));
     } finally {
-      clearTimeout(timer);
+      timer.clear();
     }
   }
 
-  async close(): Promise<void> {
-    await this.link.close();
-  }
-
-  private async open(): Promise<OpenedConnection<RedisClient>> {
+  protected async open(): Promise<OpenedConnection<RedisClient>> {
     const { allowPrivateNetwork, timeoutMs } = this.destination;
     checkLiteralHost(bareHost(this.url), allowPrivateNetwork);
     const lookup = brokerLookup(allowPrivateNetwork);
