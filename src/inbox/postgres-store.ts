@@ -15,14 +15,8 @@ import {
   type StoredDelivery,
 } from '../deliveries/delivery-store.js';
 import { BatchRefusedError, StoreUnavailableError } from '../platform/db/store-errors.js';
-import {
-  DELIVERY_COLUMNS,
-  deliveryFromRow,
-  describeStoreError,
-  storedEventType,
-  type DeliveryRow,
-} from '../deliveries/delivery-row.js';
-import { BUCKET_MS, type DeliveryFilter } from '../deliveries/delivery-filter.js';
+import { DELIVERY_COLUMNS, deliveryFromRow, describeStoreError, type DeliveryRow } from '../deliveries/delivery-row.js';
+import type { DeliveryFilter } from '../deliveries/delivery-filter.js';
 import { migrate } from '../platform/db/postgres/migrate.js';
 import { filled, indexStep } from '../search/postgres-search.js';
 import { countMatching, deleteMatching, listPage } from './postgres-list.js';
@@ -31,6 +25,7 @@ import { PostgresRefusals } from '../refusals/postgres-refusals.js';
 import { PostgresTraffic } from '../traffic/postgres-traffic.js';
 import { holdable } from '../platform/db/postgres/text-values.js';
 import { escapeKey } from '../deliveries/dedup-key.js';
+import { APPEND, appendValues, FIRST_BY_KEY } from './postgres-append.js';
 
 export interface PostgresStoreOptions {
   connectionString: string;
@@ -41,98 +36,6 @@ export interface PostgresStoreOptions {
   /** Time to wait for a connection or a lock before answering 503, in ms. */
   timeoutMs?: number;
 }
-
-/**
- * Held by every append transaction until it commits, so that seq values are
- * handed out in commit order across all instances: a reader that has seen
- * seq N has seen everything up to N (see docs/scaling.md).
- */
-const APPEND_LOCK = 7_305_162_021;
-
-/**
- * A batch in one statement, run on its own (autocommit: the statement is
- * the transaction), so that the append lock is held for no round trip
- * between client and server at all: from inside the statement until its
- * commit. The lock is taken first: every row the INSERT makes is a row of
- * the join with `lock`, which exists only once the lock is held, and a
- * row's seq (its column default) is drawn when the INSERT makes it; the
- * lock is released after the commit. Then the deliveries, their forwards
- * (by the seq each got), the counts per source and per event type, the
- * time buckets, the inbox position and the NOTIFY that wakes the other
- * instances' streams, each from the rows actually inserted (a duplicate by
- * dedup key inserts none). The forwards' foreign key is checked at the end
- * of the statement, when the deliveries are there.
- */
-const APPEND = `WITH lock AS MATERIALIZED (
-    SELECT pg_advisory_xact_lock(${APPEND_LOCK})
-  ), ins AS (
-    INSERT INTO deliveries (id, source, received_at, method, query, content_type, remote_address,
-      headers, raw, verification_status, verification_scheme, verification_reason, dedup_key, parsed_body, event_type)
-    SELECT b.id, b.source, b.received_at, b.method, b.query, b.content_type, b.remote_address, b.headers,
-        substring($21::bytea FROM b.raw_at FOR b.raw_length),
-        b.verification_status, b.verification_scheme, b.verification_reason, b.dedup_key, b.parsed_body, b.event_type
-      FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[],
-        $8::text[], $9::int[], $20::int[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[])
-        AS b (id, source, received_at, method, query, content_type, remote_address, headers, raw_at, raw_length,
-          verification_status, verification_scheme, verification_reason, dedup_key, parsed_body, event_type)
-      CROSS JOIN lock
-    ON CONFLICT (source, dedup_key) WHERE dedup_key IS NOT NULL DO NOTHING
-    RETURNING id, seq, source, received_at, event_type
-  ), fwd AS (
-    INSERT INTO forwards (id, delivery_seq, delivery_id, source, destination, status,
-      budget_started_at, next_attempt_at, created_at, updated_at)
-    SELECT f.id, ins.seq, ins.id, ins.source, f.destination, 'pending', ins.received_at, ins.received_at, ins.received_at, ins.received_at
-    FROM unnest($16::text[], $17::text[], $18::text[]) AS f (id, delivery_id, destination) JOIN ins ON ins.id = f.delivery_id
-  ), src AS (
-    INSERT INTO sources (source, count, last_received_at)
-    SELECT source, count(*), max(received_at) FROM ins GROUP BY source
-    ON CONFLICT (source) DO UPDATE SET
-      count = sources.count + excluded.count,
-      last_received_at = greatest(sources.last_received_at, excluded.last_received_at)
-  ), typ AS (
-    INSERT INTO event_types (source, event_type, count, last_received_at)
-    SELECT source, event_type, count(*), max(received_at) FROM ins GROUP BY source, event_type
-    ON CONFLICT (source, event_type) DO UPDATE SET
-      count = event_types.count + excluded.count,
-      last_received_at = greatest(event_types.last_received_at, excluded.last_received_at)
-  ), bkt AS (
-    INSERT INTO time_buckets (bucket, min_seq, max_seq)
-    SELECT received_at / ${BUCKET_MS}, min(seq), max(seq) FROM ins GROUP BY received_at / ${BUCKET_MS}
-    ON CONFLICT (bucket) DO UPDATE SET
-      min_seq = least(time_buckets.min_seq, excluded.min_seq),
-      max_seq = greatest(time_buckets.max_seq, excluded.max_seq)
-  ), trf AS (
-    INSERT INTO traffic_counts AS t (source, minute, writer, delivered)
-    SELECT source, received_at - received_at % 60000, pg_backend_pid(), count(*) FROM ins GROUP BY source, received_at - received_at % 60000
-    ON CONFLICT (source, minute, writer) DO UPDATE SET delivered = t.delivered + excluded.delivered
-  ), pos AS (
-    UPDATE inbox_position SET last_seq = greatest(last_seq, (SELECT max(seq) FROM ins)) WHERE EXISTS (SELECT 1 FROM ins)
-  ), wake AS (
-    SELECT pg_notify($19, '') WHERE EXISTS (SELECT 1 FROM ins)
-  )
-  SELECT id, seq FROM ins LEFT JOIN wake ON true`;
-
-/**
- * Where each delivery's body starts (from 1) in the batch's bodies joined:
- * the bodies go to PostgreSQL as one binary parameter, cut apart by
- * `substring` in APPEND. An array of bytea goes as text, each body spelt in
- * hex (twice its size) and escaped by node-postgres, then parsed back by
- * PostgreSQL (`escapeElement` alone was 0.6 % of the server's profile at
- * 1 KiB).
- */
-function rawAt(batch: readonly NewDelivery[]): number[] {
-  let at = 1;
-  return batch.map((d) => {
-    const start = at;
-    at += d.raw.length;
-    return start;
-  });
-}
-
-/** The delivery stored under each (source, escaped dedup key), read after APPEND in its transaction. */
-const FIRST_BY_KEY = `SELECT d.source, d.dedup_key, d.id, d.seq, d.received_at
-  FROM deliveries d JOIN unnest($1::text[], $2::text[]) AS k (source, dedup_key)
-    ON d.source = k.source AND d.dedup_key = k.dedup_key`;
 
 /** A query's outcome, never rejected: queries sent together are then awaited one after another without an unhandled rejection. */
 type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
@@ -245,34 +148,9 @@ export class PostgresStore implements InboxDatabase {
     try {
       client = await this.pool.connect();
       client.on('error', ignoreConnectionError);
-      const forwards = batch.flatMap((d) => (d.forwards ?? []).map((f) => ({ ...f, d })));
       const keyed = batch.filter((d) => d.dedupKey !== null);
       const begun = keyed.length === 0 ? undefined : settled(client.query('BEGIN'));
-      const inserted = settled(
-        client.query<{ id: string; seq: string }>(APPEND, [
-          batch.map((d) => d.id),
-          batch.map((d) => d.source),
-          batch.map((d) => d.receivedAt),
-          batch.map((d) => d.method),
-          batch.map((d) => d.query),
-          batch.map((d) => d.contentType),
-          batch.map((d) => d.remoteAddress),
-          batch.map((d) => JSON.stringify(d.headers)),
-          rawAt(batch),
-          batch.map((d) => d.verification.status),
-          batch.map((d) => d.verification.scheme ?? null),
-          batch.map((d) => d.verification.reason ?? null),
-          batch.map((d) => (d.dedupKey === null ? null : escapeKey(d.dedupKey))),
-          batch.map((d) => d.parsedBody ?? null),
-          batch.map((d) => storedEventType(d.eventType)),
-          forwards.map((f) => f.id),
-          forwards.map((f) => f.d.id),
-          forwards.map((f) => f.destination),
-          this.channel,
-          batch.map((d) => d.raw.length),
-          Buffer.concat(batch.map((d) => d.raw)),
-        ]),
-      );
+      const inserted = settled(client.query<{ id: string; seq: string }>(APPEND, appendValues(batch, this.channel)));
       const firsts =
         begun === undefined
           ? undefined
