@@ -14,7 +14,8 @@ import { prettyLine } from './platform/observe/pretty-log.js';
 import { RetentionPruner } from './inbox/retention-pruner.js';
 import type { InboxDatabase } from './inbox/inbox-database.js';
 import { describeServer, PostgresStore } from './inbox/postgres-store.js';
-import { permissionWarning, SqliteStore } from './inbox/sqlite-store.js';
+import { permissionWarning } from './platform/db/sqlite/open-database.js';
+import { SqliteStore } from './inbox/sqlite-store.js';
 import { PostgresCommitFeed } from './stream/postgres-commit-feed.js';
 
 /** Below this length the token is accepted with a warning. */
