@@ -6,7 +6,7 @@ import type { Settings } from './config/settings.js';
 import { dataDirProblem, listenProblem } from './config/start-error.js';
 import { loadConfigFile } from './config/source-config.js';
 import type { ConfigFile } from './config/source-config-schema.js';
-import { readConfigFileOffThread, type ConfigReading } from './config/config-reader.js';
+import { LatestReads, readConfigFileOffThread } from './config/config-reader.js';
 import { SourceRules } from './receive/source-rules.js';
 import { budgetOf, resolveDestinations, RETRY_DEFAULTS, type Destination } from './forward/destination.js';
 import { privateDestinationWarnings } from './forward/private-destination-warnings.js';
@@ -219,49 +219,35 @@ function releaseInterrupted({ logger }: Start, store: InboxStore, destinations: 
  */
 function reloadConfigOnSighup(start: Start, app: App, metrics: Metrics): void {
   const { settings, logger } = start;
-  let latest = 0;
-  let reading: ConfigReading | undefined;
-  const refused = (file: string, error: unknown): void => {
+  const file = settings.configFile;
+  if (file === undefined) {
+    process.on('SIGHUP', () => logger.info('SIGHUP: there is no config file (RECEPTION_CONFIG) to reload'));
+    return;
+  }
+  const refused = (error: unknown): void => {
     metrics.configReloads.inc({ result: 'refused' });
     logger.error(
       { file, problem: error instanceof Error ? error.message : String(error) },
       'config reload refused: the previous config stays in force',
     );
   };
+  const reads = new LatestReads(
+    () => readConfigFileOffThread(file),
+    (outcome) => {
+      if (outcome.status === 'rejected') return refused(outcome.reason);
+      try {
+        const loaded = builtConfig(settings, outcome.value);
+        app.setRules(loaded.rules);
+        app.forwarder.apply(loaded.destinations);
+        metrics.configReloads.inc({ result: 'ok' });
+        logConfig(start, loaded, 'config reloaded');
+      } catch (error) {
+        refused(error);
+      }
+    },
+  );
   process.on('SIGHUP', () => {
-    const file = settings.configFile;
-    if (file === undefined) {
-      logger.info('SIGHUP: there is no config file (RECEPTION_CONFIG) to reload');
-      return;
-    }
-    if (reading !== undefined) {
-      logger.info({ file }, 'SIGHUP again before the reload finished: the file is read again');
-      reading.cancel();
-    }
-    latest += 1;
-    const generation = latest;
-    const read = readConfigFileOffThread(file);
-    reading = read;
-    read.result.then(
-      (config) => {
-        if (generation !== latest) return;
-        reading = undefined;
-        try {
-          const loaded = builtConfig(settings, config);
-          app.setRules(loaded.rules);
-          app.forwarder.apply(loaded.destinations);
-          metrics.configReloads.inc({ result: 'ok' });
-          logConfig(start, loaded, 'config reloaded');
-        } catch (error) {
-          refused(file, error);
-        }
-      },
-      (error: unknown) => {
-        if (generation !== latest) return;
-        reading = undefined;
-        refused(file, error);
-      },
-    );
+    if (reads.start()) logger.info({ file }, 'SIGHUP again before the reload finished: the file is read again');
   });
 }
 
