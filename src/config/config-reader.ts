@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { prepareLongLists } from './route-filter.js';
 import { ConfigFileError } from './source-config.js';
 import type { ConfigFile } from './source-config-schema.js';
 import type { LocatedProblem } from './yaml-problems.js';
@@ -30,7 +31,17 @@ export function readConfigFileOffThread(file: string): Reading<ConfigFile> {
     // After a message this changes nothing; without one, the thread was stopped or died.
     worker.once('exit', (code) => reject(new Error(`the config reading thread ended (${code}) without an answer`)));
   });
-  return { result, cancel: () => void worker.terminate() };
+  // What building the rules would spend in one go on long filter lists is spent here, a little per turn.
+  const prepared = result.then(async (config) => {
+    await prepareLongLists(routeFilters(config));
+    return config;
+  });
+  return { result: prepared, cancel: () => void worker.terminate() };
+}
+
+/** Every route filter of the file. */
+function routeFilters(config: ConfigFile): unknown[] {
+  return Object.values(config.sources ?? {}).flatMap((source) => (source.forward ?? []).map((route) => route.filter));
 }
 
 /** A read under way that can be stopped. */
