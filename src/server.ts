@@ -5,6 +5,8 @@ import { resolveToken, TOKEN_FILE, tokenFileWarning, type ResolvedToken } from '
 import type { Settings } from './platform/config/settings.js';
 import { dataDirProblem, listenProblem } from './platform/config/start-error.js';
 import { loadConfigFile } from './config/source-config.js';
+import type { ConfigFile } from './config/source-config-schema.js';
+import { LatestReads, readConfigFileOffThread } from './config/config-reader.js';
 import { SourceRules } from './receive/source-rules.js';
 import { budgetOf, resolveDestinations, RETRY_DEFAULTS, type Destination } from './forwarding/destination.js';
 import { privateDestinationWarnings } from './forwarding/private-destination-warnings.js';
@@ -164,9 +166,13 @@ interface LoadedConfig {
   destinations: Map<string, Destination>;
 }
 
-/** The source rules and destinations of the config file; the defaults without one. */
+/** The source rules and destinations of the config file, read at start; the defaults without one. */
 function loadConfig(settings: Settings): LoadedConfig {
-  const config = settings.configFile === undefined ? undefined : loadConfigFile(settings.configFile);
+  return builtConfig(settings, settings.configFile === undefined ? undefined : loadConfigFile(settings.configFile));
+}
+
+/** The source rules and destinations of a validated config file. */
+function builtConfig(settings: Settings, config: ConfigFile | undefined): LoadedConfig {
   return {
     rules: SourceRules.fromConfig(config, { maxBodyBytes: settings.maxBodyBytes, anyJson: false }),
     destinations: resolveDestinations(config?.destinations),
@@ -204,27 +210,45 @@ function releaseInterrupted({ logger }: Start, store: InboxDatabase, destination
     logger.warn({ forwards: released }, 'forwards caught mid-attempt when Reception last stopped are attempted again');
 }
 
-/** SIGHUP reads the config file again; a file that does not load is refused and the previous config stays in force. */
+/**
+ * SIGHUP reads the config file again; a file that does not load is refused
+ * and the previous config stays in force. The file is read, parsed and
+ * validated on a thread of its own (a large one takes seconds), so requests
+ * are answered meanwhile; only building the rules from it runs here. A
+ * SIGHUP during a read stops that read: the file as the last SIGHUP found it
+ * wins, and an older read is never applied after it.
+ */
 function reloadConfigOnSighup(start: Start, app: App, metrics: Metrics): void {
   const { settings, logger } = start;
+  const file = settings.configFile;
+  if (file === undefined) {
+    process.on('SIGHUP', () => logger.info('SIGHUP: there is no config file (RECEPTION_CONFIG) to reload'));
+    return;
+  }
+  const refused = (error: unknown): void => {
+    metrics.configReloads.inc({ result: 'refused' });
+    logger.error(
+      { file, problem: error instanceof Error ? error.message : String(error) },
+      'config reload refused: the previous config stays in force',
+    );
+  };
+  const reads = new LatestReads(
+    () => readConfigFileOffThread(file),
+    (outcome) => {
+      if (outcome.status === 'rejected') return refused(outcome.reason);
+      try {
+        const loaded = builtConfig(settings, outcome.value);
+        app.setRules(loaded.rules);
+        app.forwarder.apply(loaded.destinations);
+        metrics.configReloads.inc({ result: 'ok' });
+        logConfig(start, loaded, 'config reloaded');
+      } catch (error) {
+        refused(error);
+      }
+    },
+  );
   process.on('SIGHUP', () => {
-    if (settings.configFile === undefined) {
-      logger.info('SIGHUP: there is no config file (RECEPTION_CONFIG) to reload');
-      return;
-    }
-    try {
-      const loaded = loadConfig(settings);
-      app.setRules(loaded.rules);
-      app.forwarder.apply(loaded.destinations);
-      metrics.configReloads.inc({ result: 'ok' });
-      logConfig(start, loaded, 'config reloaded');
-    } catch (error) {
-      metrics.configReloads.inc({ result: 'refused' });
-      logger.error(
-        { file: settings.configFile, problem: error instanceof Error ? error.message : String(error) },
-        'config reload refused: the previous config stays in force',
-      );
-    }
+    if (reads.start()) logger.info({ file }, 'SIGHUP again before the reload finished: the file is read again');
   });
 }
 

@@ -22,6 +22,9 @@ import { bodyAndAnswerProblems } from './body-and-answer-rules.js';
 export class ConfigFileError extends Error {
   /** Each problem in words, as the message lists it (without its place in the file). */
   readonly problems: string[];
+  /** The problems with their places, and the summary: what it was made of (a reload's thread hands them back). */
+  readonly located: LocatedProblem[];
+  readonly summary: string;
 
   /**
    * Each problem is listed as `file:line:column: problem` when its place in
@@ -38,6 +41,8 @@ export class ConfigFileError extends Error {
     super(`${summary}:\n${lines.map((line) => `  - ${line}`).join('\n')}`);
     this.name = 'ConfigFileError';
     this.problems = problems.map((p) => p.problem);
+    this.located = problems;
+    this.summary = summary;
   }
 }
 

@@ -12,6 +12,8 @@ import { API_TOKEN, ServerChildren } from '../helpers/server-children.js';
 
 import { eventually } from '../helpers/eventually.js';
 
+import { ConfigFileError, loadConfigFile } from '../../src/config/source-config.js';
+
 /**
  * The config file in a real process (CONTRACT 4, issue 4): SIGHUP reloads it
  * under load without failing or dropping a request, and the new rules take
@@ -91,6 +93,34 @@ async function hangUp(server: ServerProcess, message: string): Promise<Record<st
     `no "${message}" log line after SIGHUP`,
   );
   return logEntries(server).filter((entry) => entry.msg === message)[seen] ?? {};
+}
+
+/** What a read of the file at start says of it (the ConfigFileError's message). */
+function startMessage(file: string): string {
+  try {
+    loadConfigFile(file);
+  } catch (error) {
+    if (error instanceof ConfigFileError) return error.message;
+    throw error;
+  }
+  throw new Error(`${file} loads`);
+}
+
+/**
+ * A valid file of about 2 MB: `open` forwards the deliveries whose event
+ * type is one of `values` listed values (a YAML flow list), which takes the
+ * YAML parser seconds.
+ */
+function bigConfig(values: number): string {
+  const list = Array.from({ length: values }, (_, n) => `evt.${n}`).join(', ');
+  return `sources:
+  open:
+    forward:
+      - to: sink
+        filter: { eventType: { $in: [${list}] } }
+destinations:
+  sink: { url: "http://127.0.0.1:9/hook", allowPrivateNetwork: true }
+`;
 }
 
 interface LoadReport {
@@ -200,10 +230,14 @@ describe('SIGHUP', () => {
     expect(refusedLine.level).toBe(50);
     expect(String(refusedLine.problem)).toContain('sources.github.verify.scheme');
     expect(String(refusedLine.problem)).toContain('"githib"');
+    expect(refusedLine.problem).toBe(startMessage(configFile));
 
     writeFileSync(configFile, 'sources: [\n');
     const broken = await hangUp(server, 'config reload refused: the previous config stays in force');
     expect(String(broken.problem)).toContain('is not valid YAML or JSON');
+    // Read on a thread of its own, the file is refused in the very words of a read at start, place included.
+    expect(broken.problem).toBe(startMessage(configFile));
+    expect(String(broken.problem)).toContain(`${configFile}:1:10: `);
 
     // The old rules are still in force: strict, the added source, both github secrets.
     expect((await post(server, 'unnamed', '{"a":1}')).status).toBe(404);
@@ -219,6 +253,50 @@ describe('SIGHUP', () => {
     expect(metrics).toContain('reception_config_reloads_total{result="refused"} 2');
     expect(server.child.exitCode).toBeNull();
   });
+});
+
+describe('SIGHUP with a large file', () => {
+  // The reading thread gives way to the event loop (nice 19): on a busy machine the read takes long.
+  it('answers webhooks while the file is read: they are logged before the reload is', async () => {
+    const data = children.dataDir();
+    const configFile = join(data, 'reception.yaml');
+    writeFileSync(configFile, JSON.stringify(BEFORE));
+    const server = await children.start({ RECEPTION_DATA: data, RECEPTION_TOKEN: API_TOKEN, RECEPTION_CONFIG: configFile });
+    writeFileSync(configFile, bigConfig(200_000));
+
+    const seen = logEntries(server).length;
+    children.signal(server, 'SIGHUP');
+    // Sent after the signal: answered while the file is read, not after it.
+    const ids: string[] = [];
+    for (let n = 0; n < 5; n += 1) {
+      const answer = await post(server, 'open', JSON.stringify({ type: 'not.listed', n }));
+      expect(answer.status).toBe(200);
+      ids.push((JSON.parse(answer.text) as { id: string }).id);
+    }
+    await eventually(
+      () => logEntries(server).some((entry) => entry.msg === 'config reloaded'),
+      100_000,
+      'no "config reloaded" log line after SIGHUP',
+    );
+    const lines = logEntries(server).slice(seen);
+    const reloadedAt = lines.findIndex((entry) => entry.msg === 'config reloaded');
+    expect(lines[reloadedAt]).toMatchObject({ file: configFile, sources: 1, destinations: 1 });
+    // The server's own log, in its order: each webhook's line comes before the reload's.
+    const answeredAt = ids.map((id) => lines.findIndex((entry) => entry.msg === 'webhook' && entry.id === id));
+    expect(
+      answeredAt.every((at) => at >= 0 && at < reloadedAt),
+      `webhook lines at ${answeredAt.join(', ')}, reload at ${reloadedAt}`,
+    ).toBe(true);
+
+    // The new file is in force: a listed event type is forwarded to the destination it names.
+    const listed = await post(server, 'open', JSON.stringify({ type: 'evt.199999' }));
+    const { id } = JSON.parse(listed.text) as { id: string };
+    const delivery = (await (await fetch(`${server.url}/api/deliveries/${id}`, { headers: auth })).json()) as {
+      forwards: Array<{ destination: string }>;
+    };
+    expect(delivery.forwards.map((forward) => forward.destination)).toEqual(['sink']);
+    expect(server.child.exitCode).toBeNull();
+  }, 120_000);
 });
 
 describe('an invalid config file at start', () => {

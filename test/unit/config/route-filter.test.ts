@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isDeepStrictEqual } from 'node:util';
 import { $in, $nin, createQueryTester } from 'sift/lib/index.js';
-import { compileFilter, filterProblems, type FilterSubject } from '../../../src/forwarding/route-filter.js';
+import { compileFilter, filterProblems, prepareLongLists, type FilterSubject } from '../../../src/forwarding/route-filter.js';
 
 const subject = (body: unknown, extra: Partial<FilterSubject> = {}): FilterSubject => ({
   body,
@@ -114,6 +114,29 @@ describe('$in and $nin with long lists (issue 28: a reload with a 200,000-value 
       expect(test(subject({ id: { nested: 1 } }))).toBe(operator === '$in');
       // One comparison with { nested: 1 } for each value tested (sift's own $in: 200,001 each).
       expect(compared, operator).toBeLessThanOrEqual(3);
+    }
+  });
+
+  it('builds a long list ahead, a few thousand values per turn, and matches as when built at once (a reload)', async () => {
+    const many: unknown[] = [...Array.from({ length: 20_000 }, (_, i) => `v${i}`), ...LIST];
+    for (const operator of ['$in', '$nin']) {
+      const atOnce = compileFilter({ $or: [{ 'body.v': { [operator]: [...many] } }] });
+      const list = [...many];
+      const filter = { $or: [{ 'body.v': { [operator]: list } }] };
+      let turns = 0;
+      const counting = setInterval(() => (turns += 1), 0);
+      await prepareLongLists([filter]);
+      clearInterval(counting);
+      // Other work ran while it was built: the event loop went round.
+      expect(turns).toBeGreaterThan(0);
+      // The list as prepared is the one compiled: a value added to it afterwards is not in its Set.
+      list.unshift('added later');
+      const ahead = compileFilter(filter);
+      expect(ahead(subject({ v: 'added later' }))).toBe(operator === '$nin');
+      for (const value of [...VALUES, 'v19999', 'v20000', undefined]) {
+        const body = value === undefined ? {} : { v: value };
+        expect(ahead(subject(body)), `${operator} ${JSON.stringify(value)}`).toBe(atOnce(subject(body)));
+      }
     }
   });
 });
