@@ -10,8 +10,22 @@ import { configDefaults, defineConfig } from 'vitest/config';
 
 /** Integration files that are about SQLite itself (its file, its lock, its disk) or hold its commits: not run again on PostgreSQL. */
 const SQLITE_ONLY = ['full-disk', 'storage-unavailable', 'stream-hub', 'receive-half-close'];
-/** Integration files that already run each case on both stores themselves. */
-const BOTH_STORES_INSIDE = ['finding', 'impossible-ids', 'one-bad-delivery', 'readiness', 'body-kinds', 'custom-answers'];
+/**
+ * Integration files that already run each case on both stores themselves
+ * (`startAppOnKind` over both kinds): run once, in the SQLite project; the
+ * PostgreSQL project would only repeat them.
+ */
+const BOTH_STORES_INSIDE = [
+  'finding',
+  'impossible-ids',
+  'one-bad-delivery',
+  'readiness',
+  'body-kinds',
+  'custom-answers',
+  'refusal-flood',
+  'refusal-writer',
+  'refusals',
+];
 
 const DATABASE_URL = process.env.RECEPTION_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
