@@ -92,6 +92,9 @@ export default defineConfig({
         test: {
           name: 'integration-sqlite',
           include: ['test/integration/**/*.test.ts'],
+          // Each file starts its own app on its own store (a temp file, a fresh schema) and shares nothing else: one
+          // process for them all. A process per file loaded the app again each time (24 files: 199 s isolated, 66 s not).
+          isolate: false,
           env: { RECEPTION_TEST_STORE: 'sqlite' },
         },
       },
@@ -102,6 +105,7 @@ export default defineConfig({
               test: {
                 name: 'integration-postgres',
                 include: ['test/integration/**/*.test.ts'],
+                isolate: false,
                 exclude: [...configDefaults.exclude, ...integration([...SQLITE_ONLY, ...BOTH_STORES_INSIDE])],
                 env: { RECEPTION_TEST_STORE: 'postgres' },
               },
