@@ -7,6 +7,7 @@ import { DestinationServer } from '../helpers/destination-server.js';
 import { api, forwardsOf, send, startForwarding } from '../helpers/forwarding-app.js';
 
 import { killAllClis, runCli } from '../helpers/cli.js';
+import { runCliInOneProcess } from '../helpers/cli-in-process.js';
 
 import { eventually } from '../helpers/eventually.js';
 
@@ -44,6 +45,11 @@ function cli(args: string[]): ReturnType<typeof runCli> {
   return runCli(args, { RECEPTION_URL: server.url, RECEPTION_TOKEN: server.token });
 }
 
+/** Several command lines against the server, in one process (test/helpers/cli-in-process.ts), in order. */
+function clis(...runs: string[][]): ReturnType<typeof runCliInOneProcess> {
+  return runCliInOneProcess(runs, { RECEPTION_URL: server.url, RECEPTION_TOKEN: server.token });
+}
+
 async function failedDelivery(source = 'shop'): Promise<string> {
   destination.answer = () => ({ status: 500 });
   const id = await send(server, source, '{"n":1}');
@@ -62,9 +68,9 @@ describe('reception forwards', { timeout: 60_000 }, () => {
       `${forward?.id ?? ''}  ${id}  shop  app  failed  2 attempts  last error: HTTP 500`,
     ]);
 
-    const json = await cli(['forwards', '--destination', 'app', '--json']);
-    expect(json.code).toBe(0);
-    const lines = json.stdout
+    const [json, none] = await clis(['forwards', '--destination', 'app', '--json'], ['forwards', '--status', 'succeeded']);
+    expect(json?.code).toBe(0);
+    const lines = (json?.stdout ?? '')
       .trimEnd()
       .split('\n')
       .map((line) => JSON.parse(line) as Record<string, unknown>);
@@ -79,10 +85,9 @@ describe('reception forwards', { timeout: 60_000 }, () => {
       }),
     ]);
 
-    const none = await cli(['forwards', '--status', 'succeeded']);
-    expect(none.code).toBe(0);
-    expect(none.stdout).toBe('');
-    expect(none.stderr).toContain('No forwards match.');
+    expect(none?.code).toBe(0);
+    expect(none?.stdout).toBe('');
+    expect(none?.stderr).toContain('No forwards match.');
   });
 
   it('follows the cursor up to --limit, newest first, and filters by source', async () => {
@@ -92,22 +97,24 @@ describe('reception forwards', { timeout: 60_000 }, () => {
     await eventually(
       async () => (await api<{ items: unknown[] }>(server, '/api/forwards?status=succeeded')).json.items.length === 7,
     );
-    const all = await cli(['forwards', '--limit', '100000', '--page-size', '3']);
+    const [all, five, shop] = await clis(
+      ['forwards', '--limit', '100000', '--page-size', '3'],
+      ['forwards', '--limit', '5', '--page-size', '2', '--json'],
+      ['forwards', '--source', 'shop', '--page-size', '1'],
+    );
     expect(
-      all.stdout
+      (all?.stdout ?? '')
         .trimEnd()
         .split('\n')
         .map((line) => line.split(/ +/)[1]),
     ).toEqual([...ids].reverse());
-    const five = await cli(['forwards', '--limit', '5', '--page-size', '2', '--json']);
     expect(
-      five.stdout
+      (five?.stdout ?? '')
         .trimEnd()
         .split('\n')
         .map((line) => (JSON.parse(line) as { deliveryId: string }).deliveryId),
     ).toEqual(ids.slice(2).reverse());
-    const shop = await cli(['forwards', '--source', 'shop', '--page-size', '1']);
-    expect(shop.stdout.trimEnd().split('\n')).toHaveLength(4);
+    expect(shop?.stdout.trimEnd().split('\n')).toHaveLength(4);
   });
 
   it('prints a hostile source name with its bidirectional override as an escape', async () => {
@@ -128,14 +135,13 @@ describe('reception forwards', { timeout: 60_000 }, () => {
     expect(unknown.stderr).toBe(
       'reception: no destination is named "ap" (did you mean "app"?); the destinations are: app, archive.\n',
     );
-    const status = await cli(['forwards', '--status', 'faild']);
-    expect(status.code).toBe(2);
-    expect(status.stderr).toContain(
+    const [status, limit] = await clis(['forwards', '--status', 'faild'], ['forwards', '--limit', '0']);
+    expect(status?.code).toBe(2);
+    expect(status?.stderr).toContain(
       '--status: expected pending, delivering, succeeded, failed, cancelled, got "faild" (did you mean "failed"?)',
     );
-    const limit = await cli(['forwards', '--limit', '0']);
-    expect(limit.code).toBe(2);
-    expect(limit.stderr).toContain('--limit: expected a whole number from 1 to 100000');
+    expect(limit?.code).toBe(2);
+    expect(limit?.stderr).toContain('--limit: expected a whole number from 1 to 100000');
   });
 });
 
@@ -160,17 +166,19 @@ describe('reception forwards --delivery', { timeout: 60_000 }, () => {
     expect(shown.stdout).not.toContain('\u001b');
     expect(shown.stdout).not.toContain('\u202e');
 
-    const json = await cli(['forwards', '--delivery', id, '--json']);
-    expect(json.code).toBe(0);
-    const parsed = JSON.parse(json.stdout.trim()) as { attempts: Array<{ response: { body: string } | null }> };
+    const [json, unknown, mixed] = await clis(
+      ['forwards', '--delivery', id, '--json'],
+      ['forwards', '--delivery', 'no-such-delivery'],
+      ['forwards', '--delivery', id, '--status', 'failed'],
+    );
+    expect(json?.code).toBe(0);
+    const parsed = JSON.parse(json?.stdout.trim() ?? '') as { attempts: Array<{ response: { body: string } | null }> };
     expect(parsed.attempts[0]?.response?.body).toBe(body);
-    expect(json.stdout).not.toContain('\u001b[');
+    expect(json?.stdout).not.toContain('\u001b[');
 
-    const unknown = await cli(['forwards', '--delivery', 'no-such-delivery']);
-    expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain('there is no delivery "no-such-delivery"');
-    const mixed = await cli(['forwards', '--delivery', id, '--status', 'failed']);
-    expect(mixed.code).toBe(2);
+    expect(unknown?.code).toBe(1);
+    expect(unknown?.stderr).toContain('there is no delivery "no-such-delivery"');
+    expect(mixed?.code).toBe(2);
   });
 });
 
@@ -203,20 +211,21 @@ describe('reception retry', { timeout: 60_000 }, () => {
     await failedDelivery();
     const before = await cli(['retry', '--failed', '--until', '2020-01-01T00:00:00Z']);
     expect(before.stdout).toBe('Retried 0 forwards.\n');
-    const unknown = await cli(['retry', '--failed', '--destination', 'archve']);
-    expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain('no destination is named "archve" (did you mean "archive"?)');
-    for (const [args, message] of [
+    const mistakes: Array<[string[], string]> = [
       [['retry'], 'which forwards?'],
       [['retry', 'abc', '--failed'], 'give forward ids or --failed, not both'],
       [['retry', 'abc', '--source', 'shop'], '--source selects failed forwards: it goes with --failed'],
       [['retry', '--failed', '--until', 'tomorrow'], '--until: expected an RFC 3339 time'],
-    ] as const) {
-      const wrong = await cli([...args]);
-      expect(wrong.code, args.join(' ')).toBe(2);
-      expect(wrong.stderr).toContain(message);
-      expect(wrong.stderr).toContain('reception retry --help');
-    }
+    ];
+    const [unknown, ...wrongs] = await clis(['retry', '--failed', '--destination', 'archve'], ...mistakes.map(([args]) => args));
+    expect(unknown?.code).toBe(1);
+    expect(unknown?.stderr).toContain('no destination is named "archve" (did you mean "archive"?)');
+    mistakes.forEach(([args, message], n) => {
+      const wrong = wrongs[n];
+      expect(wrong?.code, args.join(' ')).toBe(2);
+      expect(wrong?.stderr).toContain(message);
+      expect(wrong?.stderr).toContain('reception retry --help');
+    });
   });
 });
 
@@ -268,11 +277,10 @@ describe('reception destinations', { timeout: 60_000 }, () => {
     expect(unknown.stderr).toBe(
       'reception: no destination is named "apq" (did you mean "app"?); the destinations are: app, archive.\n',
     );
-    const action = await cli(['destinations', 'pasue', 'app']);
-    expect(action.code).toBe(2);
-    expect(action.stderr).toContain('unknown action "pasue" (did you mean "pause"?)');
-    const noName = await cli(['destinations', 'resume']);
-    expect(noName.code).toBe(2);
-    expect(noName.stderr).toContain('which destination? reception destinations resume <name>.');
+    const [action, noName] = await clis(['destinations', 'pasue', 'app'], ['destinations', 'resume']);
+    expect(action?.code).toBe(2);
+    expect(action?.stderr).toContain('unknown action "pasue" (did you mean "pause"?)');
+    expect(noName?.code).toBe(2);
+    expect(noName?.stderr).toContain('which destination? reception destinations resume <name>.');
   });
 });
