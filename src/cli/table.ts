@@ -1,19 +1,21 @@
 /** Lines of aligned columns, and ages, for the commands that print lists (forwards, destinations). */
+import { displayWidth, padToWidth } from '../platform/text/display-width.js';
 
 /**
  * Pads every column but the last to its widest cell, two spaces apart.
- * Cells must already be escaped for the terminal (one character, one column).
+ * Cells must already be escaped for the terminal; widths are counted as a
+ * terminal draws them (a CJK character or an emoji takes two columns).
  */
 export function alignColumns(rows: readonly (readonly string[])[]): string[] {
   const widths: number[] = [];
   for (const row of rows) {
     row.forEach((cell, i) => {
-      widths[i] = Math.max(widths[i] ?? 0, Array.from(cell).length);
+      widths[i] = Math.max(widths[i] ?? 0, displayWidth(cell));
     });
   }
   return rows.map((row) =>
     row
-      .map((cell, i) => (i === row.length - 1 ? cell : cell + ' '.repeat((widths[i] ?? 0) - Array.from(cell).length)))
+      .map((cell, i) => (i === row.length - 1 ? cell : padToWidth(cell, widths[i] ?? 0)))
       .join('  ')
       .trimEnd(),
   );

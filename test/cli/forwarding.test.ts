@@ -52,15 +52,22 @@ async function failedDelivery(source = 'shop'): Promise<string> {
 }
 
 describe('reception forwards', { timeout: 60_000 }, () => {
-  it('lists forwards one per line: ids, source, destination, status, attempts, the last error; --json as NDJSON', async () => {
+  it('lists forwards as a table under a header: seq, ids, source, destination, status, attempts, last attempt time, its result; --json as NDJSON', async () => {
     const id = await failedDelivery();
     const [forward] = await forwardsOf(server, id);
+    const lastStartedAt = (forward?.attempts.at(-1)?.startedAt ?? '').replace(/\.\d+Z$/, 'Z');
+    const seq = (await api<{ seq: number }>(server, `/api/deliveries/${id}`)).json.seq;
     const listed = await cli(['forwards', '--status', 'failed']);
     expect(listed.stderr).toBe('');
     expect(listed.code).toBe(0);
-    expect(listed.stdout.trimEnd().split('\n')).toEqual([
-      `${forward?.id ?? ''}  ${id}  shop  app  failed  2 attempts  last error: HTTP 500`,
+    const table = listed.stdout.trimEnd().split('\n');
+    expect(table.map((line) => line.split(/ {2,}/))).toEqual([
+      ['SEQ', 'DELIVERY', 'FORWARD', 'SOURCE', 'DESTINATION', 'STATUS', 'ATTEMPTS', 'LAST ATTEMPT', 'LAST RESULT'],
+      [String(seq), id, forward?.id ?? '', 'shop', 'app', 'failed', '2', lastStartedAt, 'HTTP 500'],
     ]);
+    // Aligned: each header starts where its column does.
+    expect(table[1]?.indexOf(lastStartedAt)).toBe(table[0]?.indexOf('LAST ATTEMPT'));
+    expect(table[1]?.indexOf(id)).toBe(table[0]?.indexOf('DELIVERY'));
 
     const json = await cli(['forwards', '--destination', 'app', '--json']);
     expect(json.code).toBe(0);
@@ -93,12 +100,12 @@ describe('reception forwards', { timeout: 60_000 }, () => {
       async () => (await api<{ items: unknown[] }>(server, '/api/forwards?status=succeeded')).json.items.length === 7,
     );
     const all = await cli(['forwards', '--limit', '100000', '--page-size', '3']);
-    expect(
-      all.stdout
-        .trimEnd()
-        .split('\n')
-        .map((line) => line.split(/ +/)[1]),
-    ).toEqual([...ids].reverse());
+    const rows = all.stdout.trimEnd().split('\n').slice(1);
+    expect(rows.map((line) => line.split(/ +/)[1])).toEqual([...ids].reverse());
+    // Newest first, each with its delivery's seq and the answer it got.
+    const seqs = rows.map((line) => Number(line.split(/ +/)[0]));
+    expect(seqs).toEqual([...seqs].sort((a, b) => b - a));
+    for (const line of rows) expect(line).toMatch(/  succeeded  1 +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ  HTTP 204$/);
     const five = await cli(['forwards', '--limit', '5', '--page-size', '2', '--json']);
     expect(
       five.stdout
@@ -107,14 +114,15 @@ describe('reception forwards', { timeout: 60_000 }, () => {
         .map((line) => (JSON.parse(line) as { deliveryId: string }).deliveryId),
     ).toEqual(ids.slice(2).reverse());
     const shop = await cli(['forwards', '--source', 'shop', '--page-size', '1']);
-    expect(shop.stdout.trimEnd().split('\n')).toHaveLength(4);
+    expect(shop.stdout.trimEnd().split('\n')).toHaveLength(1 + 4);
   });
 
   it('prints a hostile source name with its bidirectional override as an escape', async () => {
     const id = await failedDelivery(HOSTILE_SOURCE);
     const listed = await cli(['forwards']);
     expect(listed.code).toBe(0);
-    expect(listed.stdout).toContain(`${id}  shop\\u202etxt.exe  app  failed`);
+    const row = listed.stdout.split('\n').find((line) => line.includes(id));
+    expect(row?.split(/ {2,}/).slice(3, 6)).toEqual(['shop\\u202etxt.exe', 'app', 'failed']);
     expect(listed.stdout).not.toContain('\u202e');
     const json = await cli(['forwards', '--json']);
     expect(json.stdout).not.toContain('\u202e');
@@ -253,7 +261,7 @@ describe('reception destinations', { timeout: 60_000 }, () => {
       ?.split(/ {2,}/);
     expect(app?.slice(3, 7)).toEqual(['yes', '1', '0', expect.stringMatching(/^\ds$/)]);
     const pending = await cli(['forwards', '--status', 'pending']);
-    expect(pending.stdout).toMatch(new RegExp(`  ${id}  shop  app  pending  0 attempts  waits: the destination is paused\\n$`));
+    expect(pending.stdout).toMatch(new RegExp(`  ${id}  \\S+  shop +app +pending +0 +- +waits: the destination is paused\\n$`));
 
     const resumed = await cli(['destinations', 'resume', 'app']);
     expect(resumed.code).toBe(0);

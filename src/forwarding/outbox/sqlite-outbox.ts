@@ -16,6 +16,9 @@ import {
   responseColumn,
   type AttemptRow,
   type ForwardRow,
+  LAST_ATTEMPT_COLUMN,
+  listedForwardFromRow,
+  type ListedForwardRow,
 } from './forward-row.js';
 import type {
   Attempt,
@@ -26,6 +29,7 @@ import type {
   Forward,
   ForwardQuery,
   LeaseAnswer,
+  ListedForward,
   Outbox,
   RetryBudget,
   RetrySelection,
@@ -161,9 +165,9 @@ export class SqliteOutbox implements Outbox {
       ),
       list: prepare<
         [{ before: number; destination: string | null; status: string | null; source: string | null; limit: number }],
-        ForwardRow
+        ListedForwardRow
       >(
-        `SELECT ${FORWARD_COLUMNS} FROM forwards WHERE position < @before
+        `SELECT ${FORWARD_COLUMNS}, ${LAST_ATTEMPT_COLUMN} FROM forwards WHERE position < @before
            AND (@destination IS NULL OR destination = @destination) AND (@status IS NULL OR status = @status)
            AND (@source IS NULL OR source = @source)
          ORDER BY position DESC LIMIT @limit`,
@@ -434,7 +438,7 @@ export class SqliteOutbox implements Outbox {
     return bySeq;
   }
 
-  async list(query: ForwardQuery): Promise<Forward[]> {
+  async list(query: ForwardQuery): Promise<ListedForward[]> {
     return this.q.list
       .all({
         before: query.beforePosition ?? Number.MAX_SAFE_INTEGER,
@@ -443,7 +447,7 @@ export class SqliteOutbox implements Outbox {
         source: query.source ?? null,
         limit: query.limit,
       })
-      .map(forwardFromRow);
+      .map(listedForwardFromRow);
   }
 
   async retry(selection: RetrySelection, now: number): Promise<number> {
