@@ -117,6 +117,25 @@ describe('reception forwards', { timeout: 60_000 }, () => {
     expect(shop.stdout.trimEnd().split('\n')).toHaveLength(1 + 4);
   });
 
+  it('takes --url and --token before the command as after it; a flag written after the command wins', async () => {
+    const id = await failedDelivery();
+    for (const args of [
+      ['--token', server.token, '--url', server.url, 'forwards', '--status', 'failed'],
+      [`--url=${server.url}`, 'forwards', '--token', server.token, '--status', 'failed'],
+      ['--token', 'wrong-token-0123456789', '--url', server.url, 'forwards', '--token', server.token, '--status', 'failed'],
+    ]) {
+      const listed = await runCli(args);
+      expect(listed.stderr, args.join(' ')).toBe('');
+      expect(listed.code).toBe(0);
+      expect(listed.stdout.split('\n')[1]).toContain(`  ${id}  `);
+    }
+    const paused = await runCli(['--url', server.url, '--token', server.token, 'destinations', 'pause', 'archive']);
+    expect(paused).toMatchObject({ code: 0, stdout: expect.stringMatching(/^Paused archive/) });
+    // A flag's value is not a command: the token here is "tail", and the server refuses it.
+    const valued = await runCli(['--token', 'tail', 'forwards', '--url', server.url]);
+    expect(valued).toMatchObject({ code: 1, stderr: expect.stringContaining('401') });
+  });
+
   it('prints a hostile source name with its bidirectional override as an escape', async () => {
     const id = await failedDelivery(HOSTILE_SOURCE);
     const listed = await cli(['forwards']);
