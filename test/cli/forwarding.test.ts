@@ -105,7 +105,7 @@ describe('reception forwards', { timeout: 60_000 }, () => {
     // Newest first, each with its delivery's seq and the answer it got.
     const seqs = rows.map((line) => Number(line.split(/ +/)[0]));
     expect(seqs).toEqual([...seqs].sort((a, b) => b - a));
-    for (const line of rows) expect(line).toMatch(/  succeeded  1 +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ  HTTP 204$/);
+    for (const line of rows) expect(line).toMatch(/ {2}succeeded {2}1 +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ {2}HTTP 204$/);
     const five = await cli(['forwards', '--limit', '5', '--page-size', '2', '--json']);
     expect(
       five.stdout
