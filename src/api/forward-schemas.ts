@@ -86,6 +86,11 @@ export const ForwardSchema = Type.Object({
   status: StatusSchema,
   attemptCount: Type.Integer(),
   nextAttemptAt: Time,
+  lastAttemptAt: Type.Union([
+    Type.String({ description: 'when the latest attempt started (the one in flight, if any); null: none yet' }),
+    Type.Null(),
+  ]),
+  lastStatus: Type.Union([Type.Integer({ description: 'the HTTP status the destination last answered' }), Type.Null()]),
   lastError: Type.Union([Type.String(), Type.Null()]),
 });
 

@@ -45,6 +45,8 @@ const FORWARD = {
   status: 'failed',
   attemptCount: 12,
   nextAttemptAt: null,
+  lastAttemptAt: AT,
+  lastStatus: 500,
   lastError: 'HTTP 500',
 };
 
@@ -216,7 +218,17 @@ export const ROUTE_EXAMPLES: Readonly<Record<string, RouteExamples>> = {
   'POST /api/forwards/{id}/cancel': {},
   'POST /api/deliveries/{id}/forward': {
     request: { 'application/json': { destination: 'app' } },
-    responses: { 201: { ...FORWARD, status: 'pending', attemptCount: 0, nextAttemptAt: AT, lastError: null } },
+    responses: {
+      201: {
+        ...FORWARD,
+        status: 'pending',
+        attemptCount: 0,
+        nextAttemptAt: AT,
+        lastAttemptAt: null,
+        lastStatus: null,
+        lastError: null,
+      },
+    },
   },
   'POST /api/destinations/{name}/claim': {
     request: { 'application/json': { max: 10, visibilitySeconds: 30 } },

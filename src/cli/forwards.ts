@@ -17,8 +17,9 @@ export const forwardsSpec: CommandSpec = {
   ],
   description:
     'Lists forwards (one delivery on its way to one destination), newest first, walking GET /api/forwards page by ' +
-    'page up to --limit. One line each: forward id, delivery id, source, destination, status, attempts made, then ' +
-    'when a pending forward is next attempted or the last error. The statuses are pending, delivering, succeeded, ' +
+    'page up to --limit, as a table under a header line: the delivery\'s seq and id, the forward id (what "reception ' +
+    'retry" takes), source, destination, status, attempts made, when the last attempt started (UTC), and its result ' +
+    '(the last error, else the HTTP status answered), with when a pending forward is next attempted. The statuses are pending, delivering, succeeded, ' +
     'failed (the dead letter: retry it with "reception retry") and cancelled. Sources, destinations and errors are ' +
     'printed with control characters as escapes. An unknown --destination is an error (exit 1), not an empty list. ' +
     "--delivery ID lists that delivery's forwards instead, each attempt on its own line followed by the destination's " +
@@ -102,28 +103,50 @@ export async function runForwards(argv: string[]): Promise<number> {
   }
   if (!json && rows.length > 0) {
     const now = Date.now();
-    await writeOut(`${alignColumns(rows.map((f) => forwardCells(f, now, paused.has(f.destination)))).join('\n')}\n`);
+    const cells = rows.map((f) => forwardCells(f, now, paused.has(f.destination)));
+    await writeOut(`${alignColumns([FORWARD_HEADER, ...cells]).join('\n')}\n`);
   }
   await flushOut();
   if (rows.length === 0) writeErr('No forwards match.');
   return 0;
 }
 
-/** The cells of one forward's line, escaped. */
+/** The table's header: the cells of {@link forwardCells}, in order. */
+export const FORWARD_HEADER = [
+  'SEQ',
+  'DELIVERY',
+  'FORWARD',
+  'SOURCE',
+  'DESTINATION',
+  'STATUS',
+  'ATTEMPTS',
+  'LAST ATTEMPT',
+  'LAST RESULT',
+];
+
+/** The cells of one forward's line, escaped (`-` for nothing yet). */
 export function forwardCells(f: ForwardRow, now: number, paused: boolean): string[] {
   return [
-    escapeForTerminal(f.id),
+    String(f.seq),
     escapeForTerminal(f.deliveryId),
+    escapeForTerminal(f.id),
     escapeForTerminal(f.source),
     escapeForTerminal(f.destination),
     escapeForTerminal(f.status),
-    `${f.attemptCount} ${f.attemptCount === 1 ? 'attempt' : 'attempts'}`,
+    String(f.attemptCount),
+    f.lastAttemptAt === null ? '-' : shortTime(f.lastAttemptAt),
     lastColumn(f, now, paused),
   ];
 }
 
+/** `2026-11-27T22:58:47Z`: an API time to the second, in UTC as the API gives it. */
+function shortTime(iso: string): string {
+  return escapeForTerminal(iso.replace(/\.\d+Z$/, 'Z'));
+}
+
+/** The last error, else the status last answered (`HTTP 200`), then when a pending forward is next attempted. */
 function lastColumn(f: ForwardRow, now: number, paused: boolean): string {
-  const error = f.lastError === null ? '' : `last error: ${escapeForTerminal(f.lastError)}`;
+  const result = f.lastError !== null ? escapeForTerminal(f.lastError) : f.lastStatus !== null ? `HTTP ${f.lastStatus}` : '';
   if (f.status === 'pending' && f.nextAttemptAt !== null) {
     const due = Date.parse(f.nextAttemptAt) - now;
     const next = paused
@@ -131,7 +154,7 @@ function lastColumn(f: ForwardRow, now: number, paused: boolean): string {
       : due <= 0
         ? 'next attempt now'
         : `next attempt in ${formatAge(due)}`;
-    return error === '' ? next : `${next}; ${error}`;
+    return result === '' ? next : `${result}; ${next}`;
   }
-  return error;
+  return result === '' ? '-' : result;
 }

@@ -13,7 +13,7 @@ import { replaySpec, runReplay } from './replay.js';
 import { retrySpec, runRetry } from './retry.js';
 import { runServe, serveSpec } from './serve.js';
 import { runTail, tailSpec } from './tail.js';
-import { CliError, UsageError, type CommandSpec } from './usage.js';
+import { CliError, parseCommand, UsageError, type CommandSpec } from './usage.js';
 import { nearestWithin } from '../platform/text/edit-distance.js';
 import { escapeForTerminal } from '../platform/text/terminal-safe.js';
 
@@ -61,6 +61,7 @@ function overview(): string {
     '',
     'The client commands (all but serve, check-config and import) talk to a server given by --url and --token,',
     'or RECEPTION_URL (else http://127.0.0.1:$RECEPTION_PORT, else http://127.0.0.1:8080) and RECEPTION_TOKEN.',
+    'Flags go before the command or after it: reception --url 8080 --token T forwards.',
     '',
     'Examples:',
     ...COMMANDS.map((c) => `  ${c.spec.examples[0] ?? `reception ${c.spec.name}`}`),
@@ -91,6 +92,8 @@ async function main(argv: string[]): Promise<number | undefined> {
     process.stdout.write(`reception ${version()}\n`);
     return 0;
   }
+  const hoisted = first?.startsWith('-') === true ? commandAfterFlags(argv) : undefined;
+  if (hoisted !== undefined) return runCommand(hoisted.command.spec.name, hoisted.command.run, hoisted.argv);
   if (first === undefined || first.startsWith('-')) return runCommand(serveSpec.name, runServe, argv);
   const command = COMMANDS.find((c) => c.spec.name === first);
   if (command === undefined) {
@@ -101,6 +104,35 @@ async function main(argv: string[]): Promise<number | undefined> {
     );
   }
   return runCommand(command.spec.name, command.run, argv.slice(1));
+}
+
+/**
+ * Flags before the command (`reception --token x forwards`): the first
+ * command name that comes after nothing but flags of that very command
+ * (with their values) gets them, ahead of its own arguments, so that one
+ * written after the command wins. A word that is a flag's value is not a
+ * command (`--token tail forwards` runs forwards with the token "tail").
+ * No command name there: the flags are serve's, as before.
+ */
+function commandAfterFlags(argv: string[]): { command: Command; argv: string[] } | undefined {
+  for (let i = 1; i < argv.length; i++) {
+    const word = argv[i] ?? '';
+    if (word === '--') return undefined;
+    const command = COMMANDS.find((c) => c.spec.name === word);
+    if (command === undefined) continue;
+    const before = argv.slice(0, i);
+    if (onlyFlagsOf(command.spec, before)) return { command, argv: [...before, ...argv.slice(i + 1)] };
+  }
+  return undefined;
+}
+
+/** Whether `args` parse as flags of the command (with their values) and nothing else. */
+function onlyFlagsOf(spec: CommandSpec, args: string[]): boolean {
+  try {
+    return parseCommand({ ...spec, positionals: 0 }, args).positionals.length === 0;
+  } catch {
+    return false;
+  }
 }
 
 /** Runs a command; a usage mistake found deep inside (a bad flag value) is reported with that command's help. */

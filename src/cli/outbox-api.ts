@@ -99,6 +99,9 @@ export class OutboxApi {
         status: String(item.status),
         attemptCount: count(item.attemptCount),
         nextAttemptAt: text(item.nextAttemptAt),
+        // An older server sends neither: no time, no status.
+        lastAttemptAt: text(item.lastAttemptAt),
+        lastStatus: typeof item.lastStatus === 'number' ? item.lastStatus : null,
         lastError: text(item.lastError),
       })),
       nextCursor: text(body.nextCursor),

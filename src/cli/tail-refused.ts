@@ -1,8 +1,10 @@
 import type { RefusalJson } from '../api/refusal-schemas.js';
+import { displayWidth } from '../platform/text/display-width.js';
 import { escapeForTerminal, escapeJsonForTerminal } from '../platform/text/terminal-safe.js';
 import { ApiClient, ApiError } from './api-client.js';
 import { Backoff, describeError, formatDelay, sleep } from './backoff.js';
 import { formatBytes } from './delivery-line.js';
+import { StreamColumns } from './table.js';
 import { writeErr, writeOut } from './process-io.js';
 import type { ServerTarget } from './server-target.js';
 
@@ -36,6 +38,7 @@ export async function tailRefused(options: TailRefusedOptions): Promise<number> 
   const backoff = new Backoff(250, 10_000);
   let last = options.after;
   let failing = false;
+  const columns = refusalColumns();
   const where = `${target.base}/api/refusals${source === undefined ? '' : `?source=${encodeURIComponent(source)}`}`;
   while (!signal.aborted) {
     try {
@@ -51,7 +54,7 @@ export async function tailRefused(options: TailRefusedOptions): Promise<number> 
       backoff.reset();
       for (const refusal of fresh) {
         const width = process.stdout.isTTY ? process.stdout.columns : undefined;
-        await writeOut(`${json ? escapeJsonForTerminal(JSON.stringify(refusal)) : refusalLine(refusal, width)}\n`);
+        await writeOut(`${json ? escapeJsonForTerminal(JSON.stringify(refusal)) : refusalLine(refusal, width, columns)}\n`);
         last = refusal.seq;
       }
       await sleep(options.intervalMs ?? 1000, signal);
@@ -90,22 +93,35 @@ async function refusalsAfter(
   }
 }
 
+/** The columns of `tail --refused`: time, source, method, status and code, size (on the right), then the detail. */
+export function refusalColumns(): StreamColumns {
+  return new StreamColumns([
+    { min: 24, max: 24 },
+    { min: 10, max: 32 },
+    { min: 4, max: 7 },
+    { min: 24, max: 32 },
+    { min: 9, max: 12, align: 'right' },
+  ]);
+}
+
 /**
  * One readable line per refusal: time, source (`-` for a name that was not
  * valid), method, status and code, size, the detail the sender got, and the
  * start of the body. Every field is escaped: the request is hostile.
  */
-export function refusalLine(refusal: RefusalJson, width?: number): string {
-  const head = [
-    escapeForTerminal(refusal.receivedAt),
-    refusal.source === null ? '-' : escapeForTerminal(refusal.source),
-    escapeForTerminal(refusal.method),
-    `${refusal.status} ${escapeForTerminal(refusal.code)}`,
-    formatBytes(refusal.size).padStart(9),
-    escapeForTerminal(refusal.detail),
-  ].join('  ');
+export function refusalLine(refusal: RefusalJson, width?: number, columns = refusalColumns()): string {
+  const head = columns
+    .line([
+      escapeForTerminal(refusal.receivedAt),
+      refusal.source === null ? '-' : escapeForTerminal(refusal.source),
+      escapeForTerminal(refusal.method),
+      `${refusal.status} ${escapeForTerminal(refusal.code)}`,
+      formatBytes(refusal.size),
+      escapeForTerminal(refusal.detail),
+    ])
+    .trimEnd();
   if (refusal.bodyPreview === '') return head;
-  const room = width === undefined ? 60 : Math.max(20, width - head.length - 3);
+  const room = width === undefined ? 60 : Math.max(20, width - displayWidth(head) - 3);
   const chars = Array.from(refusal.bodyPreview);
   const cut = chars.length > room ? `${chars.slice(0, Math.max(0, room - 1)).join('')}…` : refusal.bodyPreview;
   return `${head}  ${escapeForTerminal(cut)}`;

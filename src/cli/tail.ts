@@ -1,7 +1,7 @@
 import { ApiClient, ApiError, asDelivery } from './api-client.js';
 import { FILTER_FLAGS, matchesFields, matchesText, readFilters, type CliFilters } from './filter-flags.js';
 import type { DeliveryJson } from '../api/schemas.js';
-import { deliveryLine } from './delivery-line.js';
+import { deliveryColumns, deliveryLine } from './delivery-line.js';
 import { escapeJsonForTerminal } from '../platform/text/terminal-safe.js';
 import { eventStream } from './event-stream.js';
 import { exitQuietlyOnClosedPipe, reportStatus, stopSignal, writeOut } from './process-io.js';
@@ -77,6 +77,7 @@ export async function runTail(argv: string[]): Promise<number> {
     onStatus: (status) => reportStatus(status, url.toString()),
   });
   const api = new ApiClient(target);
+  const columns = deliveryColumns();
   for await (const event of events) {
     if (event.event !== 'delivery') continue;
     const delivery = asDelivery(JSON.parse(event.data));
@@ -86,7 +87,7 @@ export async function runTail(argv: string[]): Promise<number> {
       await writeOut(`${escapeJsonForTerminal(event.data.replace(/[\r\n]+/g, ' '))}\n`);
     } else {
       const width = process.stdout.isTTY ? process.stdout.columns : undefined;
-      await writeOut(`${deliveryLine(delivery, width)}\n`);
+      await writeOut(`${deliveryLine(delivery, width, columns)}\n`);
     }
   }
   return 0;

@@ -5,7 +5,7 @@ import { escapeJsonForTerminal } from '../platform/text/terminal-safe.js';
 import { decodeSourceName } from '../platform/http/source-name.js';
 import { createVerifier } from '../verify/create-verifier.js';
 import { VerifyConfigError } from '../verify/verifier.js';
-import { nearestWithin } from '../platform/text/edit-distance.js';
+import { nearestWithin, nearName } from '../platform/text/edit-distance.js';
 import { childPath, mayName, settingNamed } from './key-names.js';
 import { problemPath } from './config-positions.js';
 import { readYaml, type LocatedProblem } from './yaml-problems.js';
@@ -224,10 +224,9 @@ function unknownKeyProblem(prefix: string, parent: string, key: string, settings
  * any setting; a setting of another place is said to be one.
  */
 function unknownKeyMessage(key: string, settings: readonly string[]): string {
-  const here = nearestWithin(
+  const here = nearName(
     key,
     settings.filter((name) => name !== key),
-    2,
   );
   if (here !== undefined) return `unknown key (did you mean "${here}"? see docs/config.md)`;
   const setting = settingNamed(key);

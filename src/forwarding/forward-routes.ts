@@ -130,7 +130,7 @@ export const forwardRoutes: FastifyPluginAsyncTypebox<ForwardRoutesOptions> = as
       const page = rows.slice(0, limit);
       const last = page.at(-1);
       return {
-        items: page.map(forwardJson),
+        items: page.map((f) => forwardJson(f, f.lastAttemptAt)),
         nextCursor: rows.length > limit && last !== undefined ? encodeCursor(last.position) : null,
       };
     },
@@ -193,7 +193,11 @@ export const forwardRoutes: FastifyPluginAsyncTypebox<ForwardRoutesOptions> = as
   await app.register(pullRoutes, { outbox, forwarder });
 };
 
-export function forwardJson(f: Forward): {
+/** A forward as the API shows it; `lastAttemptAt` is the list's (a new forward has made none). */
+export function forwardJson(
+  f: Forward,
+  lastAttemptAt: number | null = null,
+): {
   id: string;
   deliveryId: string;
   seq: number;
@@ -202,6 +206,8 @@ export function forwardJson(f: Forward): {
   status: Forward['status'];
   attemptCount: number;
   nextAttemptAt: string | null;
+  lastAttemptAt: string | null;
+  lastStatus: number | null;
   lastError: string | null;
 } {
   return {
@@ -213,6 +219,8 @@ export function forwardJson(f: Forward): {
     status: f.status,
     attemptCount: f.attemptCount,
     nextAttemptAt: nextAttemptAt(f),
+    lastAttemptAt: iso(lastAttemptAt),
+    lastStatus: f.lastStatus,
     lastError: f.lastError,
   };
 }

@@ -28,6 +28,12 @@ export const pullRoutes: FastifyPluginAsyncTypebox<PullRoutesOptions> = async (a
     '/api/destinations/:name/claim',
     {
       schema: { params: NameParamsSchema, body: Type.Optional(ClaimBodySchema), response: { 200: ClaimAnswerSchema, ...errors } },
+      // Before the body is validated: an unknown destination is 404 (a push one 409) whatever the body,
+      // and no body at all (`curl -X POST`) is the defaults, as `{}` is.
+      preValidation: async (request) => {
+        pullDestination(forwarder.get(request.params.name), request.params.name);
+        if (request.body === undefined || request.body === null) request.body = {};
+      },
     },
     async (request, reply) => {
       const destination = pullDestination(forwarder.get(request.params.name), request.params.name);

@@ -98,6 +98,30 @@ describe('reception check-config FILE', () => {
     expect(refused.stderr).toContain('sources.other.forward.0.filtr: unknown key (did you mean "filter"');
   });
 
+  it('says "did you mean" for a plural or a longer form of a key (retries: retry), and nothing for an unrelated one', async () => {
+    const path = file(
+      'near.yaml',
+      [
+        'destinations:',
+        '  app:',
+        '    url: "https://app.example.com/hooks"',
+        '    retries: { attempts: 3 }',
+        '    timeout: 5000',
+        '    colour: blue',
+        'sources:',
+        '  a:',
+        '    forwards: [{ to: app }]',
+        '',
+      ].join('\n'),
+    );
+    const { code, stderr } = await runCli(['check-config', path]);
+    expect(code).toBe(1);
+    expect(stderr).toContain('destinations.app.retries: unknown key (did you mean "retry"? see docs/config.md)');
+    expect(stderr).toContain('destinations.app.timeout: unknown key (did you mean "timeoutMs"? see docs/config.md)');
+    expect(stderr).toContain('sources.a.forwards: unknown key (did you mean "forward"? see docs/config.md)');
+    expect(stderr).toContain('destinations.app.colour: unknown key (check the spelling; see docs/config.md)');
+  });
+
   it('warns of each destination that the private-network guard will refuse, naming it and the setting, and still exits 0', async () => {
     const path = file(
       'private.yaml',

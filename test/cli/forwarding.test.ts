@@ -58,15 +58,22 @@ async function failedDelivery(source = 'shop'): Promise<string> {
 }
 
 describe('reception forwards', { timeout: 60_000 }, () => {
-  it('lists forwards one per line: ids, source, destination, status, attempts, the last error; --json as NDJSON', async () => {
+  it('lists forwards as a table under a header: seq, ids, source, destination, status, attempts, last attempt time, its result; --json as NDJSON', async () => {
     const id = await failedDelivery();
     const [forward] = await forwardsOf(server, id);
+    const lastStartedAt = (forward?.attempts.at(-1)?.startedAt ?? '').replace(/\.\d+Z$/, 'Z');
+    const seq = (await api<{ seq: number }>(server, `/api/deliveries/${id}`)).json.seq;
     const listed = await cli(['forwards', '--status', 'failed']);
     expect(listed.stderr).toBe('');
     expect(listed.code).toBe(0);
-    expect(listed.stdout.trimEnd().split('\n')).toEqual([
-      `${forward?.id ?? ''}  ${id}  shop  app  failed  2 attempts  last error: HTTP 500`,
+    const table = listed.stdout.trimEnd().split('\n');
+    expect(table.map((line) => line.split(/ {2,}/))).toEqual([
+      ['SEQ', 'DELIVERY', 'FORWARD', 'SOURCE', 'DESTINATION', 'STATUS', 'ATTEMPTS', 'LAST ATTEMPT', 'LAST RESULT'],
+      [String(seq), id, forward?.id ?? '', 'shop', 'app', 'failed', '2', lastStartedAt, 'HTTP 500'],
     ]);
+    // Aligned: each header starts where its column does.
+    expect(table[1]?.indexOf(lastStartedAt)).toBe(table[0]?.indexOf('LAST ATTEMPT'));
+    expect(table[1]?.indexOf(id)).toBe(table[0]?.indexOf('DELIVERY'));
 
     const [json, none] = await clis(['forwards', '--destination', 'app', '--json'], ['forwards', '--status', 'succeeded']);
     expect(json?.code).toBe(0);
@@ -102,26 +109,46 @@ describe('reception forwards', { timeout: 60_000 }, () => {
       ['forwards', '--limit', '5', '--page-size', '2', '--json'],
       ['forwards', '--source', 'shop', '--page-size', '1'],
     );
-    expect(
-      (all?.stdout ?? '')
-        .trimEnd()
-        .split('\n')
-        .map((line) => line.split(/ +/)[1]),
-    ).toEqual([...ids].reverse());
+    const rows = (all?.stdout ?? '').trimEnd().split('\n').slice(1);
+    expect(rows.map((line) => line.split(/ +/)[1])).toEqual([...ids].reverse());
+    // Newest first, each with its delivery's seq and the answer it got.
+    const seqs = rows.map((line) => Number(line.split(/ +/)[0]));
+    expect(seqs).toEqual([...seqs].sort((a, b) => b - a));
+    for (const line of rows) expect(line).toMatch(/ {2}succeeded {2}1 +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ {2}HTTP 204$/);
     expect(
       (five?.stdout ?? '')
         .trimEnd()
         .split('\n')
         .map((line) => (JSON.parse(line) as { deliveryId: string }).deliveryId),
     ).toEqual(ids.slice(2).reverse());
-    expect(shop?.stdout.trimEnd().split('\n')).toHaveLength(4);
+    expect(shop?.stdout.trimEnd().split('\n')).toHaveLength(1 + 4);
+  });
+
+  it('takes --url and --token before the command as after it; a flag written after the command wins', async () => {
+    const id = await failedDelivery();
+    for (const args of [
+      ['--token', server.token, '--url', server.url, 'forwards', '--status', 'failed'],
+      [`--url=${server.url}`, 'forwards', '--token', server.token, '--status', 'failed'],
+      ['--token', 'wrong-token-0123456789', '--url', server.url, 'forwards', '--token', server.token, '--status', 'failed'],
+    ]) {
+      const listed = await runCli(args);
+      expect(listed.stderr, args.join(' ')).toBe('');
+      expect(listed.code).toBe(0);
+      expect(listed.stdout.split('\n')[1]).toContain(`  ${id}  `);
+    }
+    const paused = await runCli(['--url', server.url, '--token', server.token, 'destinations', 'pause', 'archive']);
+    expect(paused).toMatchObject({ code: 0, stdout: expect.stringMatching(/^Paused archive/) });
+    // A flag's value is not a command: the token here is "tail", and the server refuses it.
+    const valued = await runCli(['--token', 'tail', 'forwards', '--url', server.url]);
+    expect(valued).toMatchObject({ code: 1, stderr: expect.stringContaining('401') });
   });
 
   it('prints a hostile source name with its bidirectional override as an escape', async () => {
     const id = await failedDelivery(HOSTILE_SOURCE);
     const listed = await cli(['forwards']);
     expect(listed.code).toBe(0);
-    expect(listed.stdout).toContain(`${id}  shop\\u202etxt.exe  app  failed`);
+    const row = listed.stdout.split('\n').find((line) => line.includes(id));
+    expect(row?.split(/ {2,}/).slice(3, 6)).toEqual(['shop\\u202etxt.exe', 'app', 'failed']);
     expect(listed.stdout).not.toContain('\u202e');
     const json = await cli(['forwards', '--json']);
     expect(json.stdout).not.toContain('\u202e');
@@ -262,7 +289,7 @@ describe('reception destinations', { timeout: 60_000 }, () => {
       ?.split(/ {2,}/);
     expect(app?.slice(3, 7)).toEqual(['yes', '1', '0', expect.stringMatching(/^\ds$/)]);
     const pending = await cli(['forwards', '--status', 'pending']);
-    expect(pending.stdout).toMatch(new RegExp(`  ${id}  shop  app  pending  0 attempts  waits: the destination is paused\\n$`));
+    expect(pending.stdout).toMatch(new RegExp(`  ${id}  \\S+  shop +app +pending +0 +- +waits: the destination is paused\\n$`));
 
     const resumed = await cli(['destinations', 'resume', 'app']);
     expect(resumed.code).toBe(0);

@@ -36,8 +36,11 @@ describe('reception tail', { timeout: 60_000 }, () => {
     const lines = await cli.waitForLines(2);
     expect(lines).toHaveLength(2);
     // Time, source, event type (- for none), method, size, id, body.
-    expect(lines[0]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z {2}github {2}- {2}POST +8 B {2}/);
+    expect(lines[0]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z {2}github +- +POST +8 B {2}/);
     expect(lines[0]).toContain(a.id);
+    // In aligned columns: the ids and the bodies start at the same place on both lines.
+    expect(lines[1]?.indexOf(b.id)).toBe(lines[0]?.indexOf(a.id));
+    expect(lines[1]?.indexOf('{"From"')).toBe(lines[0]?.indexOf('{"n":1}'));
     expect(lines[0]).toContain('{"n":1}');
     expect(lines[1]).toContain('twilio');
     expect(lines[1]).toContain(b.id);
@@ -76,9 +79,9 @@ describe('reception tail', { timeout: 60_000 }, () => {
       ['X-Trace', 'needle-7'],
     ]);
     const lines = await cli.waitForLines(2);
-    expect(lines[0]).toMatch(/ {2}shop {2}order\.paid {2}POST /);
+    expect(lines[0]).toMatch(/ {2}shop +order\.paid +POST /);
     expect(lines[0]).toContain(inBody.id);
-    expect(lines[1]).toMatch(/ {2}shop {2}order\.sent {2}POST /);
+    expect(lines[1]).toMatch(/ {2}shop +order\.sent +POST /);
     expect(lines[1]).toContain(inHeader.id);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(cli.lines).toHaveLength(2);

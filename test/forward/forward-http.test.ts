@@ -103,8 +103,10 @@ describe.each(STORES)('forwarding to an HTTP destination (%s)', (kind) => {
       running,
       '/api/forwards?status=failed',
     );
+    const lastStartedAt = (await forwardsOf(running, id))[0]?.attempts.at(-1)?.startedAt;
+    expect(lastStartedAt).toEqual(expect.any(String));
     expect(list.json.items, JSON.stringify(list.json)).toEqual([
-      expect.objectContaining({ status: 'failed', lastError: 'HTTP 500' }),
+      expect.objectContaining({ status: 'failed', lastError: 'HTTP 500', lastStatus: 500, lastAttemptAt: lastStartedAt }),
     ]);
     const destinations = await api<{ items: Array<{ name: string; failed: number; pending: number; lastError: string }> }>(
       running,
@@ -121,6 +123,10 @@ describe.each(STORES)('forwarding to an HTTP destination (%s)', (kind) => {
     expect(retried.json).toEqual({ retried: 1 });
     await eventually(async () => (await forwardsOf(running, id))[0]?.status === 'succeeded');
     expect(destination.requests.map((r) => r.headers['x-reception-attempt'])).toEqual(['1', '2', '3']);
+    const third = (await forwardsOf(running, id))[0]?.attempts.at(-1)?.startedAt;
+    expect((await api<{ items: unknown[] }>(running, '/api/forwards')).json.items).toEqual([
+      expect.objectContaining({ status: 'succeeded', lastError: null, lastStatus: 200, lastAttemptAt: third }),
+    ]);
     const again = await api<{ retried: number }>(running, '/api/forwards/retry', { method: 'POST', body: { status: 'failed' } });
     expect(again.json).toEqual({ retried: 0 });
   });

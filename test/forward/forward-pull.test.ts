@@ -137,6 +137,45 @@ describe.each(STORES)('pull destinations (%s)', (kind) => {
     expect(bad.status).toBe(400);
   });
 
+  it('answers a claim as curl sends it: no body means the defaults, an unknown destination is 404 before any body check, a form body a 415 problem that says the JSON type', async () => {
+    const running = await start();
+    if (running === undefined) return;
+    const id = await send(running, 'a', '{"n":1}');
+    const post = async (name: string, headers: Record<string, string>, body?: string) => {
+      const res = await fetch(`${running.url}/api/destinations/${name}/claim`, {
+        method: 'POST',
+        headers: { ...running.auth, ...headers },
+        ...(body === undefined ? {} : { body }),
+      });
+      return {
+        status: res.status,
+        type: res.headers.get('content-type'),
+        json: JSON.parse(await res.text()) as Record<string, unknown>,
+      };
+    };
+    // `curl -X POST …/nope/claim`, with and without a JSON type, and with a body of the wrong shape: 404 each time.
+    for (const [headers, body] of [
+      [{}, undefined],
+      [{ 'content-type': 'application/json' }, undefined],
+      [{ 'content-type': 'application/json' }, '{"max":"x"}'],
+    ] as const) {
+      expect(await post('nope', headers, body), JSON.stringify(headers)).toMatchObject({
+        status: 404,
+        json: { code: 'not_found' },
+      });
+    }
+    // `curl -d '{"max":10}' …/claim`: curl's default type is a form; the problem says what to add.
+    const form = await post('worker', { 'content-type': 'application/x-www-form-urlencoded' }, '{"max":10}');
+    expect(form).toMatchObject({ status: 415, json: { code: 'unsupported_media_type' } });
+    expect(form.type).toMatch(/^application\/problem\+json/);
+    expect(form.json.detail).toContain("-H 'content-type: application/json'");
+    expect(form.json.detail).toContain('application/x-www-form-urlencoded');
+    // No body at all: the defaults (up to 10, 30 s), as `{}`.
+    const empty = await post('worker', {});
+    expect(empty.status).toBe(200);
+    expect(empty.json.items).toEqual([expect.objectContaining({ attempt: 1, delivery: expect.objectContaining({ id }) })]);
+  });
+
   it('two consumers on one expired lease: the first one’s ack and nack are 409 lease_lost and change nothing; the second’s ack holds', async () => {
     const running = await start();
     if (running === undefined) return;

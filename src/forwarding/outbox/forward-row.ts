@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Attempt, AttemptResponse, DestinationState, Forward, ForwardStatus } from './outbox.js';
+import type { Attempt, AttemptResponse, DestinationState, Forward, ForwardStatus, ListedForward } from './outbox.js';
 
 /** A `forwards` row as both SQL backends return it; PostgreSQL hands BIGINT back as strings. */
 export interface ForwardRow {
@@ -24,6 +24,20 @@ export interface ForwardRow {
 
 export const FORWARD_COLUMNS = `position, id, delivery_seq, delivery_id, source, destination, status, attempt_count,
   budget_used, budget_started_at, next_attempt_at, lease_until, lease, created_at, updated_at, last_status, last_error`;
+
+/**
+ * When a forward's latest attempt started: the one in flight, else the last
+ * recorded (an index lookup on the attempts' primary key), as `last_attempt_at`.
+ */
+export const LAST_ATTEMPT_COLUMN = `COALESCE(attempt_started_at,
+  (SELECT a.started_at FROM forward_attempts a WHERE a.forward_id = forwards.id ORDER BY a.n DESC LIMIT 1)) AS last_attempt_at`;
+
+/** A forward row with its `last_attempt_at`, as the list reads it. */
+export type ListedForwardRow = ForwardRow & { last_attempt_at: number | string | null };
+
+export function listedForwardFromRow(row: ListedForwardRow): ListedForward {
+  return { ...forwardFromRow(row), lastAttemptAt: orNull(row.last_attempt_at) };
+}
 
 export interface AttemptRow {
   forward_id: string;

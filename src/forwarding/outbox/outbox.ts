@@ -47,6 +47,9 @@ export interface Forward {
   lastError: string | null;
 }
 
+/** A forward as `GET /api/forwards` lists it: with when its latest attempt started (the one in flight, if any; null: none yet). */
+export type ListedForward = Forward & { lastAttemptAt: number | null };
+
 /** What a destination answered to an attempt: its headers and the first 4 KiB of its body as text. */
 export interface AttemptResponse {
   headers: Array<[string, string]>;
@@ -190,7 +193,7 @@ export interface Outbox {
   nack(id: string, lease: string, now: number, at: number, budget: RetryBudget): Promise<LeaseAnswer>;
   get(id: string): Promise<Forward | undefined>;
   forwardsOf(deliveryId: string): Promise<Array<Forward & { attempts: Attempt[] }>>;
-  list(query: ForwardQuery): Promise<Forward[]>;
+  list(query: ForwardQuery): Promise<ListedForward[]>;
   /** Failed forwards become pending with a fresh budget; answers how many. */
   retry(selection: RetrySelection, now: number): Promise<number>;
   /** False when there is no such forward; a settled one stays as it is. */

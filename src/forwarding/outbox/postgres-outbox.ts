@@ -15,6 +15,9 @@ import {
   withinBytes,
   type AttemptRow,
   type ForwardRow,
+  LAST_ATTEMPT_COLUMN,
+  listedForwardFromRow,
+  type ListedForwardRow,
 } from './forward-row.js';
 import type {
   Attempt,
@@ -25,6 +28,7 @@ import type {
   Forward,
   ForwardQuery,
   LeaseAnswer,
+  ListedForward,
   Outbox,
   RetryBudget,
   RetrySelection,
@@ -307,10 +311,10 @@ export class PostgresOutbox implements Outbox {
     return bySeq;
   }
 
-  async list(query: ForwardQuery): Promise<Forward[]> {
+  async list(query: ForwardQuery): Promise<ListedForward[]> {
     if (![query.destination, query.source].every((value) => value === undefined || holdable(value))) return [];
-    const rows = await this.db.execute<ForwardRow>(
-      `SELECT ${FORWARD_COLUMNS} FROM forwards WHERE position < $1
+    const rows = await this.db.execute<ListedForwardRow>(
+      `SELECT ${FORWARD_COLUMNS}, ${LAST_ATTEMPT_COLUMN} FROM forwards WHERE position < $1
          AND ($2::text IS NULL OR destination = $2) AND ($3::text IS NULL OR status = $3) AND ($4::text IS NULL OR source = $4)
        ORDER BY position DESC LIMIT $5`,
       [
@@ -321,7 +325,7 @@ export class PostgresOutbox implements Outbox {
         query.limit,
       ],
     );
-    return rows.rows.map(forwardFromRow);
+    return rows.rows.map(listedForwardFromRow);
   }
 
   async retry(selection: RetrySelection, now: number): Promise<number> {

@@ -1,6 +1,13 @@
 import type { Database } from '../../platform/db/sqlite/driver.js';
 import { DELIVERY_COLUMNS, type DeliveryRow } from '../../deliveries/delivery-row.js';
-import { ATTEMPT_COLUMNS, FORWARD_COLUMNS, type AttemptRow, type ForwardRow } from './forward-row.js';
+import {
+  ATTEMPT_COLUMNS,
+  FORWARD_COLUMNS,
+  LAST_ATTEMPT_COLUMN,
+  type AttemptRow,
+  type ForwardRow,
+  type ListedForwardRow,
+} from './forward-row.js';
 import type { ForwardSummary } from '../../deliveries/delivery-store.js';
 
 export const UNSETTLED = "('pending', 'delivering')";
@@ -18,11 +25,6 @@ const HEADS = `SELECT position, delivery_seq, status, next_attempt_at, row_numbe
     PARTITION BY source ORDER BY status = 'delivering' DESC, delivery_seq, position) AS rank
   FROM forwards WHERE destination = ? AND status IN ${UNSETTLED}`;
 
-/**
- * The outbox on SQLite (see `Outbox`). Every write is one synchronous
- * transaction on the inbox's connection, so that a claim cannot interleave
- * with another: one process owns the file's writes at a time.
- */
 /** The outbox's statements on one connection, prepared once (sqlite-outbox.ts runs them). */
 export function outboxStatements(db: Database) {
   const prepare = <P extends unknown[], R = unknown>(sql: string) => db.prepare<P, R>(sql);
@@ -124,9 +126,9 @@ export function outboxStatements(db: Database) {
     ),
     list: prepare<
       [{ before: number; destination: string | null; status: string | null; source: string | null; limit: number }],
-      ForwardRow
+      ListedForwardRow
     >(
-      `SELECT ${FORWARD_COLUMNS} FROM forwards WHERE position < @before
+      `SELECT ${FORWARD_COLUMNS}, ${LAST_ATTEMPT_COLUMN} FROM forwards WHERE position < @before
          AND (@destination IS NULL OR destination = @destination) AND (@status IS NULL OR status = @status)
          AND (@source IS NULL OR source = @source)
        ORDER BY position DESC LIMIT @limit`,

@@ -12,6 +12,7 @@ import {
   newLease,
   withinBytes,
   responseColumn,
+  listedForwardFromRow,
 } from './forward-row.js';
 import type {
   Attempt,
@@ -22,6 +23,7 @@ import type {
   Forward,
   ForwardQuery,
   LeaseAnswer,
+  ListedForward,
   Outbox,
   RetryBudget,
   RetrySelection,
@@ -29,6 +31,11 @@ import type {
 import type { ForwardSummary, NewForward } from '../../deliveries/delivery-store.js';
 import { outboxStatements, type OutboxStatements } from './sqlite-outbox-statements.js';
 
+/**
+ * The outbox on SQLite (see `Outbox`). Every write is one synchronous
+ * transaction on the inbox's connection, so that a claim cannot interleave
+ * with another: one process owns the file's writes at a time.
+ */
 export class SqliteOutbox implements Outbox {
   private readonly q: OutboxStatements;
 
@@ -255,7 +262,7 @@ export class SqliteOutbox implements Outbox {
     return bySeq;
   }
 
-  async list(query: ForwardQuery): Promise<Forward[]> {
+  async list(query: ForwardQuery): Promise<ListedForward[]> {
     return this.q.list
       .all({
         before: query.beforePosition ?? Number.MAX_SAFE_INTEGER,
@@ -264,7 +271,7 @@ export class SqliteOutbox implements Outbox {
         source: query.source ?? null,
         limit: query.limit,
       })
-      .map(forwardFromRow);
+      .map(listedForwardFromRow);
   }
 
   async retry(selection: RetrySelection, now: number): Promise<number> {

@@ -44,7 +44,7 @@ export function installErrorHandling(app: FastifyInstance): void {
         error.statusCode === 400 && error.code.startsWith('FST_ERR_CTP_')
           ? 'invalid_body'
           : (BY_STATUS[error.statusCode] ?? 'invalid_query');
-      detail = error.message;
+      detail = error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? notJsonDetail(request) : error.message;
     } else {
       code = 'internal_error';
       detail = 'Something went wrong inside Reception; the error is in its log.';
@@ -80,6 +80,20 @@ export function sendProblem(
 
 function problemText(problem: unknown): string {
   return JSON.stringify(problem);
+}
+
+/**
+ * A body the API cannot read (its routes take JSON; the webhook route has its
+ * own parsing): what to send instead. curl's `-d` says
+ * `application/x-www-form-urlencoded` unless told otherwise.
+ */
+function notJsonDetail(request: FastifyRequest): string {
+  const type = request.headers['content-type'];
+  const said =
+    type === undefined || type.trim() === ''
+      ? 'the request has no Content-Type'
+      : `its Content-Type is "${type.split(';')[0]?.trim().slice(0, 100) ?? ''}"${/x-www-form-urlencoded/i.test(type) ? " (curl's default for -d)" : ''}`;
+  return `This API reads JSON bodies, and ${said}: send the body as JSON with Content-Type: application/json (with curl: -H 'content-type: application/json').`;
 }
 
 const PLACES: Record<string, string> = {
