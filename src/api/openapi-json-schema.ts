@@ -9,7 +9,7 @@
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
 
-function isObject(value: Json | undefined): value is JsonObject {
+function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
@@ -26,7 +26,7 @@ const MAP = ['properties', 'patternProperties', 'definitions', '$defs', 'depende
  * schema keywords are followed, so an `example` or a `default` that has an
  * `items` array is left as it is.
  */
-export function toJsonSchema2020(schema: Json | undefined): void {
+export function toJsonSchema2020(schema: unknown): void {
   if (!isObject(schema)) return;
   const { items } = schema;
   if (Array.isArray(items)) {
@@ -49,9 +49,8 @@ export function toJsonSchema2020(schema: Json | undefined): void {
 
 /** Every schema of an OpenAPI document's media types, parameters and headers, and its components. */
 export function documentSchemasTo2020(doc: { paths?: object; components?: object }): void {
-  const each = (value: unknown): JsonObject[] =>
-    (isObject(value as Json) ? Object.values(value as JsonObject) : []).filter(isObject);
-  const list = (value: unknown): JsonObject[] => (Array.isArray(value) ? (value as Json[]).filter(isObject) : []);
+  const each = (value: unknown): JsonObject[] => (isObject(value) ? Object.values(value) : []).filter(isObject);
+  const list = (value: unknown): JsonObject[] => (Array.isArray(value) ? value.filter(isObject) : []);
   const inContent = (holder: JsonObject): void => {
     for (const media of each(holder.content)) toJsonSchema2020(media.schema);
   };
