@@ -89,7 +89,7 @@ export const ROUTE_EXAMPLES: Readonly<Record<string, RouteExamples>> = {
       },
     },
   },
-  'GET /api/deliveries/{id}/raw': {},
+  'GET /api/deliveries/{id}/raw': { responses: { 200: '{"event":"push","data":{"ref":"refs/heads/main"}}' } },
   'GET /api/deliveries/{id}/files/{index}': { responses: { 200: '(the file, byte for byte as sent)' } },
   'GET /api/sources': {
     responses: {
@@ -128,7 +128,9 @@ export const ROUTE_EXAMPLES: Readonly<Record<string, RouteExamples>> = {
       },
     },
   },
-  'GET /api/stream': {},
+  'GET /api/stream': {
+    responses: { 200: `: heartbeat\n\nid: 42\nevent: delivery\ndata: ${JSON.stringify(DELIVERY)}\n\n` },
+  },
   'GET /api/refusals': {
     responses: {
       200: {

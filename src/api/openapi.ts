@@ -3,6 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import { PROBLEM_MEDIA_TYPE, problemCatalogue, type ProblemCode } from '../platform/errors/problem-catalogue.js';
 import { MAX_SOURCE_CHARS } from '../platform/http/source-name.js';
 import { withExamples } from './openapi-examples.js';
+import { documentSchemasTo2020 } from './openapi-json-schema.js';
+import { API_TAGS, withOperations } from './openapi-operations.js';
 import { ProblemSchema, ReceivedSchema } from './schemas.js';
 
 /** What the receive route can refuse with (docs/errors.md), grouped by status for its OpenAPI entry. */
@@ -50,11 +52,9 @@ function refusalResponses(): Record<string, object> {
  */
 const RECEIVE_PATH = {
   post: {
-    summary: 'Receive a webhook, answered 200 (or what the source sets) once it is committed',
     description:
       'By default a JSON object or form data. A source in the config file may take multipart/form-data, text/plain, XML, ' +
       'or any type (`accept`), and answer with a status from 200 to 299, headers and a body of its own (`response`).',
-    security: [],
     parameters: [
       {
         name: 'source',
@@ -69,13 +69,13 @@ const RECEIVE_PATH = {
       content: {
         'application/json': { schema: { type: 'object' } },
         'application/x-www-form-urlencoded': { schema: { type: 'object' } },
-        'multipart/form-data': { schema: { type: 'object' }, description: 'With `accept: [multipart]`' },
-        'text/plain': { schema: { type: 'string' }, description: 'With `accept: [text]`' },
+        // A Media Type Object has no description of its own: each says it in its schema.
+        'multipart/form-data': { schema: { type: 'object', description: 'With `accept: [multipart]`' } },
+        'text/plain': { schema: { type: 'string', description: 'With `accept: [text]`' } },
         'application/xml': {
-          schema: { type: 'string' },
-          description: 'With `accept: [xml]`; text/xml and application/*+xml too',
+          schema: { type: 'string', description: 'With `accept: [xml]`; text/xml and application/*+xml too' },
         },
-        '*/*': { schema: {}, description: 'With `accept: [any]`: any type, or none' },
+        '*/*': { schema: { description: 'With `accept: [any]`: any type, or none' } },
       },
     },
     responses: {
@@ -102,7 +102,11 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         title: 'Reception',
         version: '0.1.0',
         description: 'A self-hosted receiver for webhooks. Send with POST /api/webhook/{source}; read with a bearer token.',
+        license: { name: 'MIT', identifier: 'MIT' },
       },
+      // The server that serves this document (a relative URL: wherever Reception runs).
+      servers: [{ url: '/' }],
+      tags: API_TAGS.map((tag) => ({ ...tag })),
       components: {
         securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
       },
@@ -113,6 +117,8 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       const doc = documents.openapiObject;
       doc.paths = Object.assign({ '/api/webhook/{source}': structuredClone(RECEIVE_PATH) }, doc.paths);
       withExamples(doc.paths as Parameters<typeof withExamples>[0]);
+      withOperations(doc.paths as Parameters<typeof withOperations>[0]);
+      documentSchemasTo2020(doc);
       return doc;
     },
   });

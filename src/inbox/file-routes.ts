@@ -30,7 +30,7 @@ export const fileRoutes: FastifyPluginAsyncTypebox<FileRoutesOptions> = async (a
     '/api/deliveries/:id/files/:index',
     {
       schema: {
-        summary: "One file of a multipart delivery: its bytes as sent, as an attachment with the sender's file name",
+        description: "One file of a multipart delivery: its bytes as sent, as an attachment with the sender's file name",
         params: FileParamsSchema,
         response: {
           // For the document only: a Buffer is sent as it is, never serialized.

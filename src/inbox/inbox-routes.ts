@@ -154,7 +154,17 @@ export const inboxRoutes: FastifyPluginAsyncTypebox<InboxRoutesOptions> = async 
   app.get(
     '/api/deliveries/:id/raw',
     {
-      schema: { params: DeliveryRefParamsSchema },
+      schema: {
+        params: DeliveryRefParamsSchema,
+        response: {
+          // For the document only: a Buffer is sent as it is, never serialized.
+          200: Type.Unsafe<Buffer>({
+            description: 'The body bytes exactly as received, with the Content-Type they came with',
+            content: { '*/*': { schema: { type: 'string', format: 'binary' } } },
+          }),
+          ...errors,
+        },
+      },
     },
     async (request, reply) => {
       const delivery = await deliveryOrNotFound(store, request.params.id);

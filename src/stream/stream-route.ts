@@ -39,7 +39,19 @@ export const streamRoute: FastifyPluginAsyncTypebox<StreamRouteOptions> = async 
   app.get(
     '/api/stream',
     {
-      schema: { querystring: StreamQuerySchema, response: { 400: ProblemSchema, 401: ProblemSchema, 429: ProblemSchema } },
+      schema: {
+        querystring: StreamQuerySchema,
+        response: {
+          // For the document only: the reply is hijacked and written as events, never serialized.
+          200: Type.Unsafe<never>({
+            description: 'One `delivery` event per delivery: `id` its seq, `data` the Delivery JSON; a comment as heartbeat',
+            content: { 'text/event-stream': { schema: { type: 'string' } } },
+          }),
+          400: ProblemSchema,
+          401: ProblemSchema,
+          429: ProblemSchema,
+        },
+      },
     },
     async (request, reply) => {
       const source = sourceFilter(request.query.source);

@@ -50,7 +50,7 @@ describe.skipIf(skipBrowserTests)('the API docs page in Chromium', () => {
     }
 
     // An operation opened shows its example, not a schema's placeholder values.
-    await page.locator('#operations-default-get_api_deliveries, .opblock-get:has([data-path="/api/deliveries"])').first().click();
+    await page.locator('#operations-inbox-listDeliveries').first().click();
     await expect
       .poll(() => page.locator('.opblock.is-open .example, .opblock.is-open .microlight').first().textContent())
       .toContain('"source": "github"');

@@ -14,7 +14,7 @@ function newestSourceMs(): number {
     join(WEB, 'index.html'),
     join(WEB, 'vite.config.ts'),
     ...readdirSync(join(WEB, 'src')).map((f) => join(WEB, 'src', f)),
-    ...readdirSync(join(ROOT, 'src', 'text')).map((f) => join(ROOT, 'src', 'text', f)),
+    ...readdirSync(join(ROOT, 'src', 'platform', 'text')).map((f) => join(ROOT, 'src', 'platform', 'text', f)),
     join(ROOT, 'src', 'verify', 'failure-text.ts'),
   ];
   return Math.max(...files.map((f) => statSync(f).mtimeMs));

@@ -7,6 +7,35 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
  */
 const MAX_SOURCE_LABELS = 500;
 
+/**
+ * prom-client's default metrics count Node's active handles, requests and
+ * resources in gauges named `nodejs_active_…_total`; `_total` is for
+ * counters, and `promtool check metrics` refuses a gauge named so. The same
+ * numbers are kept, as `nodejs_active_handles_all`,
+ * `nodejs_active_requests_all` and `nodejs_active_resources_all` (docs/running.md).
+ */
+function renameTotalGauges(registry: Registry): void {
+  const what = {
+    handles: 'Active libuv handles',
+    requests: 'Active libuv requests',
+    resources: 'Active resources keeping the event loop alive',
+  };
+  for (const [kind, text] of Object.entries(what)) {
+    const old = registry.getSingleMetric(`nodejs_active_${kind}_total`);
+    if (old === undefined) continue; // a Node without the function it reads
+    registry.removeSingleMetric(`nodejs_active_${kind}_total`);
+    new Gauge({
+      name: `nodejs_active_${kind}_all`,
+      help: `${text}, of every type (nodejs_active_${kind} summed over type).`,
+      registers: [registry],
+      async collect() {
+        const { values } = await old.get();
+        this.set(values[0]?.value ?? 0);
+      },
+    });
+  }
+}
+
 /** The Prometheus metrics of one Reception instance, in a registry of its own. */
 export class Metrics {
   readonly registry = new Registry();
@@ -90,6 +119,7 @@ export class Metrics {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+    renameTotalGauges(this.registry);
   }
 
   /**
