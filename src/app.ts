@@ -109,7 +109,7 @@ export interface App {
 
 /**
  * Builds the whole HTTP side without listening. The raw `node:http` front
- * door (http/edge/) takes every request first and handles the webhook route
+ * door (receive/edge/) takes every request first and handles the webhook route
  * itself (measured: see bench/RESULTS.md); everything else is Fastify with
  * TypeBox schemas.
  */

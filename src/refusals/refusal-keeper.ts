@@ -30,7 +30,7 @@ export interface RefusalFacts {
   body: readonly Buffer[];
   /**
    * The body was not read before the answer: its start is taken from what
-   * arrives after it, as the connection discards the rest (http/edge).
+   * arrives after it, as the connection discards the rest (receive/edge).
    */
   bodyUnread: boolean;
 }
