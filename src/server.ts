@@ -46,6 +46,11 @@ export async function startServer(settings: Settings): Promise<void> {
   const metrics = new Metrics();
   const config = loadConfig(settings);
   logConfig(start, config, 'config loaded');
+  if (settings.acceptAny === 'on') {
+    start.logger.warn(
+      'RECEPTION_ACCEPT_ANY=on: sources the config file does not name take every body and any JSON; for trying things out, not for production',
+    );
+  }
   releaseInterrupted(start, store, config.destinations);
   const app = await buildApp({
     ...settings,
@@ -174,7 +179,7 @@ function loadConfig(settings: Settings): LoadedConfig {
 /** The source rules and destinations of a validated config file. */
 function builtConfig(settings: Settings, config: ConfigFile | undefined): LoadedConfig {
   return {
-    rules: SourceRules.fromConfig(config, { maxBodyBytes: settings.maxBodyBytes, anyJson: false }),
+    rules: SourceRules.fromConfig(config, { maxBodyBytes: settings.maxBodyBytes, anyJson: false }, settings.acceptAny === 'on'),
     destinations: resolveDestinations(config?.destinations),
   };
 }

@@ -3,7 +3,7 @@ import { createVerifier } from '../verify/create-verifier.js';
 import type { Verifier } from '../verify/verifier.js';
 import { compileRoutes, type Route } from '../forwarding/routes.js';
 import { RateLimiter } from './rate-limiter.js';
-import { DEFAULT_ACCEPT, type AcceptKind } from '../body/media-type.js';
+import { ACCEPT_KINDS, DEFAULT_ACCEPT, type AcceptKind } from '../body/media-type.js';
 import { compileAnswer, type CustomAnswer } from './custom-answer.js';
 
 /** What a source may change about receiving. */
@@ -48,8 +48,12 @@ export class SourceRules {
     readonly strict: boolean,
     defaults: SourcePolicy,
     sources: Record<string, SourceConfig> = {},
+    /** Sources the file does not name take every body (RECEPTION_ACCEPT_ANY=on). */
+    acceptAny = false,
   ) {
-    this.unconfigured = { policy: defaults, accept: DEFAULT_ACCEPT, onFailure: 'reject', routes: [] };
+    this.unconfigured = acceptAny
+      ? { policy: { ...defaults, anyJson: true }, accept: ACCEPT_KINDS, onFailure: 'reject', routes: [] }
+      : { policy: defaults, accept: DEFAULT_ACCEPT, onFailure: 'reject', routes: [] };
     for (const [name, config] of Object.entries(sources)) {
       try {
         this.rules.set(name, resolveRule(config, defaults));
@@ -59,8 +63,8 @@ export class SourceRules {
     }
   }
 
-  static fromConfig(config: ConfigFile | undefined, defaults: SourcePolicy): SourceRules {
-    return new SourceRules(config?.strict ?? false, defaults, config?.sources ?? {});
+  static fromConfig(config: ConfigFile | undefined, defaults: SourcePolicy, acceptAny = false): SourceRules {
+    return new SourceRules(config?.strict ?? false, defaults, config?.sources ?? {}, acceptAny);
   }
 
   /** The source's rule; undefined when strict mode refuses a source the file does not name. */

@@ -39,6 +39,8 @@ export interface SettingValues {
   streamMaxBufferedBytes: number;
   /** How long a push forward's lease lasts unless renewed, in ms: how long a crashed instance's attempts stay its own. */
   forwardLeaseMs: number;
+  /** What the sources the config file does not name take: the contract's JSON objects and forms, or every body (for trying things out). */
+  acceptAny: 'off' | 'on';
   logLevel: string;
   /** `auto`: short readable lines when stdout is a terminal, JSON otherwise. */
   logFormat: LogFormat;
@@ -287,6 +289,14 @@ export const SETTINGS: SettingsTable = {
     kind: integer(10_000, 1_000, 12_000),
     help: "How long a push forward's lease lasts unless renewed (every third of it); the forwards of a crashed instance are sent again within it.",
     doc: "how long the lease of a forward being pushed lasts unless renewed (1000 to 12000): each instance renews its leases every third of it while it lives, so the forwards of an instance that crashed are attempted again by another instance, or the restarted one, within this and a second (the contract's 15 s). Shorter takes over sooner; renewals that fail for nearly this long make forwards go back unattempted",
+  },
+  acceptAny: {
+    env: 'RECEPTION_ACCEPT_ANY',
+    flag: 'accept-any',
+    value: 'on|off',
+    kind: oneOf(['off', 'on'] as const, 'off'),
+    help: 'on: sources the config file does not name take every body (any content type, any JSON), for trying things out.',
+    doc: '`on`: every source that the config file does not name takes every body, of any content type or none, and any JSON value (as `accept: [json, form, multipart, text, xml, any]` with `anyJson: true` would), so that a first try needs no config file; a source the file names keeps its own rules. `off` (the default, and what production wants): such sources take JSON objects and forms, and answer `415` to the rest with what to add to the config file',
   },
   logLevel: {
     env: 'RECEPTION_LOG_LEVEL',

@@ -53,6 +53,7 @@ export function loadSettings(env: Env = process.env): Settings {
     streamHeartbeatMs: read(SETTINGS.streamHeartbeatMs),
     streamMaxBufferedBytes: read(SETTINGS.streamMaxBufferedBytes),
     forwardLeaseMs: read(SETTINGS.forwardLeaseMs),
+    acceptAny: read(SETTINGS.acceptAny),
     logLevel: read(SETTINGS.logLevel),
     logFormat: read(SETTINGS.logFormat),
   };
