@@ -110,7 +110,9 @@ export function promlintProblems(text: string): string[] {
     }
     const [, name = '', labels = '', value = ''] = sample;
     if (!METRIC_NAME.test(name)) problems.push(`${name}: not a valid metric name`);
-    if (Number.isNaN(Number(value)) && !['NaN', '+Inf', '-Inf'].includes(value))
+    // Prometheus reads a value with Go's strconv.ParseFloat, which takes NaN and Inf in any case
+    // (prom-client writes `Nan` for a gauge with no data yet, such as the event loop lag's mean at first).
+    if (Number.isNaN(Number(value)) && !/^[+-]?(nan|inf|infinity)$/i.test(value))
       problems.push(`${name}: value ${value} is not a number`);
     const owner = family(familyOf(families, name));
     owner.samples += 1;

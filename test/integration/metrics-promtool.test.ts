@@ -38,6 +38,16 @@ describe('/metrics and promtool', () => {
     expect(Number(handles?.[1])).toBeGreaterThan(0);
   });
 
+  it('reads values as Prometheus does: NaN in any case (prom-client writes Nan for a gauge with no data yet), not a word', async () => {
+    const gauge = (value: string): string => `# HELP x_seconds a gauge\n# TYPE x_seconds gauge\nx_seconds ${value}\n`;
+    expect(promlintProblems(gauge('Nan'))).toEqual([]);
+    expect(promlintProblems(gauge('Bogus'))).toEqual(['x_seconds: value Bogus is not a number']);
+    if (promtool !== undefined) {
+      expect((await promtoolCheckMetrics(promtool, gauge('Nan'))).code).toBe(0);
+      expect((await promtoolCheckMetrics(promtool, gauge('Bogus'))).code).not.toBe(0);
+    }
+  });
+
   it.runIf(promtool !== undefined)('passes `promtool check metrics`', async () => {
     const { code, output } = await promtoolCheckMetrics(promtool ?? 'promtool', exposition);
     expect(output).toBe('');
