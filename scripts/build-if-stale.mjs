@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import process from 'node:process';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, URL } from 'node:url';
 
 /** What the build reads: the sources, the page, and the files that say how to build them. */
 const INPUTS = ['src', 'web', 'scripts/copy-assets.mjs', 'package.json', 'package-lock.json', 'tsconfig.json'];
