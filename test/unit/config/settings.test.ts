@@ -42,6 +42,7 @@ describe('loadSettings', () => {
       streamHeartbeatMs: 10_000,
       streamMaxBufferedBytes: 8 * 1024 * 1024,
       forwardLeaseMs: 10_000,
+      acceptAny: 'off',
     });
   });
 
@@ -73,6 +74,7 @@ describe('loadSettings', () => {
       RECEPTION_STREAM_HEARTBEAT_MS: '1000',
       RECEPTION_STREAM_BUFFER_BYTES: '4096',
       RECEPTION_FORWARD_LEASE_MS: '2000',
+      RECEPTION_ACCEPT_ANY: 'on',
     };
     // Every setting of the table is set here.
     expect(Object.keys(env).sort()).toEqual(
@@ -108,6 +110,7 @@ describe('loadSettings', () => {
       streamHeartbeatMs: 1000,
       streamMaxBufferedBytes: 4096,
       forwardLeaseMs: 2000,
+      acceptAny: 'on',
       // Every variable above is one that a setting reads.
       ignoredVariables: [],
     });
