@@ -159,7 +159,12 @@ describe.runIf(onPostgres)('kill -9 of one PostgreSQL instance while another run
     const ids = await sendSome(a, SOURCE, COUNT, 'ab');
     const byA = (): string[] =>
       destination.requests.filter((r) => r.headers['x-instance'] === 'a').map((r) => String(r.headers['webhook-id']));
-    await eventually(() => byA().length >= 3, 10_000, 'instance a had no attempts in flight');
+    // Both instances claim from the one outbox; on a loaded machine a may start its first attempts late.
+    await eventually(
+      () => byA().length >= 3,
+      30_000,
+      () => `instance a had no attempts in flight (requests: ${destination.requests.length}, from a: ${byA().length})`,
+    );
     const heldByA = byA();
     const killedAt = Date.now();
     await kill(a);
