@@ -1,7 +1,8 @@
-// `npm start` runs this first (prestart): it builds (`npm run build`) only when something the
-// build reads changed since the last build finished, so that a second start takes a second
-// instead of a minute. `npm run build` writes the stamp (`--stamp`) when it succeeds; a build
-// that failed or was stopped leaves the old stamp, so the next start builds again.
+// `npm start` runs this first (prestart): it builds (`npm run build:quick`, the transpile-only build
+// of scripts/transpile.mjs) only when something the build reads changed since the last build
+// finished, so that a second start takes a second instead of a minute. Both builds write the stamp
+// (`--stamp`) when they succeed; a build that failed or was stopped leaves the old stamp, so the
+// next start builds again.
 // Usage: node scripts/build-if-stale.mjs         build when stale, say nothing when current
 //        node scripts/build-if-stale.mjs --stamp  record that the build just finished
 //        node scripts/build-if-stale.mjs --check  exit 0 when current, 1 (saying why) when a build is due
@@ -13,7 +14,15 @@ import process from 'node:process';
 import { fileURLToPath, URL } from 'node:url';
 
 /** What the build reads: the sources, the page, and the files that say how to build them. */
-const INPUTS = ['src', 'web', 'scripts/copy-assets.mjs', 'package.json', 'package-lock.json', 'tsconfig.json'];
+const INPUTS = [
+  'src',
+  'web',
+  'scripts/copy-assets.mjs',
+  'scripts/transpile.mjs',
+  'package.json',
+  'package-lock.json',
+  'tsconfig.json',
+];
 /** Not inputs: what the build writes, and what only the tests and the linter read. */
 const SKIPPED = new Set(['web/dist', 'node_modules']);
 const STAMP = 'dist/.build-stamp';
@@ -63,10 +72,11 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     }
     if (reason !== undefined) {
       process.stderr.write(
-        `Building Reception before it starts (${reason}): TypeScript into dist/ and the web page into web/dist ` +
-          '(about 20 to 60 s; it prints nothing meanwhile). Then it starts and prints the address of its page.\n',
+        `Building Reception before it starts (${reason}): TypeScript into dist/, transpiled without a ` +
+          'type check (`npm run build` checks types), and the web page into web/dist; a few seconds. ' +
+          'Then it starts and prints the address of its page.\n',
       );
-      const build = spawnSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' });
+      const build = spawnSync('npm', ['run', 'build:quick', '--silent'], { cwd: root, stdio: 'inherit' });
       process.exit(build.status ?? 1);
     }
   }
