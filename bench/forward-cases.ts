@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MEASURED_SOURCE, receptionCommand, REFERENCE_SERVER, WARMUP_SOURCE, type StartCommand } from './cases.js';
 import { call, destinationCounts, storedTotal, type Api } from './forward-api.js';
+import type { LatencyResult } from './forward-latency.js';
 import type { LoadGenerator, LoadResult } from './load.js';
 import type { PullResult } from './pull-consumer.js';
 import { startServer, type ServerUnderTest } from './server-process.js';
@@ -110,7 +111,7 @@ export interface DrainResult {
   error?: string;
 }
 
-export type ForwardResult = SustainedResult | DrainResult;
+export type ForwardResult = SustainedResult | DrainResult | LatencyResult;
 
 export interface ForwardCase {
   name: string;

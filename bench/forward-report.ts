@@ -1,4 +1,5 @@
 import type { DrainResult, ForwardResult, IngestOnly, SustainedResult } from './forward-cases.js';
+import { latencyLines, type LatencyResult } from './forward-latency.js';
 
 /** The forwarding cases' part of the report, in markdown (bench/forward-cases.ts). */
 
@@ -95,5 +96,6 @@ export function forwardMarkdown(results: readonly ForwardResult[], round?: numbe
     );
   }
   for (const drain of drains) lines.push('', ...drainLines(drain));
+  for (const latency of results.filter((r): r is LatencyResult => r.kind === 'latency')) lines.push('', ...latencyLines(latency));
   return `${lines.join('\n')}\n`;
 }

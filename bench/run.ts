@@ -9,6 +9,7 @@ import { stopChild } from './child-processes.js';
 import { measureDiskWriteRate, startDiskProbe, SLOW_SYNC_MS } from './disk-probe.js';
 import type { ForwardCase, ForwardResult, IngestOnly } from './forward-cases.js';
 import { DRAIN_CASE } from './forward-drain.js';
+import { LATENCY_CASE } from './forward-latency.js';
 import { forwardMarkdown } from './forward-report.js';
 import { SUSTAINED_CASES } from './forward-sustained.js';
 import { chooseLoadGenerator, jsonBody, type LoadGenerator } from './load.js';
@@ -67,7 +68,7 @@ const drainForwards = whole('BENCH_DRAIN_FORWARDS', 100_000, 1, 10_000_000);
 const forwardRounds = whole('BENCH_FORWARD_ROUNDS', 1, 0, 20);
 /** The JSON body's size: 1 KiB, or 64 KiB and 1 MiB for the large-body measurements (issue 22). */
 const bodyBytes = whole('BENCH_BODY_BYTES', 1024, 64, 5 * 1024 * 1024);
-const FORWARD_CASES: readonly ForwardCase[] = [...SUSTAINED_CASES, DRAIN_CASE];
+const FORWARD_CASES: readonly ForwardCase[] = [...SUSTAINED_CASES, DRAIN_CASE, LATENCY_CASE];
 /** The case whose rate the forwarding cases are compared with: receiving alone, at the same durability. */
 const INGEST_ONLY = 'reception durability=full';
 const only = (process.env.BENCH_CASES ?? '')
@@ -359,24 +360,27 @@ async function main(): Promise<number> {
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       report.problems.push(`${forwardCase.name} (round ${round}): ${message}`);
+      const failed = { name: forwardCase.name, description: forwardCase.description, check: '–', error: message.split('\n')[0] };
       result =
-        forwardCase.name === DRAIN_CASE.name
-          ? {
-              kind: 'drain',
-              name: forwardCase.name,
-              description: forwardCase.description,
-              rows: [],
-              check: '–',
-              error: message.split('\n')[0],
-            }
-          : {
-              kind: 'sustained',
-              name: forwardCase.name,
-              description: forwardCase.description,
-              samples: [],
-              check: '–',
-              error: message.split('\n')[0],
-            };
+        forwardCase.name === LATENCY_CASE.name
+          ? { kind: 'latency', rows: [], ...failed }
+          : forwardCase.name === DRAIN_CASE.name
+            ? {
+                kind: 'drain',
+                name: forwardCase.name,
+                description: forwardCase.description,
+                rows: [],
+                check: '–',
+                error: message.split('\n')[0],
+              }
+            : {
+                kind: 'sustained',
+                name: forwardCase.name,
+                description: forwardCase.description,
+                samples: [],
+                check: '–',
+                error: message.split('\n')[0],
+              };
     }
     if (ingestOnly !== undefined) result.ingestOnly = ingestOnly;
     settle();
