@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { stopChild } from './child-processes.js';
+import { largeConfigText } from './large-config.js';
 import { startServer } from './server-process.js';
 
 /**
@@ -22,18 +23,6 @@ const VALUES = Number(process.env.BENCH_VALUES ?? 200_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const POLL_PAUSE_MS = 5;
 const QUIET_MS = 6000;
-
-function configText(values: number): string {
-  const list = Array.from({ length: values }, (_, n) => `evt.${n}`).join(', ');
-  return `sources:
-  open:
-    forward:
-      - to: sink
-        filter: { eventType: { $in: [${list}] } }
-destinations:
-  sink: { url: "http://127.0.0.1:9/hook", allowPrivateNetwork: true }
-`;
-}
 
 /**
  * When (performance.now()) the server's log first has a line with this
@@ -137,7 +126,7 @@ async function round(dir: string, configFile: string): Promise<{ reloadMs: numbe
 const dir = mkdtempSync(join(tmpdir(), 'reception-bench-reload-'));
 try {
   const configFile = join(dir, 'reception.yaml');
-  writeFileSync(configFile, configText(VALUES));
+  writeFileSync(configFile, largeConfigText(VALUES));
   process.stdout.write(`${MAIN}: a ${(statSync(configFile).size / 1e6).toFixed(2)} MB config, $in of ${VALUES} values\n`);
   for (let n = 1; n <= ROUNDS; n += 1) {
     const roundDir = join(dir, `round-${n}`);

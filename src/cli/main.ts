@@ -96,16 +96,46 @@ async function main(argv: string[]): Promise<number | undefined> {
   }
   const hoisted = first?.startsWith('-') === true ? commandAfterFlags(argv) : undefined;
   if (hoisted !== undefined) return runCommand(hoisted.command.spec.name, hoisted.command.run, hoisted.argv);
-  if (first === undefined || first.startsWith('-')) return runCommand(serveSpec.name, runServe, argv);
-  const command = COMMANDS.find((c) => c.spec.name === first);
-  if (command === undefined) {
-    const names = COMMANDS.map((c) => c.spec.name);
-    const near = nearestWithin(first, names, 2);
-    throw new UsageError(
-      `unknown command "${escapeForTerminal(first)}"${near === undefined ? '' : ` (did you mean "${near}"?)`}. Commands: ${[...names, 'version', 'help'].join(', ')}.`,
-    );
+  // Flags alone (or nothing) mean serve; a word among them that is no flag's value is a command, known or not.
+  const at = first === undefined || first.startsWith('-') ? commandWordAfterFlags(argv) : 0;
+  if (at === undefined) return runCommand(serveSpec.name, runServe, argv);
+  const word = argv[at] ?? '';
+  const command = COMMANDS.find((c) => c.spec.name === word);
+  if (command === undefined) throw unknownCommand(word);
+  // A known command after flags that are not all its own: its parser names the one it does not take.
+  return runCommand(command.spec.name, command.run, [...argv.slice(0, at), ...argv.slice(at + 1)]);
+}
+
+function unknownCommand(word: string): UsageError {
+  const names = COMMANDS.map((c) => c.spec.name);
+  const near = nearestWithin(word, names, 2);
+  return new UsageError(
+    `unknown command "${escapeForTerminal(word)}"${near === undefined ? '' : ` (did you mean "${near}"?)`}. Commands: ${[...names, 'version', 'help'].join(', ')}.`,
+  );
+}
+
+/** Every command's flags that take a value, as written: `--token`, `-q`. */
+const VALUE_FLAGS = new Set(
+  COMMANDS.flatMap((c) =>
+    c.spec.flags
+      .filter((flag) => flag.type === 'string')
+      .flatMap((flag) => [`--${flag.name}`, ...(flag.short === undefined ? [] : [`-${flag.short}`])]),
+  ),
+);
+
+/**
+ * The index of the first word that is neither a flag nor the value of a flag
+ * that takes one (of any command): `forwrds` in `--token x forwrds`. None
+ * (undefined) when the words are flags alone, or after `--`.
+ */
+function commandWordAfterFlags(argv: string[]): number | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i] ?? '';
+    if (word === '--') return undefined;
+    if (!word.startsWith('-') || word === '-') return i;
+    if (VALUE_FLAGS.has(word)) i++;
   }
-  return runCommand(command.spec.name, command.run, argv.slice(1));
+  return undefined;
 }
 
 /**
@@ -114,7 +144,7 @@ async function main(argv: string[]): Promise<number | undefined> {
  * (with their values) gets them, ahead of its own arguments, so that one
  * written after the command wins. A word that is a flag's value is not a
  * command (`--token tail forwards` runs forwards with the token "tail").
- * No command name there: the flags are serve's, as before.
+ * No command name there: `commandWordAfterFlags` looks for a mistyped one.
  */
 function commandAfterFlags(argv: string[]): { command: Command; argv: string[] } | undefined {
   for (let i = 1; i < argv.length; i++) {

@@ -1,5 +1,7 @@
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { ConfigFileError, loadConfigFile } from '../config/source-config.js';
+import { hmac } from '../verify/constant-time.js';
+import { decodeSecretKey } from '../verify/standard-webhooks.js';
 import { nearestWithin } from '../platform/text/edit-distance.js';
 import { escapeForTerminal } from '../platform/text/terminal-safe.js';
 import { cannotConnect, isRecord } from './api-client.js';
@@ -112,21 +114,20 @@ function signature(
   seconds: number,
   headers: Record<string, string>,
 ): Record<string, string> {
-  const hmac = (key: string | Buffer, text: string): Buffer => createHmac('sha256', key).update(text).digest();
   switch (scheme) {
     case 'github':
-      return { 'x-hub-signature-256': `sha256=${hmac(secret, body).toString('hex')}` };
+      return { 'x-hub-signature-256': `sha256=${hmac('sha256', secret, body).toString('hex')}` };
     case 'stripe':
-      return { 'stripe-signature': `t=${seconds},v1=${hmac(secret, `${seconds}.${body}`).toString('hex')}` };
+      return { 'stripe-signature': `t=${seconds},v1=${hmac('sha256', secret, `${seconds}.${body}`).toString('hex')}` };
     case 'slack':
-      return { 'x-slack-signature': `v0=${hmac(secret, `v0:${seconds}:${body}`).toString('hex')}` };
+      return { 'x-slack-signature': `v0=${hmac('sha256', secret, `v0:${seconds}:${body}`).toString('hex')}` };
     case 'shopify':
-      return { 'x-shopify-hmac-sha256': hmac(secret, body).toString('base64') };
+      return { 'x-shopify-hmac-sha256': hmac('sha256', secret, body).toString('base64') };
     case 'standard-webhooks': {
-      const key = Buffer.from(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'base64');
-      if (key.length === 0) throw new UsageError('--secret: a Standard Webhooks secret is whsec_ followed by a base64 key.');
+      const key = decodeSecretKey(secret);
+      if (key === undefined) throw new UsageError('--secret: a Standard Webhooks secret is whsec_ followed by a base64 key.');
       const id = headers['webhook-id'] ?? '';
-      return { 'webhook-signature': `v1,${hmac(key, `${id}.${seconds}.${body}`).toString('base64')}` };
+      return { 'webhook-signature': `v1,${hmac('sha256', key, `${id}.${seconds}.${body}`).toString('base64')}` };
     }
   }
 }

@@ -28,10 +28,13 @@ export const pullRoutes: FastifyPluginAsyncTypebox<PullRoutesOptions> = async (a
     '/api/destinations/:name/claim',
     {
       schema: { params: NameParamsSchema, body: Type.Optional(ClaimBodySchema), response: { 200: ClaimAnswerSchema, ...errors } },
-      // Before the body is validated: an unknown destination is 404 (a push one 409) whatever the body,
-      // and no body at all (`curl -X POST`) is the defaults, as `{}` is.
-      preValidation: async (request) => {
+      // Before the body is parsed (after the token check, a hook of forwardRoutes): an unknown destination
+      // is 404 (a push one 409) whatever the body and its type, a form's 415 included.
+      onRequest: async (request) => {
         pullDestination(forwarder.get(request.params.name), request.params.name);
+      },
+      // No body at all (`curl -X POST`) is the defaults, as `{}` is.
+      preValidation: async (request) => {
         if (request.body === undefined || request.body === null) request.body = {};
       },
     },

@@ -51,9 +51,12 @@ export class SourceRules {
     /** Sources the file does not name take every body (RECEPTION_ACCEPT_ANY=on). */
     acceptAny = false,
   ) {
-    this.unconfigured = acceptAny
-      ? { policy: { ...defaults, anyJson: true }, accept: ACCEPT_KINDS, onFailure: 'reject', routes: [] }
-      : { policy: defaults, accept: DEFAULT_ACCEPT, onFailure: 'reject', routes: [] };
+    this.unconfigured = {
+      policy: { ...defaults, anyJson: acceptAny || defaults.anyJson },
+      accept: acceptAny ? ACCEPT_KINDS : DEFAULT_ACCEPT,
+      onFailure: 'reject',
+      routes: [],
+    };
     for (const [name, config] of Object.entries(sources)) {
       try {
         this.rules.set(name, resolveRule(config, defaults));

@@ -76,12 +76,15 @@ function v1Signatures(header: string): Buffer[] {
 }
 
 /**
- * Base64 as the standardwebhooks library decodes a secret: at least four
+ * The key of a secret, `whsec_` (which may be left off) followed by base64
+ * decoded as the standardwebhooks library decodes it: at least four
  * characters, padding optional (at most two `=`), unused trailing bits
  * ignored. Senders' dashboards show canonical keys, but a key copied without
  * its padding still works with the sender's own library, so it works here.
+ * Answers undefined when the secret is not such a key.
  */
-function decodeSecretKey(text: string): Buffer | undefined {
+export function decodeSecretKey(secret: string): Buffer | undefined {
+  const text = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
   if (text.length < 4 || !/^[A-Za-z0-9+/]+={0,2}$/.test(text)) return undefined;
   if (text.replace(/=+$/, '').length % 4 === 1) return undefined;
   const key = Buffer.from(text, 'base64');
@@ -89,8 +92,7 @@ function decodeSecretKey(text: string): Buffer | undefined {
 }
 
 function decodeSecret(secret: string, index: number): Buffer {
-  const encoded = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
-  const key = decodeSecretKey(encoded);
+  const key = decodeSecretKey(secret);
   if (key === undefined) {
     throw new VerifyConfigError(`secrets[${index}]`, 'expected `whsec_` followed by a base64 key, as the sender shows it');
   }

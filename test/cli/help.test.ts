@@ -113,6 +113,24 @@ describe('command line mistakes exit 2 with a clear message', () => {
     expect(stderr).toContain('reception --help');
   });
 
+  it('a mistyped command after flags: unknown, with the near one, and no server started', async () => {
+    for (const args of [
+      ['--token', TOKEN, 'forwrds'],
+      [`--token=${TOKEN}`, 'forwrds'],
+      ['--url', 'http://127.0.0.1:9', '--token', TOKEN, 'forwrds'],
+    ]) {
+      const { code, stderr, stdout } = await runCli(args);
+      expect(code, args.join(' ')).toBe(2);
+      expect(stdout).toBe('');
+      expect(stderr).toContain('unknown command "forwrds" (did you mean "forwards"?)');
+      expect(stderr).toContain('reception --help');
+    }
+    // A known command after flags it does not take: its own parser names the flag.
+    const known = await runCli(['--port', '8080', 'tail']);
+    expect(known.code).toBe(2);
+    expect(known.stderr).toContain('unknown flag --port for "reception tail"');
+  });
+
   it("an unknown flag, named, with the command's help to read", async () => {
     const { code, stderr } = await runCli(['tail', '--sauce', 'x']);
     expect(code).toBe(2);

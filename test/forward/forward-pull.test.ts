@@ -153,17 +153,27 @@ describe.each(STORES)('pull destinations (%s)', (kind) => {
         json: JSON.parse(await res.text()) as Record<string, unknown>,
       };
     };
-    // `curl -X POST …/nope/claim`, with and without a JSON type, and with a body of the wrong shape: 404 each time.
+    // `curl -X POST …/nope/claim`, with and without a JSON type, with a body of the wrong shape, and as a form
+    // (`curl -d`, the 415 below for a known destination): 404 each time.
     for (const [headers, body] of [
       [{}, undefined],
       [{ 'content-type': 'application/json' }, undefined],
       [{ 'content-type': 'application/json' }, '{"max":"x"}'],
+      [{ 'content-type': 'application/x-www-form-urlencoded' }, '{"max":10}'],
+      [{ 'content-type': 'text/plain' }, 'max=10'],
     ] as const) {
       expect(await post('nope', headers, body), JSON.stringify(headers)).toMatchObject({
         status: 404,
         json: { code: 'not_found' },
       });
     }
+    // The token is still checked first: without it, an unknown destination is 401, not 404.
+    const anonymous = await fetch(`${running.url}/api/destinations/nope/claim`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: '{"max":10}',
+    });
+    expect(anonymous.status).toBe(401);
     // `curl -d '{"max":10}' …/claim`: curl's default type is a form; the problem says what to add.
     const form = await post('worker', { 'content-type': 'application/x-www-form-urlencoded' }, '{"max":10}');
     expect(form).toMatchObject({ status: 415, json: { code: 'unsupported_media_type' } });

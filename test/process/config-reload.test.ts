@@ -13,6 +13,7 @@ import { API_TOKEN, ServerChildren } from '../helpers/server-children.js';
 import { eventually } from '../helpers/eventually.js';
 
 import { ConfigFileError, loadConfigFile } from '../../src/config/source-config.js';
+import { largeConfigText } from '../../bench/large-config.js';
 
 /**
  * The config file in a real process (CONTRACT 4, issue 4): SIGHUP reloads it
@@ -104,23 +105,6 @@ function startMessage(file: string): string {
     throw error;
   }
   throw new Error(`${file} loads`);
-}
-
-/**
- * A valid file of about 2 MB: `open` forwards the deliveries whose event
- * type is one of `values` listed values (a YAML flow list), which takes the
- * YAML parser seconds.
- */
-function bigConfig(values: number): string {
-  const list = Array.from({ length: values }, (_, n) => `evt.${n}`).join(', ');
-  return `sources:
-  open:
-    forward:
-      - to: sink
-        filter: { eventType: { $in: [${list}] } }
-destinations:
-  sink: { url: "http://127.0.0.1:9/hook", allowPrivateNetwork: true }
-`;
 }
 
 interface LoadReport {
@@ -262,7 +246,7 @@ describe('SIGHUP with a large file', () => {
     const configFile = join(data, 'reception.yaml');
     writeFileSync(configFile, JSON.stringify(BEFORE));
     const server = await children.start({ RECEPTION_DATA: data, RECEPTION_TOKEN: API_TOKEN, RECEPTION_CONFIG: configFile });
-    writeFileSync(configFile, bigConfig(200_000));
+    writeFileSync(configFile, largeConfigText(200_000));
 
     const seen = logEntries(server).length;
     children.signal(server, 'SIGHUP');

@@ -1,6 +1,7 @@
 import { responseColumn } from './forward-row.js';
 import type { AttemptOutcome } from './outbox.js';
 import type { PostgresRunner } from '../../platform/db/postgres/runner.js';
+import { FAILED_AT, SUCCEEDED_AT } from './postgres-outbox-sql.js';
 
 /**
  * The outcomes of a batch as parallel arrays, for `unnest`: one statement
@@ -31,12 +32,6 @@ const SETTLE_ALL = `UPDATE forwards AS f SET status = o.state, next_attempt_at =
   FROM ${OUTCOMES}
   WHERE f.id = o.id AND f.status = 'delivering' AND f.attempt_count = o.n
   RETURNING f.destination, o.state, o.started_at + o.duration_ms AS at, o.error`;
-
-const SUCCEEDED_AT = `INSERT INTO destinations (name, last_success_at) VALUES ($1, $2)
-  ON CONFLICT (name) DO UPDATE SET last_success_at = greatest(destinations.last_success_at, excluded.last_success_at)`;
-const FAILED_AT = `INSERT INTO destinations (name, last_failure_at, last_error) VALUES ($1, $2, $3)
-  ON CONFLICT (name) DO UPDATE SET last_failure_at = excluded.last_failure_at, last_error = excluded.last_error
-  WHERE coalesce(destinations.last_failure_at, 0) <= excluded.last_failure_at`;
 
 /** Records a batch of outcomes in one transaction of a few statements; answers how many were still current. */
 export async function settleOutcomes(db: PostgresRunner, outcomes: readonly AttemptOutcome[]): Promise<number> {

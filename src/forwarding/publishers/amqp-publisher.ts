@@ -1,5 +1,5 @@
 import type { ChannelModel, ConfirmChannel, Message } from 'amqplib';
-import { parseNameTemplate, type NameTemplate } from '../name-template.js';
+import type { NameTemplate } from '../name-template.js';
 import type { ClaimedForward } from '../outbox/outbox.js';
 import { bareHost, brokerLookup, checkLiteralHost } from './broker-address.js';
 import type { OpenedConnection } from './broker-connection.js';
@@ -45,16 +45,13 @@ export class AmqpPublisher extends BrokerPublisher<AmqpHandle> {
   private readonly routingKey: NameTemplate;
 
   constructor(destination: Destination, options: BrokerPublisherOptions) {
-    if (destination.broker?.kind !== 'amqp') throw new Error(`destination ${destination.name} is not an AMQP one`);
-    const { url, exchange, routingKey } = destination.broker.amqp;
-    super(destination, options, url, async (handle) => {
+    const { settings, template } = BrokerPublisher.brokerSettings(destination, 'amqp', (amqp) => amqp.routingKey);
+    super(destination, options, settings.url, async (handle) => {
       await handle.channel.waitForConfirms().catch(() => undefined);
       await handle.model.close();
     });
-    this.exchange = exchange;
-    const parsed = parseNameTemplate(routingKey);
-    if ('problem' in parsed) throw new Error(`destination ${destination.name}: ${parsed.problem}`);
-    this.routingKey = parsed.template;
+    this.exchange = settings.exchange;
+    this.routingKey = template;
   }
 
   protected async send(handle: AmqpHandle, claimed: ClaimedForward, signal: AbortSignal): Promise<PublishResult> {

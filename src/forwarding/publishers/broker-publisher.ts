@@ -1,6 +1,8 @@
 import type { Logger } from '../../platform/observe/logger.js';
 import type { ClaimedForward } from '../outbox/outbox.js';
-import type { Destination } from '../destination.js';
+import type { BrokerTarget, Destination } from '../destination.js';
+import { parseNameTemplate, type NameTemplate } from '../name-template.js';
+import type { BrokerKind } from './broker-names.js';
 import { BrokerConnection, type ConnectionStatus, type OpenedConnection } from './broker-connection.js';
 import type { Publisher, PublishResult } from './publisher.js';
 import { guardRefusal } from '../guard-refusal.js';
@@ -13,6 +15,11 @@ export interface BrokerPublisherOptions {
   /** Header names (lower case) whose values the inbox redacts: not passed on (Redis's `headers` field). */
   redactHeaders: ReadonlySet<string>;
 }
+
+/** A broker's part of the config (`nats`, `amqp` or `redis`). */
+export type BrokerSettings<K extends BrokerKind> = Extract<BrokerTarget, { kind: K }> extends Record<K, infer S> ? S : never;
+
+const BROKER_LABEL: Record<BrokerKind, string> = { nats: 'a NATS', amqp: 'an AMQP', redis: 'a Redis' };
 
 /**
  * What the three broker publishers (NATS, AMQP, Redis) share: the
@@ -42,6 +49,26 @@ export abstract class BrokerPublisher<H> implements Publisher {
       describe: (error) => describeBrokerError(error, this.url),
       logger: options.logger,
     });
+  }
+
+  /**
+   * The destination's settings for this broker, and the name template (the
+   * subject, routing key or stream) that `templateOf` picks from them,
+   * parsed. Throws when the destination is of another kind or the template
+   * is not one: the config's check refuses both before a publisher is made.
+   * Static, so that a constructor calls it before `super` (which needs the URL).
+   */
+  protected static brokerSettings<K extends BrokerKind>(
+    destination: Destination,
+    kind: K,
+    templateOf: (settings: BrokerSettings<K>) => string,
+  ): { settings: BrokerSettings<K>; template: NameTemplate } {
+    const target = destination.broker;
+    if (target?.kind !== kind) throw new Error(`destination ${destination.name} is not ${BROKER_LABEL[kind]} one`);
+    const settings = (target as unknown as Record<K, BrokerSettings<K>>)[kind];
+    const parsed = parseNameTemplate(templateOf(settings));
+    if ('problem' in parsed) throw new Error(`destination ${destination.name}: ${parsed.problem}`);
+    return { settings, template: parsed.template };
   }
 
   connection(): ConnectionStatus {

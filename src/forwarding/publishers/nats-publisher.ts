@@ -1,7 +1,7 @@
 import type { JetStreamClient } from '@nats-io/jetstream';
 import type * as NatsClient from '@nats-io/transport-node';
 import type { NatsConnection, TlsOptions } from '@nats-io/transport-node';
-import { parseNameTemplate, type NameTemplate } from '../name-template.js';
+import type { NameTemplate } from '../name-template.js';
 import type { ClaimedForward } from '../outbox/outbox.js';
 import { bareHost, guardedAddress } from './broker-address.js';
 import type { OpenedConnection } from './broker-connection.js';
@@ -36,12 +36,9 @@ export class NatsPublisher extends BrokerPublisher<NatsHandle> {
   private readonly subject: NameTemplate;
 
   constructor(destination: Destination, options: BrokerPublisherOptions) {
-    if (destination.broker?.kind !== 'nats') throw new Error(`destination ${destination.name} is not a NATS one`);
-    const { url, subject } = destination.broker.nats;
-    super(destination, options, url, (handle) => handle.nc.close());
-    const parsed = parseNameTemplate(subject);
-    if ('problem' in parsed) throw new Error(`destination ${destination.name}: ${parsed.problem}`);
-    this.subject = parsed.template;
+    const { settings, template } = BrokerPublisher.brokerSettings(destination, 'nats', (nats) => nats.subject);
+    super(destination, options, settings.url, (handle) => handle.nc.close());
+    this.subject = template;
   }
 
   protected async send(handle: NatsHandle, claimed: ClaimedForward, signal: AbortSignal): Promise<PublishResult> {

@@ -1,5 +1,5 @@
 import type * as Redis from 'redis';
-import { parseNameTemplate, type NameTemplate } from '../name-template.js';
+import type { NameTemplate } from '../name-template.js';
 import type { ClaimedForward } from '../outbox/outbox.js';
 import { bareHost, brokerLookup, checkLiteralHost } from './broker-address.js';
 import type { OpenedConnection } from './broker-connection.js';
@@ -51,14 +51,11 @@ export class RedisPublisher extends BrokerPublisher<RedisClient> {
   private readonly maxLen: number | undefined;
 
   constructor(destination: Destination, options: BrokerPublisherOptions) {
-    if (destination.broker?.kind !== 'redis') throw new Error(`destination ${destination.name} is not a Redis one`);
-    const { url, stream, maxLen } = destination.broker.redis;
+    const { settings, template } = BrokerPublisher.brokerSettings(destination, 'redis', (redis) => redis.stream);
     // close() answers what was sent before it, then closes.
-    super(destination, options, url, (client) => client.close());
-    this.maxLen = maxLen;
-    const parsed = parseNameTemplate(stream);
-    if ('problem' in parsed) throw new Error(`destination ${destination.name}: ${parsed.problem}`);
-    this.stream = parsed.template;
+    super(destination, options, settings.url, (client) => client.close());
+    this.maxLen = settings.maxLen;
+    this.stream = template;
   }
 
   protected async send(client: RedisClient, claimed: ClaimedForward, signal: AbortSignal): Promise<PublishResult> {
