@@ -1,5 +1,7 @@
 // The small badge a delivery's row carries when it is forwarded: how far its
 // forwards got, in one word, with each destination's state in the tooltip.
+// Each destination counts by its latest forward: a dead letter that a retry
+// or a "send again" has since delivered no longer shows as failed.
 // Rows arrive with their forwards still pending; while any shown row has an
 // unsettled or failed forward, the newest forwards are read every few seconds
 // and the badges of the rows they belong to follow.
@@ -19,7 +21,21 @@ const LABELS: Record<BadgeState, string> = {
   cancelled: 'not forwarded',
 };
 
-export function badgeState(forwards: readonly ForwardSummary[]): BadgeState {
+/**
+ * The latest forward to each destination, in the order the destinations
+ * first appear. `forwards` is oldest first, as a Delivery's JSON and
+ * `GET /api/deliveries/{id}/forwards` list them (CONTRACT 6): a later one to
+ * the same destination (a "send again") replaces the earlier.
+ */
+export function latestPerDestination(forwards: readonly ForwardSummary[]): ForwardSummary[] {
+  const latest = new Map<string, ForwardSummary>();
+  for (const forward of forwards) latest.set(forward.destination, { destination: forward.destination, status: forward.status });
+  return [...latest.values()];
+}
+
+/** The state of the latest forward to each destination, in one word. */
+export function badgeState(all: readonly ForwardSummary[]): BadgeState {
+  const forwards = latestPerDestination(all);
   const has = (status: ForwardStatus): boolean => forwards.some((f) => f.status === status);
   if (has('failed')) return 'failed';
   if (has('pending') || has('delivering')) return 'forwarding';
@@ -34,7 +50,9 @@ const summaries = new WeakMap<HTMLElement, ForwardSummary[]>();
 export function forwardBadge(forwards: readonly ForwardSummary[] | undefined): HTMLElement | null {
   if (forwards === undefined || forwards.length === 0) return null;
   const state = badgeState(forwards);
-  const title = forwards.map((f) => `${f.destination}: ${f.status}`).join(', ');
+  const title = latestPerDestination(forwards)
+    .map((f) => `${f.destination}: ${f.status}`)
+    .join(', ');
   const badge = h(
     'span',
     { class: `forward-badge forward-${state}`, attrs: { 'data-state': state, title: `Forwards: ${title}` } },
@@ -56,17 +74,17 @@ export function updateRowBadge(deliveryId: string, forwards: readonly ForwardSum
 }
 
 /**
- * A row's forwards after reading the newest ones: for each destination that
- * the newest forwards name, their states replace the row's. A delivery sent
- * again long ago may have older forwards to that destination beyond what was
- * read; the newest one is the one that counts.
+ * A row's forwards after reading the newest ones (newest first, as
+ * `GET /api/forwards` lists them): for each destination that they name, the
+ * newest one replaces what the row had. A delivery sent again long ago may
+ * have older forwards to that destination beyond what was read; the newest
+ * one is the one that counts. The answer is oldest first, as a row keeps them.
  */
 export function mergeForwards(current: readonly ForwardSummary[], newest: readonly ForwardListItem[]): ForwardSummary[] {
-  const named = new Set(newest.map((f) => f.destination));
-  return [
-    ...current.filter((f) => !named.has(f.destination)),
-    ...newest.map((f) => ({ destination: f.destination, status: f.status })),
-  ];
+  const latest = new Map<string, ForwardSummary>();
+  for (const f of newest)
+    if (!latest.has(f.destination)) latest.set(f.destination, { destination: f.destination, status: f.status });
+  return [...latestPerDestination(current).filter((f) => !latest.has(f.destination)), ...latest.values()];
 }
 
 /** How many of the newest forwards one refresh reads. */
