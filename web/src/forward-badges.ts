@@ -6,13 +6,11 @@
 // unsettled or failed forward, the newest forwards are read every few seconds
 // and the badges of the rows they belong to follow.
 
-import type { ForwardStatus, ForwardSummary } from './delivery.ts';
+import type { ForwardSummary } from './delivery.ts';
 import { h } from './dom.ts';
 import { recentForwards, type ForwardListItem } from './forwarding-api.ts';
+import { badgeState, latestPerDestination, mergeForwards, type BadgeState } from './forward-state.ts';
 import { Poller } from './poller.ts';
-
-/** The one state a set of forwards shows: a failure first, then work still to do. */
-export type BadgeState = 'failed' | 'forwarding' | 'forwarded' | 'cancelled';
 
 const LABELS: Record<BadgeState, string> = {
   failed: 'forward failed',
@@ -20,28 +18,6 @@ const LABELS: Record<BadgeState, string> = {
   forwarded: 'forwarded',
   cancelled: 'not forwarded',
 };
-
-/**
- * The latest forward to each destination, in the order the destinations
- * first appear. `forwards` is oldest first, as a Delivery's JSON and
- * `GET /api/deliveries/{id}/forwards` list them (CONTRACT 6): a later one to
- * the same destination (a "send again") replaces the earlier.
- */
-export function latestPerDestination(forwards: readonly ForwardSummary[]): ForwardSummary[] {
-  const latest = new Map<string, ForwardSummary>();
-  for (const forward of forwards) latest.set(forward.destination, { destination: forward.destination, status: forward.status });
-  return [...latest.values()];
-}
-
-/** The state of the latest forward to each destination, in one word. */
-export function badgeState(all: readonly ForwardSummary[]): BadgeState {
-  const forwards = latestPerDestination(all);
-  const has = (status: ForwardStatus): boolean => forwards.some((f) => f.status === status);
-  if (has('failed')) return 'failed';
-  if (has('pending') || has('delivering')) return 'forwarding';
-  if (has('succeeded')) return 'forwarded';
-  return 'cancelled';
-}
 
 /** What each badge stands for, to recompute it when some of its forwards change. */
 const summaries = new WeakMap<HTMLElement, ForwardSummary[]>();
@@ -71,20 +47,6 @@ export function updateRowBadge(deliveryId: string, forwards: readonly ForwardSum
     else if (old !== null) old.remove();
     else if (badge !== null) row.querySelector('.row-meta')?.prepend(badge);
   }
-}
-
-/**
- * A row's forwards after reading the newest ones (newest first, as
- * `GET /api/forwards` lists them): for each destination that they name, the
- * newest one replaces what the row had. A delivery sent again long ago may
- * have older forwards to that destination beyond what was read; the newest
- * one is the one that counts. The answer is oldest first, as a row keeps them.
- */
-export function mergeForwards(current: readonly ForwardSummary[], newest: readonly ForwardListItem[]): ForwardSummary[] {
-  const latest = new Map<string, ForwardSummary>();
-  for (const f of newest)
-    if (!latest.has(f.destination)) latest.set(f.destination, { destination: f.destination, status: f.status });
-  return [...latestPerDestination(current).filter((f) => !latest.has(f.destination)), ...latest.values()];
 }
 
 /** How many of the newest forwards one refresh reads. */

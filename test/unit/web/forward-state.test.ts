@@ -1,23 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { ForwardSummary } from '../../../web/src/delivery.js';
-import { badgeState, latestPerDestination, mergeForwards } from '../../../web/src/forward-badges.js';
-import type { ForwardListItem } from '../../../web/src/forwarding-api.js';
+import { badgeState, latestPerDestination, mergeForwards } from '../../../web/src/forward-state.js';
 
-/** One row of GET /api/forwards, with only what the badges read set. */
-function listed(destination: string, status: ForwardSummary['status']): ForwardListItem {
-  return {
-    id: `${destination}-${status}`,
-    deliveryId: 'd',
-    seq: 1,
-    source: 's',
-    destination,
-    status,
-    attemptCount: 1,
-    nextAttemptAt: null,
-    lastAttemptAt: null,
-    lastStatus: null,
-    lastError: null,
-  };
+/** One row of GET /api/forwards, as the badges read it. */
+function listed(destination: string, status: ForwardSummary['status']): ForwardSummary {
+  return { destination, status };
 }
 
 describe("a row's forward badge", () => {
