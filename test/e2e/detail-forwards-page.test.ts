@@ -74,7 +74,7 @@ describe.skipIf(skipBrowserTests)('a dead letter in the detail, in Chromium', { 
     await forward(page, 'failed').waitFor({ timeout: 5000 });
     expect(await badge(page, id).textContent()).toBe('forward failed');
 
-    const retry = forward(page, 'failed').getByRole('button', { name: 'Retry', exact: true });
+    const retry = forward(page, 'failed').getByRole('button', { name: 'Retry the forward to app', exact: true });
     expect(await retry.count()).toBe(1);
     destination.answer = () => ({ status: 200, body: 'ok' });
     await retry.click();
@@ -83,7 +83,7 @@ describe.skipIf(skipBrowserTests)('a dead letter in the detail, in Chromium', { 
     expect(await forward(page).getAttribute('data-forward-id')).toBe(failed?.id);
     expect(await forward(page).count()).toBe(1);
     expect(destination.requestsFor(id).map((r) => r.headers['x-reception-attempt'])).toEqual(['1', '2', '3']);
-    expect(await forward(page).getByRole('button', { name: 'Retry', exact: true }).count()).toBe(0);
+    expect(await forward(page).getByRole('button', { name: 'Retry the forward to app', exact: true }).count()).toBe(0);
     await expect.poll(() => badge(page, id).textContent(), { timeout: 5000 }).toBe('forwarded');
   });
 

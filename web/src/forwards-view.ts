@@ -133,6 +133,8 @@ function forwardItem(forward: DeliveryForward, retry: (forward: DeliveryForward)
     forward.status === 'failed'
       ? button('Retry', () => retry(forward), 'button retry-button', {
           'data-action': 'retry',
+          // The visible word first (WCAG 2.5.3), then which forward: a delivery may have several.
+          'aria-label': `Retry the forward to ${forward.destination}`,
           title: `Try this forward to ${forward.destination} again, with a fresh budget of attempts`,
         })
       : null;
