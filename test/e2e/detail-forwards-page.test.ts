@@ -119,6 +119,23 @@ describe.skipIf(skipBrowserTests)('a dead letter in the detail, in Chromium', { 
     await expect.poll(() => badge(page, id).textContent(), { timeout: 8000 }).toBe('forwarded');
   });
 
+  it('the list follows a retry of a dead letter older than the 200 newest forwards (its row reads its own forwards)', async () => {
+    const id = await deadLetter('{"type":"order.failed"}');
+    destination.answer = () => ({ status: 204 });
+    for (let n = 0; n < 201; n++) await send(server, 'shop', `{"type":"order.other","n":${n}}`);
+    session = await openPage(browser, server, { hash: '#source=shop&eventType=order.failed' });
+    const { page } = session;
+    await badge(page, id).waitFor({ timeout: 5000 });
+    expect(await badge(page, id).textContent()).toBe('forward failed');
+    const retried = await api<{ retried: number }>(server, '/api/forwards/retry', {
+      method: 'POST',
+      body: { status: 'failed', destination: 'app' },
+    });
+    expect(retried.json.retried).toBe(1);
+    await eventually(async () => (await forwardsOf(server, id))[0]?.status === 'succeeded');
+    await expect.poll(() => badge(page, id).textContent(), { timeout: 8000 }).toBe('forwarded');
+  });
+
   it("shows each attempt's answer in the attempts table (status and excerpt, the long one in full on demand) and absolute times", async () => {
     const long = `upstream error: ${'x'.repeat(400)} END`;
     destination.answer = (_request, n) => ({ status: n === 1 ? 502 : 500, body: n === 1 ? long : 'short answer' });
