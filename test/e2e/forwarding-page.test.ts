@@ -63,13 +63,14 @@ describe.skipIf(skipBrowserTests)('forwarding on the inbox page in Chromium', { 
     const { page } = session;
 
     await forward(page, 'succeeded').waitFor({ timeout: 5000 });
-    const attempts = forward(page).locator('.attempts-table tbody tr');
+    const attempts = forward(page).locator('.attempts-table tbody tr.attempt');
     expect(await attempts.count()).toBe(1);
     const cells = await attempts.first().locator('td').allTextContents();
     expect(cells[0]).toBe('1');
     expect(cells[2]).toBe('204');
     expect(cells[3]).toMatch(/^\d[\d,]* ms$/);
     expect(cells[4]).toBe('');
+    expect(cells[5]).toBe('empty body');
     // The list's rows carry a badge from the delivery's forwards; a delivery forwarded nowhere has none.
     expect(await row(page, id).locator('.forward-badge').textContent()).toBe('forwarded');
     expect(await row(page, plain).locator('.forward-badge').count()).toBe(0);
@@ -81,7 +82,7 @@ describe.skipIf(skipBrowserTests)('forwarding on the inbox page in Chromium', { 
     expect(destination.requestsFor(id).map((r) => r.body.toString())).toEqual(['{"order":1}', '{"order":1}']);
   });
 
-  it('shows what the destination answered to each attempt, as text: its headers and body (a hostile body stays text)', async () => {
+  it('shows what the destination answered to each attempt, as text: an excerpt in its row, then its headers and body (a hostile body stays text)', async () => {
     const hostile = '<img src=x onerror="document.title=\'pwned\'"><b>database unavailable</b>';
     destination.answer = (_request, n) => ({
       status: 500,
@@ -95,8 +96,11 @@ describe.skipIf(skipBrowserTests)('forwarding on the inbox page in Chromium', { 
     await forward(page, 'failed').waitFor({ timeout: 5000 });
     const answers = forward(page).locator('.attempt-answer');
     expect(await answers.count()).toBe(2);
-    // The last attempt's answer is open; the first one's opens on a click.
+    // Each attempt's row has the start of the answer, as text; the whole of it opens on a click.
+    expect(await forward(page).locator('tr.attempt[data-n="2"] .answer-excerpt').textContent()).toBe(hostile);
     const last = forward(page).locator('.attempt-answer[data-n="2"]');
+    expect(await last.locator('.answer-body').isVisible()).toBe(false);
+    await last.locator('summary').click();
     expect(await last.locator('.answer-body').isVisible()).toBe(true);
     expect(await last.locator('.answer-body').textContent()).toBe(hostile);
     expect(await last.locator('summary').textContent()).toContain('HTTP 500');

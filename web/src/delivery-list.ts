@@ -7,7 +7,7 @@ import { copyText } from './clipboard.ts';
 import { firstWebhookCommand } from './curl-command.ts';
 import { button, h, replaceChildren } from './dom.ts';
 import { forwardBadge } from './forward-badges.ts';
-import { bodyPreview, formatSize, formatTime, relativeTime, shortContentType } from './format.ts';
+import { bodyPreview, formatSize, relativeTime, shortContentType, timeTitle } from './format.ts';
 import { FILTER_NAMES, type Filters } from './route.ts';
 import { sourceName } from './source-name.ts';
 import { toast } from './toast.ts';
@@ -176,7 +176,7 @@ export class DeliveryList {
             class: 'row-time',
             attrs: {
               datetime: delivery.receivedAt,
-              title: formatTime(delivery.receivedAt),
+              title: timeTitle(delivery.receivedAt),
               'data-relative': delivery.receivedAt,
             },
           },

@@ -6,7 +6,7 @@
 import { Unauthorized } from './api.ts';
 import { button, h, replaceChildren } from './dom.ts';
 import { listDestinations, retryFailed, setPaused, type DestinationInfo } from './forwarding-api.ts';
-import { formatTime } from './format.ts';
+import { formatTime, timeTitle } from './format.ts';
 import { Poller } from './poller.ts';
 import { toast } from './toast.ts';
 
@@ -164,7 +164,7 @@ export class DestinationsView {
           ? '—'
           : h(
               'time',
-              { attrs: { datetime: d.oldestPendingAt, title: formatTime(d.oldestPendingAt), 'data-since': d.oldestPendingAt } },
+              { attrs: { datetime: d.oldestPendingAt, title: timeTitle(d.oldestPendingAt), 'data-since': d.oldestPendingAt } },
               ageText(d.oldestPendingAt),
             ),
       ),

@@ -1,5 +1,6 @@
-// One delivery in full: what arrived, its body, its headers, and what can be
-// done with it (copy as curl, download, delete).
+// One delivery in full: what arrived (its source and event type, when), what
+// can be done with it (copy as curl, download, delete), then its body first,
+// then the facts, its forwards, query string and headers.
 
 import { deleteDelivery, getRawBody, rawBodyUrl, type Delivery, type Verification } from './api.ts';
 import { failureSentence } from '../../src/verify/failure-text.js';
@@ -7,7 +8,7 @@ import { bodyViewOf, needsRaw, parsedBody, rawText, VIEW_LABEL } from './body-vi
 import { copyText } from './clipboard.ts';
 import { resendCommand } from './curl-command.ts';
 import { button, h, replaceChildren } from './dom.ts';
-import { formatSize, formatTime, relativeTime } from './format.ts';
+import { formatSize, formatTime, relativeTime, timeTitle } from './format.ts';
 import { forwardsSection } from './forwards-view.ts';
 import { sourceName } from './source-name.ts';
 import { toast } from './toast.ts';
@@ -174,7 +175,7 @@ export function renderDetail(container: HTMLElement, delivery: Delivery, handler
   const verification = delivery.verification;
   const received = h(
     'time',
-    { attrs: { datetime: delivery.receivedAt, 'data-relative': delivery.receivedAt } },
+    { attrs: { datetime: delivery.receivedAt, title: timeTitle(delivery.receivedAt), 'data-relative': delivery.receivedAt } },
     relativeTime(delivery.receivedAt),
   );
 
@@ -188,6 +189,9 @@ export function renderDetail(container: HTMLElement, delivery: Delivery, handler
         { class: 'detail-head' },
         button('← List', handlers.onBack, 'button back-button'),
         h('h2', { class: 'detail-source' }, sourceName(delivery.source)),
+        delivery.eventType === null
+          ? null
+          : h('span', { class: 'detail-event-type', attrs: { title: 'Event type' } }, delivery.eventType),
         verificationBadge(verification),
       ),
       h('p', { class: 'detail-time' }, formatTime(delivery.receivedAt), ' · ', received),
@@ -208,9 +212,21 @@ export function renderDetail(container: HTMLElement, delivery: Delivery, handler
       confirmBox,
       curlBox,
       h(
+        'section',
+        { class: 'detail-section', attrs: { 'aria-label': 'Body' } },
+        h(
+          'div',
+          { class: 'section-head' },
+          h('h3', {}, 'Body'),
+          h('div', { class: 'tabs', attrs: { role: 'tablist' } }, parsedTab, rawTab),
+        ),
+        bodyArea,
+      ),
+      h(
         'dl',
         { class: 'meta' },
         ...metaRow('Source', sourceName(delivery.source)),
+        ...metaRow('Event type', delivery.eventType ?? h('span', { class: 'muted' }, 'none')),
         ...metaRow('Received', formatTime(delivery.receivedAt)),
         ...metaRow('Size', `${formatSize(delivery.size)} (${delivery.size.toLocaleString()} bytes)`),
         ...metaRow('Content type', delivery.contentType || '(none)'),
@@ -237,17 +253,6 @@ export function renderDetail(container: HTMLElement, delivery: Delivery, handler
         { class: 'detail-section', attrs: { 'aria-label': 'Headers' } },
         h('div', { class: 'section-head' }, h('h3', {}, `Headers (${delivery.headers.length})`)),
         headersTable(delivery.headers),
-      ),
-      h(
-        'section',
-        { class: 'detail-section', attrs: { 'aria-label': 'Body' } },
-        h(
-          'div',
-          { class: 'section-head' },
-          h('h3', {}, 'Body'),
-          h('div', { class: 'tabs', attrs: { role: 'tablist' } }, parsedTab, rawTab),
-        ),
-        bodyArea,
       ),
     ),
   );

@@ -4,7 +4,7 @@
 
 import { listEventTypes, type Delivery, type EventTypeList } from './api.ts';
 import { h, replaceChildren } from './dom.ts';
-import { formatTime } from './format.ts';
+import { timeTitle } from './format.ts';
 
 type EventTypeItem = EventTypeList['items'][number];
 
@@ -86,7 +86,7 @@ export class EventTypesView {
           { class: 'source-count', attrs: { title: `${item.count} deliveries` } },
           item.count.toLocaleString(),
         );
-        const seen = `last received ${formatTime(item.lastReceivedAt)}`;
+        const seen = `last received ${timeTitle(item.lastReceivedAt)}`;
         if (item.eventType === null) {
           return h(
             'li',

@@ -17,6 +17,16 @@ export function formatTime(iso: string): string {
   return `${absolute.format(date)}.${String(date.getMilliseconds()).padStart(3, '0')}`;
 }
 
+/**
+ * What a time says on hover: the local time with seconds, then the ISO UTC
+ * value the API wrote ("Nov 22, 2026, 02:02:03.456 local · 2026-11-22T01:02:03.456Z").
+ */
+export function timeTitle(iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  return `${formatTime(iso)} local · ${date.toISOString()}`;
+}
+
 /** "just now", "5 s ago", "3 min ago", "2 h ago", "4 d ago", then the date. */
 export function relativeTime(iso: string, now = Date.now()): string {
   const then = new Date(iso).getTime();

@@ -1,16 +1,18 @@
 // The small badge a delivery's row carries when it is forwarded: how far its
 // forwards got, in one word, with each destination's state in the tooltip.
+// Each destination counts by its latest forward: a dead letter that a retry
+// or a "send again" has since delivered no longer shows as failed.
 // Rows arrive with their forwards still pending; while any shown row has an
 // unsettled or failed forward, the newest forwards are read every few seconds
-// and the badges of the rows they belong to follow.
+// and the badges of the rows they belong to follow (a row beyond those reads
+// its own forwards, a few rows a time).
 
-import type { ForwardStatus, ForwardSummary } from './delivery.ts';
+import type { ForwardSummary } from './delivery.ts';
 import { h } from './dom.ts';
-import { recentForwards, type ForwardListItem } from './forwarding-api.ts';
+import { Unauthorized } from './api.ts';
+import { deliveryForwards, recentForwards, type DeliveryForward, type ForwardListItem } from './forwarding-api.ts';
+import { badgeState, latestPerDestination, mergeForwards, type BadgeState } from './forward-state.ts';
 import { Poller } from './poller.ts';
-
-/** The one state a set of forwards shows: a failure first, then work still to do. */
-export type BadgeState = 'failed' | 'forwarding' | 'forwarded' | 'cancelled';
 
 const LABELS: Record<BadgeState, string> = {
   failed: 'forward failed',
@@ -19,14 +21,6 @@ const LABELS: Record<BadgeState, string> = {
   cancelled: 'not forwarded',
 };
 
-export function badgeState(forwards: readonly ForwardSummary[]): BadgeState {
-  const has = (status: ForwardStatus): boolean => forwards.some((f) => f.status === status);
-  if (has('failed')) return 'failed';
-  if (has('pending') || has('delivering')) return 'forwarding';
-  if (has('succeeded')) return 'forwarded';
-  return 'cancelled';
-}
-
 /** What each badge stands for, to recompute it when some of its forwards change. */
 const summaries = new WeakMap<HTMLElement, ForwardSummary[]>();
 
@@ -34,7 +28,9 @@ const summaries = new WeakMap<HTMLElement, ForwardSummary[]>();
 export function forwardBadge(forwards: readonly ForwardSummary[] | undefined): HTMLElement | null {
   if (forwards === undefined || forwards.length === 0) return null;
   const state = badgeState(forwards);
-  const title = forwards.map((f) => `${f.destination}: ${f.status}`).join(', ');
+  const title = latestPerDestination(forwards)
+    .map((f) => `${f.destination}: ${f.status}`)
+    .join(', ');
   const badge = h(
     'span',
     { class: `forward-badge forward-${state}`, attrs: { 'data-state': state, title: `Forwards: ${title}` } },
@@ -49,31 +45,23 @@ export function updateRowBadge(deliveryId: string, forwards: readonly ForwardSum
   for (const row of document.querySelectorAll<HTMLElement>(`.delivery-list li[data-id="${CSS.escape(deliveryId)}"]`)) {
     const old = row.querySelector<HTMLElement>('.forward-badge');
     const badge = forwardBadge(forwards);
+    // The same badge stays, so that a tooltip being read is not pulled away.
+    if (old !== null && badge !== null && old.title === badge.title && old.dataset.state === badge.dataset.state) continue;
     if (old !== null && badge !== null) old.replaceWith(badge);
     else if (old !== null) old.remove();
     else if (badge !== null) row.querySelector('.row-meta')?.prepend(badge);
   }
 }
 
-/**
- * A row's forwards after reading the newest ones: for each destination that
- * the newest forwards name, their states replace the row's. A delivery sent
- * again long ago may have older forwards to that destination beyond what was
- * read; the newest one is the one that counts.
- */
-export function mergeForwards(current: readonly ForwardSummary[], newest: readonly ForwardListItem[]): ForwardSummary[] {
-  const named = new Set(newest.map((f) => f.destination));
-  return [
-    ...current.filter((f) => !named.has(f.destination)),
-    ...newest.map((f) => ({ destination: f.destination, status: f.status })),
-  ];
-}
-
 /** How many of the newest forwards one refresh reads. */
 const RECENT = 200;
 
+/** How many rows beyond those one refresh reads the forwards of, one request each. */
+const OLDER_PER_REFRESH = 3;
+
 /** Keeps the badges of the rows in `list` current while any shows unsettled or failed forwards; answers a stop function. */
 export function followRowBadges(list: HTMLElement, everyMs = 3000): () => void {
+  let turn = 0;
   const refresh = async (): Promise<void> => {
     // Failed ones too: a retry (here, or from the command line) sets them going again.
     const unsettled = [
@@ -86,11 +74,31 @@ export function followRowBadges(list: HTMLElement, everyMs = 3000): () => void {
       of.push(forward);
       byDelivery.set(forward.deliveryId, of);
     }
+    const older: string[] = [];
     for (const badge of unsettled) {
       const id = badge.closest<HTMLElement>('li[data-id]')?.dataset.id;
-      const newest = id === undefined ? undefined : byDelivery.get(id);
-      if (id === undefined || newest === undefined) continue;
-      updateRowBadge(id, mergeForwards(summaries.get(badge) ?? [], newest));
+      if (id === undefined) continue;
+      const newest = byDelivery.get(id);
+      if (newest === undefined) older.push(id);
+      else updateRowBadge(id, mergeForwards(summaries.get(badge) ?? [], newest));
+    }
+    // Rows whose forwards are all older than those read (a dead letter retried
+    // from elsewhere keeps its place): a few each time, in turn, from their own forwards.
+    const start = older.length === 0 ? 0 : turn % older.length;
+    const chosen = [...older.slice(start), ...older.slice(0, start)].slice(0, OLDER_PER_REFRESH);
+    turn = start + chosen.length;
+    for (const id of chosen) {
+      let forwards: DeliveryForward[];
+      try {
+        forwards = await deliveryForwards(id);
+      } catch (error) {
+        if (error instanceof Unauthorized) throw error;
+        continue; // deleted meanwhile: its row goes with the next reload
+      }
+      updateRowBadge(
+        id,
+        forwards.map((f) => ({ destination: f.destination, status: f.status })),
+      );
     }
   };
   const poller = new Poller(refresh, everyMs, () => list.isConnected).start();

@@ -60,3 +60,9 @@ export async function retryFailed(destination: string): Promise<number> {
   const response = await call('/api/forwards/retry', { ...JSON_POST, body: JSON.stringify({ status: 'failed', destination }) });
   return ((await response.json()) as { retried: number }).retried;
 }
+
+/** These forwards, if failed, become pending again with a fresh budget (CONTRACT 6); answers how many did. */
+export async function retryForwards(ids: readonly string[]): Promise<number> {
+  const response = await call('/api/forwards/retry', { ...JSON_POST, body: JSON.stringify({ ids }) });
+  return ((await response.json()) as { retried: number }).retried;
+}

@@ -1,14 +1,15 @@
 // The open delivery's forwards: each destination it went to, where that
-// stands, and every attempt (when, the HTTP status, how long, the error, and
-// what the destination answered);
-// with a "send again" button for each destination the config names. It
+// stands, and every attempt (attempts-table.ts: when, the HTTP status, how
+// long, the error, and what the destination answered); "Retry" on a failed
+// one, and a "send again" button for each destination the config names. It
 // refreshes itself every 2 s while it is on the page and the tab is visible.
 
 import { Unauthorized, type Delivery } from './api.ts';
 import { button, h, replaceChildren } from './dom.ts';
 import { updateRowBadge } from './forward-badges.ts';
-import { deliveryForwards, listDestinations, sendAgain, type AttemptInfo, type DeliveryForward } from './forwarding-api.ts';
-import { formatTime, relativeTime } from './format.ts';
+import { attemptsTable } from './attempts-table.ts';
+import { deliveryForwards, listDestinations, retryForwards, sendAgain, type DeliveryForward } from './forwarding-api.ts';
+import { formatTime, timeTitle } from './format.ts';
 import { Poller } from './poller.ts';
 import { toast } from './toast.ts';
 
@@ -46,10 +47,22 @@ export function forwardsSection(delivery: Delivery): HTMLElement {
     if (text === shown || !section.isConnected) return;
     shown = text;
     replaceChildren(count, forwards.length === 0 ? '' : ` (${forwards.length})`);
+    // The answers the reader opened stay open through the redraw.
+    const opened = new Set(
+      [...list.querySelectorAll<HTMLElement>('details.attempt-answer[open]')].map(
+        (d) => `${d.closest<HTMLElement>('[data-forward-id]')?.dataset.forwardId ?? ''} ${d.dataset.n ?? ''}`,
+      ),
+    );
     replaceChildren(
       list,
-      ...(forwards.length === 0 ? [h('p', { class: 'muted' }, 'Not forwarded anywhere.')] : forwards.map(forwardItem)),
+      ...(forwards.length === 0
+        ? [h('p', { class: 'muted' }, 'Not forwarded anywhere.')]
+        : forwards.map((forward) => forwardItem(forward, (f) => void retry(f)))),
     );
+    for (const details of list.querySelectorAll<HTMLDetailsElement>('details.attempt-answer')) {
+      const key = `${details.closest<HTMLElement>('[data-forward-id]')?.dataset.forwardId ?? ''} ${details.dataset.n ?? ''}`;
+      if (opened.has(key)) details.open = true;
+    }
     updateRowBadge(
       delivery.id,
       forwards.map((f) => ({ destination: f.destination, status: f.status })),
@@ -63,6 +76,17 @@ export function forwardsSection(delivery: Delivery): HTMLElement {
       toast(`Sending to ${destination} again.`);
     } catch (error) {
       if (!(error instanceof Unauthorized)) toast(`Could not send again: ${(error as Error).message}`, 'error');
+    }
+    poller.now();
+  };
+
+  const retry = async (forward: DeliveryForward): Promise<void> => {
+    try {
+      const retried = await retryForwards([forward.id]);
+      // Not retried: it was no longer failed (a retry from elsewhere came first); the refresh shows where it is.
+      toast(retried === 1 ? `Retrying the forward to ${forward.destination}.` : 'That forward is no longer failed.');
+    } catch (error) {
+      if (!(error instanceof Unauthorized)) toast(`Could not retry: ${(error as Error).message}`, 'error');
     }
     poller.now();
   };
@@ -90,7 +114,7 @@ export function forwardsSection(delivery: Delivery): HTMLElement {
   return section;
 }
 
-function forwardItem(forward: DeliveryForward): HTMLElement {
+function forwardItem(forward: DeliveryForward, retry: (forward: DeliveryForward) => void): HTMLElement {
   const next =
     forward.status === 'pending' && forward.nextAttemptAt !== null
       ? h(
@@ -99,10 +123,20 @@ function forwardItem(forward: DeliveryForward): HTMLElement {
           ' · next attempt ',
           h(
             'time',
-            { attrs: { datetime: forward.nextAttemptAt, title: formatTime(forward.nextAttemptAt) } },
+            { attrs: { datetime: forward.nextAttemptAt, title: timeTitle(forward.nextAttemptAt) } },
             untilText(forward.nextAttemptAt),
           ),
         )
+      : null;
+  // A dead letter: this forward again, with a fresh budget (CONTRACT 6, `POST /api/forwards/retry`).
+  const retryButton =
+    forward.status === 'failed'
+      ? button('Retry', () => retry(forward), 'button retry-button', {
+          'data-action': 'retry',
+          // The visible word first (WCAG 2.5.3), then which forward: a delivery may have several.
+          'aria-label': `Retry the forward to ${forward.destination}`,
+          title: `Try this forward to ${forward.destination} again, with a fresh budget of attempts`,
+        })
       : null;
   return h(
     'article',
@@ -117,86 +151,9 @@ function forwardItem(forward: DeliveryForward): HTMLElement {
       h('span', { class: `badge forward-status status-${forward.status}` }, forward.status),
       h('span', { class: 'muted' }, `${forward.attempts.length} ${forward.attempts.length === 1 ? 'attempt' : 'attempts'}`),
       next,
+      retryButton,
     ),
     forward.attempts.length === 0 ? null : attemptsTable(forward.attempts),
-    forward.attempts.length === 0 ? null : answers(forward.attempts),
-  );
-}
-
-/**
- * What the destination answered to each attempt (CONTRACT 6): its headers
- * and the first 4 KiB of its body, as text only (never HTML: the answer is
- * the destination's, hostile or not). The last attempt's is open.
- */
-function answers(attempts: AttemptInfo[]): HTMLElement | null {
-  const answered = attempts.filter((a) => a.response !== null);
-  if (answered.length === 0) return null;
-  const last = attempts.at(-1);
-  return h(
-    'div',
-    { class: 'attempt-answers' },
-    ...answered.map((a) => {
-      const response = a.response;
-      if (response === null) return null;
-      const size = `${new TextEncoder().encode(response.body).length.toLocaleString()} bytes${response.bodyTruncated ? ', the first 4 KiB of a longer body' : ''}`;
-      return h(
-        'details',
-        { class: 'attempt-answer', attrs: { 'data-n': String(a.n), ...(a === last ? { open: '' } : {}) } },
-        h('summary', {}, `Answer to attempt ${a.n}`, h('span', { class: 'muted' }, ` · HTTP ${a.status ?? '—'} · ${size}`)),
-        response.headers.length === 0
-          ? null
-          : h(
-              'table',
-              { class: 'kv-table answer-headers' },
-              h(
-                'tbody',
-                {},
-                ...response.headers.map(([name, value]) =>
-                  h('tr', {}, h('th', { attrs: { scope: 'row' } }, name), h('td', {}, value)),
-                ),
-              ),
-            ),
-        response.body === ''
-          ? h('p', { class: 'muted' }, 'No body.')
-          : h('pre', { class: 'raw-body answer-body' }, response.body),
-      );
-    }),
-  );
-}
-
-function attemptsTable(attempts: AttemptInfo[]): HTMLElement {
-  const head = ['#', 'Started', 'HTTP status', 'Duration', 'Error'];
-  return h(
-    'table',
-    { class: 'kv-table attempts-table' },
-    h('thead', {}, h('tr', {}, ...head.map((label) => h('th', { attrs: { scope: 'col' } }, label)))),
-    h(
-      'tbody',
-      {},
-      ...attempts.map((a) =>
-        h(
-          'tr',
-          { attrs: { 'data-n': String(a.n) } },
-          h('td', {}, String(a.n)),
-          h(
-            'td',
-            {},
-            h(
-              'time',
-              { attrs: { datetime: a.startedAt, title: formatTime(a.startedAt), 'data-relative': a.startedAt } },
-              relativeTime(a.startedAt),
-            ),
-          ),
-          h(
-            'td',
-            { class: a.status !== null && a.status >= 200 && a.status < 300 ? 'ok' : 'bad' },
-            a.status === null ? '—' : String(a.status),
-          ),
-          h('td', {}, `${a.durationMs.toLocaleString()} ms`),
-          h('td', {}, a.error ?? ''),
-        ),
-      ),
-    ),
   );
 }
 

@@ -9,7 +9,7 @@
 import { Unauthorized } from './api.ts';
 import { headersTable } from './detail-view.ts';
 import { button, h, replaceChildren } from './dom.ts';
-import { formatSize, formatTime, relativeTime, shortContentType } from './format.ts';
+import { formatSize, relativeTime, shortContentType, timeTitle } from './format.ts';
 import { Poller } from './poller.ts';
 import { listRefusals, type Refusal } from './refusals-api.ts';
 import { sourceName } from './source-name.ts';
@@ -252,7 +252,7 @@ function refusalItem(r: Refusal): HTMLElement {
       h('span', { class: 'muted' }, `${r.method} · ${shortContentType(r.contentType)} · ${formatSize(r.size)}`),
       h(
         'time',
-        { class: 'muted', attrs: { datetime: r.receivedAt, title: formatTime(r.receivedAt), 'data-relative': r.receivedAt } },
+        { class: 'muted', attrs: { datetime: r.receivedAt, title: timeTitle(r.receivedAt), 'data-relative': r.receivedAt } },
         relativeTime(r.receivedAt),
       ),
     ),

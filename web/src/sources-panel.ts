@@ -8,7 +8,7 @@
 import { listSources, type Delivery, type SourcePage, type SourceSummary } from './api.ts';
 import { compareNames, cursorAfterName } from './cursor.ts';
 import { button, h, replaceChildren } from './dom.ts';
-import { formatTime, relativeTime } from './format.ts';
+import { relativeTime, timeTitle } from './format.ts';
 import { sourceName } from './source-name.ts';
 import { countDelivery, firstSparkline, sparkline } from './traffic-chart.ts';
 
@@ -273,7 +273,7 @@ export class SourcesPanel {
     row.count.textContent = count.toLocaleString();
     row.count.title = `${count} deliveries`;
     row.seen.dateTime = lastReceivedAt;
-    row.seen.title = `last received ${formatTime(lastReceivedAt)}`;
+    row.seen.title = `last received ${timeTitle(lastReceivedAt)}`;
     row.seen.dataset.relative = lastReceivedAt;
     row.seen.textContent = relativeTime(lastReceivedAt);
     const traffic = row.summary.traffic;
