@@ -102,7 +102,7 @@ export class DestinationsView {
   }
 
   private table(destinations: DestinationInfo[]): HTMLElement {
-    const head = ['Name', 'Kind', 'URL', 'Paused', 'Pending', 'Failed', 'Oldest pending', 'Last error', ''];
+    const head = ['Name', 'Kind', 'URL', 'Paused', 'Pending', 'Failed', 'Oldest pending', 'Last error', 'Actions'];
     return h(
       'div',
       { class: 'table-scroll' },

@@ -228,7 +228,7 @@ function refusalItem(r: Refusal): HTMLElement {
   const cut =
     r.size > PREVIEW_BYTES && r.bodyPreview !== '' ? ` (the first ${formatSize(PREVIEW_BYTES)} of ${formatSize(r.size)})` : '';
   return h(
-    'article',
+    'div',
     {
       class: 'refusal',
       attrs: { role: 'listitem', 'data-seq': String(r.seq), 'data-code': r.code, 'data-status': String(r.status) },
@@ -261,9 +261,9 @@ function refusalItem(r: Refusal): HTMLElement {
       'details',
       { class: 'refusal-request' },
       h('summary', {}, 'The request'),
-      h('h4', {}, `Headers (${r.headers.length})`),
+      h('h3', {}, `Headers (${r.headers.length})`),
       headersTable(r.headers),
-      h('h4', {}, `Body${cut}`),
+      h('h3', {}, `Body${cut}`),
       preview,
     ),
   );
