@@ -6,6 +6,18 @@ const require = createRequire(import.meta.url);
 /** axe-core's own build, read once and evaluated in each page that is checked. */
 const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
+// Runs in the page (the tests are compiled without the DOM's types, so it is text): axe's
+// violations, cut down to what AxeViolation holds.
+const RUN = `(async () => {
+  const result = await window.axe.run(document, { resultTypes: ['violations'] });
+  return result.violations.map((v) => ({
+    id: v.id,
+    impact: v.impact ?? null,
+    help: v.help,
+    nodes: v.nodes.map((n) => ({ target: n.target.map(String), html: n.html, failureSummary: n.failureSummary ?? '' })),
+  }));
+})()`;
+
 export type AxeImpact = 'minor' | 'moderate' | 'serious' | 'critical' | null;
 
 /** One rule that failed, with the nodes it failed on (the part of axe's result a failure message needs). */
@@ -25,25 +37,7 @@ export interface AxeViolation {
 export async function runAxe(page: Page): Promise<AxeViolation[]> {
   const present = (await page.evaluate('typeof window.axe')) === 'object';
   if (!present) await page.evaluate(AXE_SOURCE);
-  return page.evaluate(async () => {
-    interface AxeNode {
-      target: unknown[];
-      html: string;
-      failureSummary?: string;
-    }
-    interface AxeRun {
-      run(context: Document, options: object): Promise<{ violations: Array<AxeViolationOf<AxeNode>> }>;
-    }
-    type AxeViolationOf<N> = { id: string; impact?: AxeImpact; help: string; nodes: N[] };
-    const axe = (window as unknown as { axe: AxeRun }).axe;
-    const result = await axe.run(document, { resultTypes: ['violations'] });
-    return result.violations.map((v) => ({
-      id: v.id,
-      impact: v.impact ?? null,
-      help: v.help,
-      nodes: v.nodes.map((n) => ({ target: n.target.map(String), html: n.html, failureSummary: n.failureSummary ?? '' })),
-    }));
-  });
+  return (await page.evaluate(RUN)) as AxeViolation[];
 }
 
 /** The violations a test fails on: those axe rates critical or serious. */
