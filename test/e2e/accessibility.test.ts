@@ -74,8 +74,8 @@ describe.skipIf(skipBrowserTests)('accessibility of the inbox page (axe-core in 
   });
 
   /** Opens the page in `theme` at `hash`, lets `ready` bring up the view, and runs axe on it. */
-  async function check(theme: Theme, hash: string, ready: (page: Page) => Promise<void>): Promise<void> {
-    const session = await openPage(browser, server, { colorScheme: theme, hash });
+  async function check(theme: Theme, hash: string, ready: (page: Page) => Promise<void>, logIn = true): Promise<void> {
+    const session = await openPage(browser, server, { colorScheme: theme, hash, logIn });
     try {
       await ready(session.page);
       const all = await runAxe(session.page);
@@ -87,6 +87,10 @@ describe.skipIf(skipBrowserTests)('accessibility of the inbox page (axe-core in 
   }
 
   for (const theme of ['light', 'dark'] as const) {
+    it(`the login form (${theme})`, async () => {
+      await check(theme, '', (page) => page.getByLabel('API token').waitFor({ timeout: 5000 }), false);
+    });
+
     it(`the list (${theme})`, async () => {
       await check(theme, '', async (page) => {
         await page.locator('.delivery-list li[data-id]').nth(2).waitFor({ timeout: 5000 });
