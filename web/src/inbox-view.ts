@@ -120,7 +120,7 @@ export class InboxView {
     });
     const find = h(
       'form',
-      { class: 'find', attrs: { role: 'search', 'aria-label': 'Find a delivery' } },
+      { class: 'find', attrs: { role: 'search', 'aria-label': 'Delivery lookup' } },
       this.findInput,
       h('button', { class: 'button', attrs: { type: 'submit' } }, 'Find'),
     );
