@@ -134,4 +134,45 @@ describe.skipIf(skipBrowserTests)('the refused requests on the inbox page in Chr
     await page.keyboard.press('Escape');
     await expect.poll(() => panel.isHidden()).toBe(true);
   });
+
+  it('writes every size one way, "5.7 MiB", with the exact bytes in a title, the detail the sender got included', async () => {
+    const big = 'x'.repeat(Math.round(5.7 * 1024 * 1024));
+    await refused(server, 'sizes', 413, { headers: { 'content-type': 'application/json' }, body: big });
+    await refused(server, 'sizes', 415, { headers: { 'content-type': 'text/html' }, body: '<p>'.repeat(3400) });
+    await server.app.refusals.flush();
+    session = await openPage(browser, server, { hash: '#source=sizes' });
+    const { page } = session;
+    await page.locator('[data-action="refusals"]').click();
+    const panel = page.locator('#refusals-panel');
+    await panel.locator('.refusal').nth(1).waitFor({ timeout: 5000 });
+    for (const summary of await panel.locator('.refusal summary').all()) await summary.click();
+
+    // No count of bytes written out in what the view itself says (the headers are the sender's, as sent).
+    const said = await panel
+      .locator('.refusal-head, .refusal-detail, .refusal-request h3, .refusal-request > p')
+      .evaluateAll((parts) => parts.map((part) => part.textContent ?? ''));
+    expect(said.length).toBeGreaterThanOrEqual(6);
+    for (const text of said) expect(text).not.toMatch(/\d{4,}|\bbytes?\b/);
+    const sizes = await panel.locator('.size').evaluateAll((spans) =>
+      spans.map((span) => ({
+        text: span.textContent,
+        bytes: Number(span.getAttribute('data-bytes')),
+        title: span.getAttribute('title'),
+      })),
+    );
+    for (const { text, bytes, title } of sizes) {
+      expect(text).toMatch(/^\d+(\.\d)? (B|KiB|MiB)$/);
+      expect(title?.replace(/[^\d]/g, '')).toBe(String(bytes));
+      expect(title).toMatch(/ bytes?$/);
+    }
+    const tooLarge = panel.locator('.refusal[data-code="payload_too_large"]');
+    expect(await tooLarge.locator('.refusal-detail').textContent()).toBe('The body is larger than 5.0 MiB.');
+    expect(await tooLarge.locator('.refusal-detail .size').getAttribute('data-bytes')).toBe(String(5 * 1024 * 1024));
+    const cut = panel.locator('.refusal[data-code="unsupported_media_type"] h3').nth(1);
+    expect(await cut.textContent()).toBe('Body (the first 4.0 KiB of 10.0 KiB)');
+    expect(await cut.locator('.size').evaluateAll((spans) => spans.map((span) => span.getAttribute('data-bytes')))).toEqual([
+      '4096',
+      '10200',
+    ]);
+  });
 });

@@ -102,7 +102,7 @@ export class DestinationsView {
   }
 
   private table(destinations: DestinationInfo[]): HTMLElement {
-    const head = ['Name', 'Kind', 'URL', 'Paused', 'Pending', 'Failed', 'Oldest pending', 'Last error', ''];
+    const head = ['Name', 'Kind', 'URL', 'Paused', 'Pending', 'Failed', 'Oldest pending', 'Last error', 'Actions'];
     return h(
       'div',
       { class: 'table-scroll' },
@@ -153,7 +153,7 @@ export class DestinationsView {
       { attrs: { 'data-destination': d.name, 'data-paused': String(d.paused) } },
       h('th', { attrs: { scope: 'row' } }, d.name),
       cell('Kind', 'kind', d.kind, ...connectionText(d)),
-      cell('URL', 'url', d.url ?? '—'),
+      d.url === null ? cell('URL', 'url', '—') : urlCell(d.url),
       cell('Paused', 'paused', d.paused ? 'paused' : 'no'),
       cell('Pending', 'pending', d.pending.toLocaleString()),
       cell('Failed', d.failed > 0 ? 'failed bad' : 'failed', d.failed.toLocaleString()),
@@ -189,6 +189,23 @@ export class DestinationsView {
     }
     this.poller?.now();
   }
+}
+
+/**
+ * The URL cell: "scheme://host:port" kept on one line (cut with an ellipsis
+ * where even that is wider than the cell), the path free to wrap only after
+ * a "/"; the whole URL in the cell's title.
+ */
+function urlCell(url: string): HTMLElement {
+  const match = /^([a-z][a-z0-9+.-]*:\/\/[^/]*)(.*)$/is.exec(url);
+  const origin = match?.[1] ?? url;
+  const path = match?.[2] ?? '';
+  const pieces: Array<Node | string> = [h('span', { class: 'url-origin' }, origin)];
+  for (const segment of path.split(/(?<=\/)/)) {
+    if (segment === '') continue;
+    pieces.push(h('wbr'), h('span', { class: 'url-segment' }, segment));
+  }
+  return h('td', { class: 'url', attrs: { 'data-label': 'URL', title: url } }, ...pieces);
 }
 
 /** A broker's connection under its kind: "connected", or the state and why (text only: the error may quote a broker). */

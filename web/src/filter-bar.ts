@@ -57,7 +57,7 @@ export class FilterBar {
     this.hint = h('p', { class: 'filter-hint', attrs: { role: 'status' } });
     const search = h(
       'form',
-      { class: 'delivery-search', attrs: { role: 'search' } },
+      { class: 'delivery-search', attrs: { role: 'search', 'aria-label': 'Delivery search' } },
       this.searchInput,
       h('button', { class: 'button', attrs: { type: 'submit' } }, 'Search'),
     );

@@ -120,7 +120,7 @@ export class InboxView {
     });
     const find = h(
       'form',
-      { class: 'find', attrs: { role: 'search' } },
+      { class: 'find', attrs: { role: 'search', 'aria-label': 'Delivery lookup' } },
       this.findInput,
       h('button', { class: 'button', attrs: { type: 'submit' } }, 'Find'),
     );
@@ -144,7 +144,7 @@ export class InboxView {
         button('Log out', () => void this.logOut(), 'button quiet', { 'data-action': 'logout' }),
       ),
       h(
-        'div',
+        'main',
         { class: 'panes' },
         this.sources.element,
         h(

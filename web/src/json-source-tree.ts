@@ -159,5 +159,7 @@ export function jsonSourceTree(text: string, cut = false): HTMLElement | undefin
   const errors: ParseError[] = [];
   const root = parseTree(text, errors, { allowTrailingComma: false, disallowComments: true });
   if (root === undefined || (errors.length > 0 && !cut)) return undefined;
-  return h('div', { class: 'json-tree', attrs: { role: 'tree' } }, nodeView(root, undefined, text, 0));
+  // No role="tree": a tree role promises treeitems and arrow-key navigation; the nested
+  // <details> elements are already a disclosure structure that assistive technology knows.
+  return h('div', { class: 'json-tree' }, nodeView(root, undefined, text, 0));
 }

@@ -8,7 +8,7 @@
 
 import { Unauthorized } from './api.ts';
 import { headersTable } from './detail-view.ts';
-import { button, h, replaceChildren } from './dom.ts';
+import { button, h, replaceChildren, type Child } from './dom.ts';
 import { formatSize, relativeTime, shortContentType, timeTitle } from './format.ts';
 import { Poller } from './poller.ts';
 import { listRefusals, type Refusal } from './refusals-api.ts';
@@ -215,6 +215,27 @@ export class RefusalsView {
   }
 }
 
+/** A size as the panel writes every size: "5.7 MiB", the exact count of bytes in its title. */
+function size(bytes: number): HTMLElement {
+  return h(
+    'span',
+    {
+      class: 'size',
+      attrs: { 'data-bytes': String(bytes), title: `${bytes.toLocaleString()} ${bytes === 1 ? 'byte' : 'bytes'}` },
+    },
+    formatSize(bytes),
+  );
+}
+
+/**
+ * The detail the sender was answered, with each "N bytes" in it ("The body
+ * is larger than 5242880 bytes.") written as the panel writes sizes; the
+ * sender's exact number is in the title.
+ */
+function detailText(detail: string): Child[] {
+  return detail.split(/\b(\d+) bytes\b/).map((piece, i) => (i % 2 === 1 ? size(Number(piece)) : piece));
+}
+
 /** One refusal: a summary line, the detail the sender got, and the request under a disclosure. */
 function refusalItem(r: Refusal): HTMLElement {
   const preview =
@@ -225,10 +246,10 @@ function refusalItem(r: Refusal): HTMLElement {
           r.code === 'payload_too_large' ? 'The body is not kept: it was refused for its size.' : 'No body.',
         )
       : h('pre', { class: 'raw-body refusal-preview' }, r.bodyPreview);
-  const cut =
-    r.size > PREVIEW_BYTES && r.bodyPreview !== '' ? ` (the first ${formatSize(PREVIEW_BYTES)} of ${formatSize(r.size)})` : '';
+  const cut: Child[] =
+    r.size > PREVIEW_BYTES && r.bodyPreview !== '' ? [' (the first ', size(PREVIEW_BYTES), ' of ', size(r.size), ')'] : [];
   return h(
-    'article',
+    'div',
     {
       class: 'refusal',
       attrs: { role: 'listitem', 'data-seq': String(r.seq), 'data-code': r.code, 'data-status': String(r.status) },
@@ -249,21 +270,21 @@ function refusalItem(r: Refusal): HTMLElement {
             )
           : sourceName(r.source),
       ),
-      h('span', { class: 'muted' }, `${r.method} · ${shortContentType(r.contentType)} · ${formatSize(r.size)}`),
+      h('span', { class: 'muted' }, `${r.method} · ${shortContentType(r.contentType)} · `, size(r.size)),
       h(
         'time',
         { class: 'muted', attrs: { datetime: r.receivedAt, title: timeTitle(r.receivedAt), 'data-relative': r.receivedAt } },
         relativeTime(r.receivedAt),
       ),
     ),
-    h('p', { class: 'refusal-detail' }, r.detail),
+    h('p', { class: 'refusal-detail' }, ...detailText(r.detail)),
     h(
       'details',
       { class: 'refusal-request' },
       h('summary', {}, 'The request'),
-      h('h4', {}, `Headers (${r.headers.length})`),
+      h('h3', {}, `Headers (${r.headers.length})`),
       headersTable(r.headers),
-      h('h4', {}, `Body${cut}`),
+      h('h3', {}, 'Body', ...cut),
       preview,
     ),
   );

@@ -73,7 +73,11 @@ export class SourcesPanel {
         spellcheck: 'false',
       },
     });
-    const search = h('form', { class: 'source-search', attrs: { role: 'search' } }, this.searchInput);
+    const search = h(
+      'form',
+      { class: 'source-search', attrs: { role: 'search', 'aria-label': 'Source search' } },
+      this.searchInput,
+    );
     search.addEventListener('submit', (event) => {
       event.preventDefault();
       this.searchNow();

@@ -9,6 +9,7 @@ import { ApiError, call } from './api.ts';
 import type { SourceSummary } from './delivery.ts';
 import { button, h, replaceChildren } from './dom.ts';
 import { Poller } from './poller.ts';
+import { clockTime, countAxis, countScale, heightFraction, timeAxis, timeTicks } from './traffic-axes.ts';
 
 const SVG = 'http://www.w3.org/2000/svg';
 
@@ -88,7 +89,7 @@ export function firstSparkline(at: string): Sparkline {
   return spark;
 }
 
-/** A source's last 24 hours: deliveries as a line, refusals as a second one. */
+/** A source's last 24 hours: deliveries as a line, refusals (if any) as a second one. */
 export function sparkline(spark: Sparkline): SVGSVGElement {
   const width = 72;
   const height = 18;
@@ -107,10 +108,9 @@ export function sparkline(spark: Sparkline): SVGSVGElement {
     'data-refused': refused,
   });
   // No <title>: a row of the panel costs three nodes more, not five (the panel keeps its node count small, issue 16).
-  picture.append(
-    svg('polyline', { class: 'spark-delivered', points: points(spark.delivered, max, width, height) }),
-    svg('polyline', { class: 'spark-refused', points: points(spark.refused, max, width, height) }),
-  );
+  picture.append(svg('polyline', { class: 'spark-delivered', points: points(spark.delivered, max, width, height) }));
+  // The refusals only where there were some: a flat red line along the bottom would read as an alarm.
+  if (refused > 0) picture.append(svg('polyline', { class: 'spark-refused', points: points(spark.refused, max, width, height) }));
   return picture;
 }
 
@@ -229,9 +229,15 @@ export class TrafficChart {
     const width = 600;
     const height = 120;
     const max = Math.max(1, ...SERIES.flatMap(({ name }) => data[name]));
+    const scale = countScale(max);
+    const bucketMs = data.bucketSeconds * 1000;
+    const fromMs = Date.parse(data.from);
+    const lastMs = fromMs + bucketMs * (data.delivered.length - 1);
     const span = data.bucket === 'minute' ? 'the last hour, by minute' : 'the last 24 hours, by hour';
     const totals = SERIES.map(({ name, label }) => `${total(data[name])} ${label}`).join(', ');
-    const label = `Traffic of ${span}: ${totals}. Highest count in one ${data.bucket}: ${max}.`;
+    const label =
+      `Traffic of ${span} (${clockTime(fromMs)} to ${clockTime(lastMs)}): ${totals}. ` +
+      `Highest count in one ${data.bucket}: ${max}.`;
     const picture = svg('svg', {
       class: 'traffic-svg',
       viewBox: `0 0 ${width} ${height}`,
@@ -241,17 +247,37 @@ export class TrafficChart {
     });
     const title = svg('title');
     title.textContent = label;
-    picture.append(title, svg('line', { class: 'traffic-axis', x1: 0, y1: height - 0.5, x2: width, y2: height - 0.5 }));
-    for (const { name } of SERIES) {
+    picture.append(title);
+    // A faint line at each count of the scale; the one at 0 is the axis.
+    for (const value of scale.ticks) {
+      const y = (height * (1 - heightFraction(value, scale.top, height))).toFixed(1);
       picture.append(
-        svg('polyline', {
-          class: `traffic-line traffic-${name}`,
-          points: points(data[name], max, width, height),
+        svg('line', {
+          class: value === 0 ? 'traffic-axis' : 'traffic-grid',
+          x1: 0,
+          y1: y,
+          x2: width,
+          y2: y,
           'vector-effect': 'non-scaling-stroke',
         }),
       );
     }
-    replaceChildren(this.picture, picture);
+    for (const { name } of SERIES) {
+      picture.append(
+        svg('polyline', {
+          class: `traffic-line traffic-${name}`,
+          points: points(data[name], scale.top, width, height),
+          'vector-effect': 'non-scaling-stroke',
+        }),
+      );
+    }
+    const plot = h(
+      'div',
+      { class: 'traffic-plot' },
+      countAxis(scale, height),
+      h('div', { class: 'traffic-canvas' }, picture, timeAxis(timeTicks(fromMs, bucketMs, data.delivered.length))),
+    );
+    replaceChildren(this.picture, plot);
     replaceChildren(
       this.legend,
       ...SERIES.map(({ name, label: text }) =>
