@@ -18,8 +18,7 @@ const STACK_BYTES = 256 * 1024;
 
 /** What one run gave: the output (null: drop), or why it failed; with its logs and how long it took. */
 export type SandboxRun =
-  | { output: TransformOutput | null; logs: string[]; durationMs: number }
-  | { error: string; logs: string[]; durationMs: number };
+  { output: TransformOutput | null; logs: string[]; durationMs: number } | { error: string; logs: string[]; durationMs: number };
 
 /** A transform that does not compile, or has no default export function: a config error (CONTRACT 10). */
 export class TransformCompileError extends Error {
@@ -213,7 +212,9 @@ function runPendingJobs(context: QuickJSContext): QuickJSHandle | undefined {
 function installConsole(context: QuickJSContext, logs: string[]): void {
   const log = context.newFunction('log', (...args) => {
     if (logs.length >= MAX_LOG_LINES) return;
-    const line = args.map((arg) => (context.typeof(arg) === 'string' ? context.getString(arg) : shownValue(context.dump(arg)))).join(' ');
+    const line = args
+      .map((arg) => (context.typeof(arg) === 'string' ? context.getString(arg) : shownValue(context.dump(arg))))
+      .join(' ');
     logs.push(line.length > MAX_LOG_LINE_CHARS ? `${line.slice(0, MAX_LOG_LINE_CHARS)}…` : line);
   });
   const consoleObject = context.newObject();
@@ -240,7 +241,11 @@ interface DumpedError {
 }
 
 /** An error thrown inside the sandbox, in words; `broken` when the deadline or the memory limit stopped it. */
-function failure(context: QuickJSContext, handle: QuickJSHandle, limits: TransformLimits): { error: string } | { broken: string } {
+function failure(
+  context: QuickJSContext,
+  handle: QuickJSHandle,
+  limits: TransformLimits,
+): { error: string } | { broken: string } {
   const { text, limit } = errorText(context, handle, limits);
   return limit ? { broken: text } : { error: text };
 }
@@ -248,7 +253,8 @@ function failure(context: QuickJSContext, handle: QuickJSHandle, limits: Transfo
 function compileError(context: QuickJSContext, handle: QuickJSHandle, limits: TransformLimits): TransformCompileError {
   const dumped = context.dump(handle) as DumpedError | string;
   const { text } = errorText(context, handle, limits, dumped);
-  const at = typeof dumped === 'object' && dumped !== null && typeof dumped.stack === 'string' ? /:(\d+):(\d+)/.exec(dumped.stack) : null;
+  const at =
+    typeof dumped === 'object' && dumped !== null && typeof dumped.stack === 'string' ? /:(\d+):(\d+)/.exec(dumped.stack) : null;
   return at === null ? new TransformCompileError(text) : new TransformCompileError(text, Number(at[1]), Number(at[2]));
 }
 
@@ -262,7 +268,8 @@ function errorText(
   if (typeof dumped !== 'object' || dumped === null) return { text: `threw ${shownValue(dumped)}`, limit: false };
   const name = typeof dumped.name === 'string' ? dumped.name : 'Error';
   const message = typeof dumped.message === 'string' ? dumped.message : shownValue(dumped);
-  if (name === 'InternalError' && message === 'interrupted') return { text: `over its time limit (${limits.timeoutMs} ms)`, limit: true };
+  if (name === 'InternalError' && message === 'interrupted')
+    return { text: `over its time limit (${limits.timeoutMs} ms)`, limit: true };
   if (message === 'out of memory') return { text: `over its memory limit (${limits.memoryMb} MB)`, limit: true };
   const where = typeof dumped.stack === 'string' ? /\((?:[^)]*?):(\d+):(\d+)\)|at [^\s]*:(\d+):(\d+)/.exec(dumped.stack) : null;
   const line = where === null ? '' : ` (line ${where[1] ?? where[3]})`;

@@ -39,14 +39,18 @@ export function reservedHeader(name: string): boolean {
 export function checkedOutput(value: unknown): { output: TransformOutput | null } | { error: string } {
   if (value === null || value === undefined) return { output: null };
   if (typeof value !== 'object' || Array.isArray(value)) {
-    return { error: `the transform returned ${Array.isArray(value) ? 'an array' : typeof value}: return { body, headers } or null` };
+    return {
+      error: `the transform returned ${Array.isArray(value) ? 'an array' : typeof value}: return { body, headers } or null`,
+    };
   }
   const { body, headers, ...rest } = value as Record<string, unknown>;
   const unknown = Object.keys(rest);
-  if (unknown.length > 0) return { error: `the transform returned unknown keys (${unknown.slice(0, 5).join(', ')}): return { body, headers } or null` };
+  if (unknown.length > 0)
+    return { error: `the transform returned unknown keys (${unknown.slice(0, 5).join(', ')}): return { body, headers } or null` };
   const output: TransformOutput = body === undefined ? {} : { body };
   if (headers === undefined || headers === null) return { output };
-  if (typeof headers !== 'object' || Array.isArray(headers)) return { error: 'headers: expected an object of header names and values' };
+  if (typeof headers !== 'object' || Array.isArray(headers))
+    return { error: 'headers: expected an object of header names and values' };
   const checked: Record<string, string> = {};
   for (const [name, raw] of Object.entries(headers as Record<string, unknown>)) {
     if (!TOKEN.test(name)) return { error: `headers: ${JSON.stringify(name.slice(0, 100))} is not a valid header name` };

@@ -6,7 +6,12 @@ beforeAll(async () => {
   await prepareTransformEngine();
 });
 
-const EVENT = JSON.stringify({ id: 'd1', eventType: 'invoice.paid', headers: { 'x-kind': 'a' }, body: { id: 'in_1', amount: 5 } });
+const EVENT = JSON.stringify({
+  id: 'd1',
+  eventType: 'invoice.paid',
+  headers: { 'x-kind': 'a' },
+  body: { id: 'in_1', amount: 5 },
+});
 
 function runOnce(code: string, event = EVENT, limits = { timeoutMs: 50, memoryMb: 16 }): SandboxRun {
   const sandbox = Sandbox.compile('t', code, limits);
@@ -47,13 +52,19 @@ describe('the transform sandbox (CONTRACT 10)', () => {
   });
 
   it('awaits an async transform', () => {
-    expect(runOnce('export default async (e) => { await null; return { body: [e.id] }; }')).toMatchObject({ output: { body: ['d1'] } });
+    expect(runOnce('export default async (e) => { await null; return { body: [e.id] }; }')).toMatchObject({
+      output: { body: ['d1'] },
+    });
   });
 
   it('reuses one context from run to run', () => {
     const sandbox = Sandbox.compile('t', 'let n = 0; export default () => ({ body: ++n })');
     try {
-      expect([1, 2, 3].map(() => sandbox.run(EVENT))).toMatchObject([{ output: { body: 1 } }, { output: { body: 2 } }, { output: { body: 3 } }]);
+      expect([1, 2, 3].map(() => sandbox.run(EVENT))).toMatchObject([
+        { output: { body: 1 } },
+        { output: { body: 2 } },
+        { output: { body: 3 } },
+      ]);
     } finally {
       sandbox.dispose();
     }
@@ -73,13 +84,18 @@ describe('the transform sandbox (CONTRACT 10)', () => {
     expect(runOnce("export default () => ({ headers: { 'webhook-id': 'x' } })")).toMatchObject({
       error: 'headers: webhook-id is set by Reception and cannot be set by a transform',
     });
-    expect(runOnce("export default () => ({ headers: { 'X-Reception-Source': 'x' } })")).toMatchObject({ error: expect.stringContaining('set by Reception') });
+    expect(runOnce("export default () => ({ headers: { 'X-Reception-Source': 'x' } })")).toMatchObject({
+      error: expect.stringContaining('set by Reception'),
+    });
     expect(runOnce('export default () => 5')).toMatchObject({ error: expect.stringContaining('returned number') });
     expect(runOnce('export default () => ({ bdy: 1 })')).toMatchObject({ error: expect.stringContaining('unknown keys (bdy)') });
   });
 
   it('stops an endless loop at its deadline, and the next run works', () => {
-    const sandbox = Sandbox.compile('t', 'export default (e) => { if (e.id === "loop") for (;;) {} return { body: 1 }; }', { timeoutMs: 50, memoryMb: 16 });
+    const sandbox = Sandbox.compile('t', 'export default (e) => { if (e.id === "loop") for (;;) {} return { body: 1 }; }', {
+      timeoutMs: 50,
+      memoryMb: 16,
+    });
     try {
       const started = performance.now();
       expect(sandbox.run(JSON.stringify({ id: 'loop' }))).toMatchObject({ error: 'over its time limit (50 ms)' });
@@ -107,7 +123,9 @@ describe('the transform sandbox (CONTRACT 10)', () => {
   });
 
   it('stops endless recursion', () => {
-    expect(runOnce('const f = (n) => f(n + 1) + 1; export default () => f(0)')).toMatchObject({ error: 'InternalError: stack overflow (line 1)' });
+    expect(runOnce('const f = (n) => f(n + 1) + 1; export default () => f(0)')).toMatchObject({
+      error: 'InternalError: stack overflow (line 1)',
+    });
   });
 
   describe('refuses every way out', () => {
@@ -131,7 +149,9 @@ describe('the transform sandbox (CONTRACT 10)', () => {
     }
 
     it('import() of a module', () => {
-      const run = runOnce("export default async () => { const fs = await import('fs'); return { body: typeof fs.readFileSync }; }");
+      const run = runOnce(
+        "export default async () => { const fs = await import('fs'); return { body: typeof fs.readFileSync }; }",
+      );
       expect(run).toMatchObject({ error: expect.stringContaining("could not load module 'fs'") });
     });
 
@@ -141,13 +161,17 @@ describe('the transform sandbox (CONTRACT 10)', () => {
     });
 
     it('a static import (a compile error)', () => {
-      expect(compileProblem("import { readFileSync } from 'node:fs';\nexport default () => ({ body: readFileSync('/etc/passwd', 'utf8') });").message).toContain(
-        "could not load module 'node:fs'",
-      );
+      expect(
+        compileProblem(
+          "import { readFileSync } from 'node:fs';\nexport default () => ({ body: readFileSync('/etc/passwd', 'utf8') });",
+        ).message,
+      ).toContain("could not load module 'node:fs'");
     });
 
     it('globalThis holds nothing of the host', () => {
-      const run = runOnce('export default () => ({ body: Object.getOwnPropertyNames(globalThis).filter((n) => /^(require|process|fetch|setTimeout|std|os|Buffer|module|__dirname)$/.test(n)) })');
+      const run = runOnce(
+        'export default () => ({ body: Object.getOwnPropertyNames(globalThis).filter((n) => /^(require|process|fetch|setTimeout|std|os|Buffer|module|__dirname)$/.test(n)) })',
+      );
       expect(run).toMatchObject({ output: { body: [] } });
     });
   });
