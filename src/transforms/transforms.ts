@@ -13,6 +13,12 @@ export interface TransformDefinition {
   limits: TransformLimits;
 }
 
+/** A route that uses a transform (`sources.<source>.forward[]` with `transform:`). */
+export interface TransformUser {
+  source: string;
+  destination: string;
+}
+
 /** What running a transform gave (CONTRACT 10 "Try it"), with the version that ran. */
 export type TransformResult = { transform: { name: string; version: string }; logs: string[]; durationMs: number } & (
   { output: TransformOutput | null } | { error: string }
@@ -30,6 +36,7 @@ export function transformVersion(code: string): string {
  */
 export class Transforms {
   private byName = new Map<string, TransformDefinition>();
+  private users = new Map<string, TransformUser[]>();
 
   constructor(
     private readonly pool: TransformPool = new TransformPool(),
@@ -37,8 +44,14 @@ export class Transforms {
   ) {}
 
   /** The transforms of a config just loaded (or reloaded); runs already started finish on the version they began with. */
-  apply(definitions: Iterable<TransformDefinition>): void {
+  apply(definitions: Iterable<TransformDefinition>, users: ReadonlyMap<string, TransformUser[]> = new Map()): void {
     this.byName = new Map([...definitions].map((definition) => [definition.name, definition]));
+    this.users = new Map(users);
+  }
+
+  /** The routes that name the transform. */
+  usersOf(name: string): TransformUser[] {
+    return this.users.get(name) ?? [];
   }
 
   get(name: string): TransformDefinition | undefined {
