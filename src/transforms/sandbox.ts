@@ -252,7 +252,8 @@ function failure(
 
 function compileError(context: QuickJSContext, handle: QuickJSHandle, limits: TransformLimits): TransformCompileError {
   const dumped = context.dump(handle) as DumpedError | string;
-  const { text } = errorText(context, handle, limits, dumped);
+  // The line goes in the error's own field (the config error says where), not in the text.
+  const text = errorText(context, handle, limits, dumped).text.replace(/ \(line \d+\)$/, '');
   const at =
     typeof dumped === 'object' && dumped !== null && typeof dumped.stack === 'string' ? /:(\d+):(\d+)/.exec(dumped.stack) : null;
   return at === null ? new TransformCompileError(text) : new TransformCompileError(text, Number(at[1]), Number(at[2]));
