@@ -10,7 +10,6 @@ import {
   TransformRunBodySchema,
   TransformRunSchema,
 } from '../api/transform-schemas.js';
-import { transformEventJson } from './transform-event.js';
 import type { Transforms } from './transforms.js';
 
 export interface TransformRoutesOptions {
@@ -44,7 +43,7 @@ export const transformRoutes: FastifyPluginAsyncTypebox<TransformRoutesOptions> 
       const { name } = request.params;
       if (transforms.get(name) === undefined) throw noTransform(name);
       const delivery = await deliveryOrNotFound(deliveries, request.body.deliveryId);
-      const result = await transforms.run(name, transformEventJson(delivery));
+      const result = await transforms.runOnDelivery(name, delivery);
       // Removed by a reload between the two looks.
       if (result === undefined) throw noTransform(name);
       const { transform, logs, durationMs } = result;

@@ -3,6 +3,8 @@ import type { TransformLimits } from './sandbox.js';
 import type { TransformOutput } from './transform-output.js';
 import { TransformPool } from './transform-pool.js';
 import type { TransformMetrics } from './transform-metrics.js';
+import { transformEventJson } from './transform-event.js';
+import type { StoredDelivery } from '../deliveries/delivery-store.js';
 
 /** A transform of the config in force (CONTRACT 10): its code and limits, and its version. */
 export interface TransformDefinition {
@@ -31,8 +33,8 @@ export function transformVersion(code: string): string {
 
 /**
  * The transforms in force, swapped whole by a reload (`apply`), and run on
- * the pool's threads. The forwarding attempt path calls `run(name, eventJson)`
- * (the event from transform-event.ts); so do the try-it route and command.
+ * the pool's threads. The forwarding attempt path calls
+ * `runOnDelivery(name, delivery)`, as the try-it route does.
  */
 export class Transforms {
   private byName = new Map<string, TransformDefinition>();
@@ -72,6 +74,16 @@ export class Transforms {
     this.metrics?.runs.inc({ transform: name, outcome });
     this.metrics?.duration.observe({ transform: name }, result.durationMs / 1000);
     return { transform, ...result };
+  }
+
+  /**
+   * Runs the named transform on a stored delivery, the event built as CONTRACT 10
+   * "In" says: what the forwarding attempt path calls (and the try-it route).
+   * Undefined for a name the config does not have; never rejects.
+   */
+  runOnDelivery(name: string, delivery: StoredDelivery): Promise<TransformResult | undefined> {
+    if (!this.byName.has(name)) return Promise.resolve(undefined);
+    return this.run(name, transformEventJson(delivery));
   }
 
   close(): Promise<void> {
