@@ -111,7 +111,7 @@ describe('the transform sandbox (CONTRACT 10)', () => {
   it('stops a transform over its memory limit, and the next run works', () => {
     const sandbox = Sandbox.compile(
       't',
-      'export default (e) => { if (e.id === "big") { const a = []; for (;;) a.push(new Array(100000).fill(a.length)); } return { body: 1 }; }',
+      'export default (e) => { if (e.id === "big") { const a = []; for (;;) a.push(new Array(1000000).fill(a.length)); } return { body: 1 }; }',
       { timeoutMs: 5000, memoryMb: 4 },
     );
     try {
