@@ -11,10 +11,8 @@ export interface WorkerJob {
   eventJson: string;
 }
 
-export interface WorkerAnswer {
-  id: number;
-  result: SandboxRun;
-}
+/** What a thread sends: that its engine is loaded (once), or the answer to a job. */
+export type WorkerAnswer = { ready: true } | { id: number; result: SandboxRun };
 
 /** A transform as the pool runs it. */
 export interface PoolTransform {
@@ -25,17 +23,24 @@ export interface PoolTransform {
 }
 
 /** Past its deadline by this much, a thread that has not answered is stopped and replaced. */
-const STUCK_GRACE_MS = 5000;
+export const STUCK_GRACE_MS = 5000;
 
 interface Pending {
   resolve: (run: SandboxRun) => void;
   timer: NodeJS.Timeout;
   started: number;
+  /** How long the thread may take over this job once it is the thread's oldest. */
+  allowedMs: number;
 }
 
 interface Thread {
   worker: Worker;
+  /** In the order sent: a thread runs its jobs one at a time, in that order. */
   pending: Map<number, Pending>;
+  /** When the thread last answered, or was last given a job while idle, or became ready. */
+  lastProgress: number;
+  /** Its engine is loaded (until then, its time is not counted against a job). */
+  ready: boolean;
 }
 
 /**
@@ -52,7 +57,10 @@ export class TransformPool {
   private nextId = 1;
   private closed = false;
 
-  constructor(readonly size = 2) {
+  constructor(
+    readonly size = 2,
+    private readonly stuckGraceMs = STUCK_GRACE_MS,
+  ) {
     this.threads = Array.from({ length: Math.max(1, size) }, () => undefined);
   }
 
@@ -62,9 +70,11 @@ export class TransformPool {
     const thread = this.leastBusy();
     const id = this.nextId++;
     return new Promise<SandboxRun>((resolve) => {
-      const timer = setTimeout(() => this.stuck(thread, id), transform.limits.timeoutMs + STUCK_GRACE_MS);
+      const allowedMs = transform.limits.timeoutMs + this.stuckGraceMs;
+      if (thread.pending.size === 0 && thread.ready) thread.lastProgress = performance.now();
+      const timer = setTimeout(() => this.check(thread, id), allowedMs);
       timer.unref();
-      thread.pending.set(id, { resolve, timer, started: performance.now() });
+      thread.pending.set(id, { resolve, timer, started: performance.now(), allowedMs });
       const job: WorkerJob = { id, ...transform, eventJson };
       thread.worker.postMessage(job);
     });
@@ -95,12 +105,19 @@ export class TransformPool {
   private start(index: number): Thread {
     const worker = new Worker(workerUrl());
     worker.unref();
-    const thread: Thread = { worker, pending: new Map() };
+    const thread: Thread = { worker, pending: new Map(), lastProgress: performance.now(), ready: false };
     this.threads[index] = thread;
-    worker.on('message', ({ id, result }: WorkerAnswer) => {
+    worker.on('message', (answer: WorkerAnswer) => {
+      if ('ready' in answer) {
+        thread.ready = true;
+        thread.lastProgress = performance.now();
+        return;
+      }
+      const { id, result } = answer;
       const pending = thread.pending.get(id);
       if (pending === undefined) return;
       thread.pending.delete(id);
+      thread.lastProgress = performance.now();
       clearTimeout(pending.timer);
       pending.resolve(result);
     });
@@ -109,11 +126,25 @@ export class TransformPool {
     return thread;
   }
 
-  /** A job far past its deadline: its thread is stopped (every job on it fails) and replaced at the next run. */
-  private stuck(thread: Thread, id: number): void {
-    if (!thread.pending.has(id)) return;
-    this.replace(thread, 'the transform thread did not answer past the deadline and was stopped');
-    void thread.worker.terminate();
+  /**
+   * A job's time is up: when it is the thread's oldest and the thread has not
+   * answered anything for that long, the thread is stuck: it is stopped (every
+   * job on it fails) and replaced at the next run. A job still waiting behind
+   * others is given its time again (a queue is not a stuck thread).
+   */
+  private check(thread: Thread, id: number): void {
+    const pending = thread.pending.get(id);
+    if (pending === undefined) return;
+    const [oldest] = thread.pending.keys();
+    const waited = performance.now() - thread.lastProgress;
+    if (thread.ready && oldest === id && waited >= pending.allowedMs) {
+      this.replace(thread, 'the transform thread did not answer past the deadline and was stopped');
+      void thread.worker.terminate();
+      return;
+    }
+    const again = thread.ready && oldest === id ? Math.max(1, pending.allowedMs - waited) : pending.allowedMs;
+    pending.timer = setTimeout(() => this.check(thread, id), again);
+    pending.timer.unref();
   }
 
   private replace(thread: Thread, why: string): void {

@@ -42,6 +42,20 @@ describe('the transform pool: transforms run off the event loop', () => {
     expect(longestGap).toBeLessThan(300);
   });
 
+  it('a queue of jobs is not a stuck thread: each waits its turn and runs to its own deadline', async () => {
+    const queued = new TransformPool(1, 300);
+    try {
+      const looping = transform('export default () => { for (;;) {} }', 60);
+      // 12 runs of 60 ms on one thread: the last answers after 720 ms or more, well past 60 + 300 ms after it was sent.
+      const runs = await Promise.all(Array.from({ length: 12 }, () => queued.run(looping, '{}')));
+      expect(runs.map((run) => ('error' in run ? run.error : 'output'))).toEqual(
+        Array.from({ length: 12 }, () => 'over its time limit (60 ms)'),
+      );
+    } finally {
+      await queued.close();
+    }
+  });
+
   it('answers runs of two versions side by side, each from its own context', async () => {
     const a = transform('let n = 0; export default () => ({ body: "a" + ++n })');
     const b = transform('let n = 0; export default () => ({ body: "b" + ++n })');
