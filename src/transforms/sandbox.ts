@@ -108,9 +108,13 @@ export class Sandbox {
     const loaded = this.loaded;
     this.loaded = undefined;
     if (loaded === undefined) return;
-    for (const handle of [loaded.call, loaded.show, loaded.transform]) handle.dispose();
-    loaded.context.dispose();
-    loaded.runtime.dispose();
+    try {
+      for (const handle of [loaded.call, loaded.show, loaded.transform]) handle.dispose();
+      loaded.context.dispose();
+      loaded.runtime.dispose();
+    } catch {
+      // A runtime stopped half-way that QuickJS cannot free: dropped (a leak, rare), never thrown at the caller.
+    }
   }
 
   private load(): Loaded {
