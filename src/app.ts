@@ -37,6 +37,10 @@ import { Forwarder } from './forwarding/forwarder.js';
 import { storedEventTypeSubject } from './event-types/event-type-of-delivery.js';
 import { forwardRoutes } from './forwarding/forward-routes.js';
 import { ForwardMetrics } from './forwarding/forward-metrics.js';
+import { Transforms, type TransformDefinition, type TransformUser } from './transforms/transforms.js';
+import { TransformPool } from './transforms/transform-pool.js';
+import { TransformMetrics } from './transforms/transform-metrics.js';
+import { transformRoutes } from './transforms/transform-routes.js';
 import { BackgroundIndex } from './search/background-index.js';
 import { eventTypeOf } from './event-types/event-type.js';
 
@@ -74,6 +78,10 @@ export interface AppDeps {
   feed?: PublishingFeed;
   /** The config file's destinations (CONTRACT 6); none when absent. */
   destinations?: ReadonlyMap<string, Destination>;
+  /** The config file's transforms (CONTRACT 10) and the routes that use them; none when absent. */
+  transforms?: { definitions: TransformDefinition[]; users: ReadonlyMap<string, TransformUser[]> };
+  /** Threads that run transforms (2 when absent). */
+  transformThreads?: number;
   /** How long a push dispatcher's lease lasts unless renewed (RECEPTION_FORWARD_LEASE_MS; DEFAULT_LEASE_MS when absent). */
   forwardLeaseMs?: number;
   /** How wrong API tokens are throttled per address (DEFAULT_THROTTLE when absent; tests loosen it). */
@@ -97,6 +105,8 @@ export interface App {
   feed: PublishingFeed;
   streams: StreamHub;
   forwarder: Forwarder;
+  /** The transforms in force (a reload applies new ones), run off the event loop. */
+  transforms: Transforms;
   /** Writes the refusals in batches, off the delivery path; stop it before closing the store. */
   refusals: RefusalWriter;
   /** The search index and event type fill behind the commits (stop it before closing the store). */
@@ -189,6 +199,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     leaseMs: deps.forwardLeaseMs,
   });
   forwarder.apply(deps.destinations ?? new Map());
+  const transforms = new Transforms(new TransformPool(deps.transformThreads ?? 2), new TransformMetrics(metrics.registry));
+  transforms.apply(deps.transforms?.definitions ?? [], deps.transforms?.users);
 
   const logRequest = createRequestLog(logger, metrics);
   const fastifyLogger: FastifyBaseLogger = logger;
@@ -221,7 +233,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await fastify.register(trafficRoutes, { store: store.traffic, guard });
   await fastify.register(streamRoute, { hub: streams, guard });
   await fastify.register(forwardRoutes, { deliveries: store, outbox: store.outbox, guard, forwarder });
+  await fastify.register(transformRoutes, { deliveries: store, transforms, guard });
   await fastify.register(sessionRoutes, { guard });
+  fastify.addHook('onClose', async () => transforms.close());
   await fastify.register(webPage);
   await fastify.register(docsPage);
   await fastify.ready();
@@ -234,5 +248,5 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     metrics.setConfiguredSources(next.configuredSources);
   };
   index.start();
-  return { fastify, server: edge.server, queue, feed, streams, forwarder, refusals, index, setRules, beginClosing };
+  return { fastify, server: edge.server, queue, feed, streams, forwarder, transforms, refusals, index, setRules, beginClosing };
 }

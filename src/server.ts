@@ -4,7 +4,9 @@ import { buildApp, type App } from './app.js';
 import { resolveToken, TOKEN_FILE, tokenFileWarning, type ResolvedToken } from './platform/auth/token.js';
 import type { Settings } from './platform/config/settings.js';
 import { dataDirProblem, listenProblem } from './platform/config/start-error.js';
-import { loadConfigFile } from './config/source-config.js';
+import { loadConfigFileChecked } from './config/source-config.js';
+import { transformDefinitions, transformUsers } from './config/transform-config.js';
+import type { TransformDefinition, TransformUser } from './transforms/transforms.js';
 import type { ConfigFile } from './config/source-config-schema.js';
 import { LatestReads, readConfigFileOffThread } from './config/config-reader.js';
 import { SourceRules } from './receive/source-rules.js';
@@ -44,7 +46,7 @@ export async function startServer(settings: Settings): Promise<void> {
   const feed = await startCommitFeed(start, store);
   const apiToken = resolveApiToken(start);
   const metrics = new Metrics();
-  const config = loadConfig(settings);
+  const config = await loadConfig(settings);
   logConfig(start, config, 'config loaded');
   if (settings.acceptAny === 'on') {
     start.logger.warn(
@@ -169,11 +171,12 @@ function resolveApiToken({ settings, logger }: Start): ResolvedToken {
 interface LoadedConfig {
   rules: SourceRules;
   destinations: Map<string, Destination>;
+  transforms: { definitions: TransformDefinition[]; users: Map<string, TransformUser[]> };
 }
 
-/** The source rules and destinations of the config file, read at start; the defaults without one. */
-function loadConfig(settings: Settings): LoadedConfig {
-  return builtConfig(settings, settings.configFile === undefined ? undefined : loadConfigFile(settings.configFile));
+/** The source rules, destinations and transforms of the config file, read at start; the defaults without one. */
+async function loadConfig(settings: Settings): Promise<LoadedConfig> {
+  return builtConfig(settings, settings.configFile === undefined ? undefined : await loadConfigFileChecked(settings.configFile));
 }
 
 /** The source rules and destinations of a validated config file. */
@@ -181,14 +184,23 @@ function builtConfig(settings: Settings, config: ConfigFile | undefined): Loaded
   return {
     rules: SourceRules.fromConfig(config, { maxBodyBytes: settings.maxBodyBytes, anyJson: false }, settings.acceptAny === 'on'),
     destinations: resolveDestinations(config?.destinations),
+    transforms: { definitions: transformDefinitions(config), users: transformUsers(config) },
   };
 }
 
 /** The `config loaded` (or `config reloaded`) line: what the file names, and whether strict mode is on. */
-function logConfig({ settings, logger }: Start, { rules, destinations }: LoadedConfig, message: string): void {
+function logConfig({ settings, logger }: Start, { rules, destinations, transforms }: LoadedConfig, message: string): void {
   if (settings.configFile === undefined) return;
   logger.info(
-    { file: settings.configFile, sources: rules.configuredSources.length, destinations: destinations.size, strict: rules.strict },
+    {
+      file: settings.configFile,
+      sources: rules.configuredSources.length,
+      destinations: destinations.size,
+      ...(transforms.definitions.length === 0
+        ? {}
+        : { transforms: transforms.definitions.map(({ name, version }) => `${name}@${version}`) }),
+      strict: rules.strict,
+    },
     message,
   );
   // What the private-network guard will refuse every time (CONTRACT 6), said before the first forward fails.
@@ -245,6 +257,8 @@ function reloadConfigOnSighup(start: Start, app: App, metrics: Metrics): void {
         const loaded = builtConfig(settings, outcome.value);
         app.setRules(loaded.rules);
         app.forwarder.apply(loaded.destinations);
+        // Runs under way finish on the version they began with; the next ones take the new code (CONTRACT 10).
+        app.transforms.apply(loaded.transforms.definitions, loaded.transforms.users);
         metrics.configReloads.inc({ result: 'ok' });
         logConfig(start, loaded, 'config reloaded');
       } catch (error) {

@@ -158,6 +158,32 @@ export const ROUTE_EXAMPLES: Readonly<Record<string, RouteExamples>> = {
       },
     },
   },
+  'GET /api/transforms': {
+    responses: {
+      200: {
+        items: [
+          {
+            name: 'slack-text',
+            version: '3f2a9c01b7de',
+            timeoutMs: 50,
+            memoryMb: 16,
+            usedBy: [{ source: 'stripe', destination: 'slack' }],
+          },
+        ],
+      },
+    },
+  },
+  'POST /api/transforms/{name}/run': {
+    request: { 'application/json': { deliveryId: ID } },
+    responses: {
+      200: {
+        output: { body: { text: 'invoice.paid in_1' }, headers: { 'x-kind': 'invoice' } },
+        logs: ['amount 1200'],
+        durationMs: 0.412,
+        version: '3f2a9c01b7de',
+      },
+    },
+  },
   'GET /api/destinations': {
     responses: {
       200: {

@@ -16,6 +16,7 @@ export const API_TAGS = [
   { name: 'refusals', description: 'The requests the webhook route refused, kept to debug a sender.' },
   { name: 'stream', description: 'New deliveries as they are stored, as Server-Sent Events.' },
   { name: 'forwarding', description: 'Destinations and the forwards that hand each delivery on to them.' },
+  { name: 'transforms', description: 'The functions that reshape what a route sends: list them, try one on a stored delivery.' },
   { name: 'pull consumers', description: 'Claim, acknowledge and give back the forwards of a pull destination.' },
   { name: 'session', description: "The web page's login: a session cookie for the API token." },
   { name: 'health', description: 'Liveness, readiness and Prometheus metrics. No token.' },
@@ -48,6 +49,16 @@ export const ROUTE_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     noToken: true,
   },
   'GET /metrics': { tag: 'health', operationId: 'getMetrics', summary: 'Prometheus metrics, in the text format', noToken: true },
+  'GET /api/transforms': {
+    tag: 'transforms',
+    operationId: 'listTransforms',
+    summary: 'List the transforms of the config in force, with their versions and the routes that use them',
+  },
+  'POST /api/transforms/{name}/run': {
+    tag: 'transforms',
+    operationId: 'runTransform',
+    summary: 'Run a transform on a stored delivery: its output (or error) and console.log lines; nothing is sent',
+  },
   'GET /api/deliveries': {
     tag: 'inbox',
     operationId: 'listDeliveries',

@@ -1,4 +1,4 @@
-import { ConfigFileError, loadConfigFile } from '../config/source-config.js';
+import { ConfigFileError, loadConfigFileChecked } from '../config/source-config.js';
 import { resolveDestinations } from '../forwarding/destination.js';
 import { privateDestinationWarnings } from '../forwarding/private-destination-warnings.js';
 import { escapeForTerminal } from '../platform/text/terminal-safe.js';
@@ -27,7 +27,7 @@ export async function runCheckConfig(argv: string[]): Promise<number> {
   const file = positionals[0];
   if (file === undefined || file === '') throw new UsageError('which file? reception check-config FILE.', 'check-config');
   try {
-    const config = loadConfigFile(file);
+    const config = await loadConfigFileChecked(file);
     const sources = Object.keys(config.sources ?? {});
     const destinations = Object.keys(config.destinations ?? {});
     const routes = Object.values(config.sources ?? {}).reduce((sum, source) => sum + (source.forward?.length ?? 0), 0);
@@ -35,9 +35,14 @@ export async function runCheckConfig(argv: string[]): Promise<number> {
       destinations.length === 0
         ? ''
         : `, ${destinations.length} destination${destinations.length === 1 ? '' : 's'} (${destinations.join(', ')}) with ${routes} route${routes === 1 ? '' : 's'}`;
+    const transforms = Object.keys(config.transforms ?? {});
+    const transformText =
+      transforms.length === 0
+        ? ''
+        : `, ${transforms.length} transform${transforms.length === 1 ? '' : 's'} (${transforms.join(', ')})`;
     process.stdout.write(
       `${file} is valid: ${sources.length} source${sources.length === 1 ? '' : 's'}` +
-        `${sources.length > 0 ? ` (${sources.map(escapeForTerminal).join(', ')})` : ''}${forwarding}, strict mode ${config.strict === true ? 'on' : 'off'}.\n`,
+        `${sources.length > 0 ? ` (${sources.map(escapeForTerminal).join(', ')})` : ''}${forwarding}${transformText}, strict mode ${config.strict === true ? 'on' : 'off'}.\n`,
     );
     // Valid, but the guard will refuse every forward to these (CONTRACT 6): said on stderr, the exit stays 0.
     for (const warning of privateDestinationWarnings(resolveDestinations(config.destinations).values()))

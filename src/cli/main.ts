@@ -13,6 +13,7 @@ import { replaySpec, runReplay } from './replay.js';
 import { retrySpec, runRetry } from './retry.js';
 import { runServe, serveSpec } from './serve.js';
 import { runTail, tailSpec } from './tail.js';
+import { runTransform, transformSpec } from './transform.js';
 import { runTrigger, triggerSpec } from './trigger.js';
 import { CliError, parseCommand, UsageError, type CommandSpec } from './usage.js';
 import { nearestWithin } from '../platform/text/edit-distance.js';
@@ -42,6 +43,7 @@ const COMMANDS: Command[] = [
   { spec: checkConfigSpec, run: runCheckConfig },
   { spec: importSpec, run: runImport },
   { spec: triggerSpec, run: runTrigger },
+  { spec: transformSpec, run: runTransform },
 ];
 
 function overview(): string {

@@ -1,18 +1,18 @@
 import { setPriority } from 'node:os';
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import { ConfigFileError, loadConfigFile } from './source-config.js';
+import { ConfigFileError, loadConfigFileChecked } from './source-config.js';
 import { detachLongLists, VALUES_PER_PART } from './long-lists.js';
 import type { ConfigParts, ConfigRead } from './config-reader.js';
 
 /**
  * The thread that reads, parses and validates the config file on reload
- * (config-reader.ts). A file that loads goes to `parts`: its long lists a
+ * (config-reader.ts), its transforms compiled. A file that loads goes to `parts`: its long lists a
  * few thousand values per message, then the rest; then the thread says so.
  * A file that does not load: its problems, as plain data.
  */
-function read(file: string, parts: MessagePort): ConfigRead {
+async function read(file: string, parts: MessagePort): Promise<ConfigRead> {
   try {
-    const config = loadConfigFile(file);
+    const config = await loadConfigFileChecked(file);
     const { paths, lists } = detachLongLists(config);
     for (const values of lists) {
       for (let from = 0; from < values.length; from += VALUES_PER_PART) {
@@ -37,4 +37,4 @@ if (process.platform === 'linux') {
     // Not allowed: it reads at the server's own priority.
   }
 }
-parentPort?.postMessage(read(file, parts));
+void read(file, parts).then((answer) => parentPort?.postMessage(answer));

@@ -134,7 +134,12 @@ function withoutHeaderNames(line: string, at: string, destination: unknown): str
 }
 
 /** A source's `forward` routes: each names a destination of the file, with a valid filter. */
-export function routeProblems(at: string, source: SourceConfig, destinations: ReadonlySet<string>): string[] {
+export function routeProblems(
+  at: string,
+  source: SourceConfig,
+  destinations: ReadonlySet<string>,
+  transforms: ReadonlySet<string> = new Set(),
+): string[] {
   const problems: string[] = [];
   (source.forward ?? []).forEach((route, index) => {
     const here = `${at}.forward[${index}]`;
@@ -147,6 +152,13 @@ export function routeProblems(at: string, source: SourceConfig, destinations: Re
       );
     }
     if (route.filter !== undefined) problems.push(...filterProblems(route.filter, `${here}.filter`));
+    if (route.transform !== undefined && !transforms.has(route.transform)) {
+      const near = nearestWithin(route.transform, [...transforms], 2);
+      problems.push(
+        `${here}.transform: there is no transform ${escapeJsonForTerminal(JSON.stringify(route.transform))}${near === undefined ? '' : ` (did you mean "${near}"?)`}; ` +
+          `transforms are named under "transforms"${transforms.size === 0 ? ', and the file has none' : `: ${[...transforms].join(', ')}`}`,
+      );
+    }
   });
   return problems;
 }

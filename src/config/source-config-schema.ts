@@ -2,6 +2,7 @@ import { Type, type Static } from 'typebox';
 import { HeaderNameSchema, VerifyConfigSchema } from '../verify/verify-config-schema.js';
 import { DestinationConfigSchema, ForwardRouteSchema } from '../forwarding/destination-config-schema.js';
 import { ACCEPT_KINDS } from '../body/media-type.js';
+import { TransformConfigSchema } from '../transforms/transform-config-schema.js';
 
 /** The single source of the config file's shape and of its TypeScript types (CONTRACT 4). */
 
@@ -88,6 +89,8 @@ export const ConfigFileSchema = Type.Object(
     strict: Type.Optional(Type.Boolean()),
     sources: Type.Optional(Type.Record(Type.String(), SourceConfigSchema)),
     destinations: Type.Optional(Type.Record(Type.String(), DestinationConfigSchema)),
+    /** Transforms by name (CONTRACT 10); after loading, each holds its `code`, read from its `file` where it names one. */
+    transforms: Type.Optional(Type.Record(Type.String(), TransformConfigSchema)),
   },
   { additionalProperties: false },
 );

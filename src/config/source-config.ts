@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { TSchema } from 'typebox';
 import Value from 'typebox/value';
 import { escapeJsonForTerminal } from '../platform/text/terminal-safe.js';
@@ -8,7 +9,7 @@ import { VerifyConfigError } from '../verify/verifier.js';
 import { nearestWithin, nearName } from '../platform/text/edit-distance.js';
 import { childPath, mayName, settingNamed } from './key-names.js';
 import { problemPath } from './config-positions.js';
-import { readYaml, type LocatedProblem } from './yaml-problems.js';
+import { readYaml, type LocatedProblem, type ReadYaml } from './yaml-problems.js';
 import {
   ConfigFileSchema,
   SourceConfigSchema,
@@ -18,6 +19,7 @@ import {
 } from './source-config-schema.js';
 import { destinationProblems, routeProblems } from './destination-config.js';
 import { bodyAndAnswerProblems } from './body-and-answer-rules.js';
+import { compileTransforms, readTransformFiles, transformShapeProblems } from './transform-config.js';
 
 export class ConfigFileError extends Error {
   /** Each problem in words, as the message lists it (without its place in the file). */
@@ -67,7 +69,20 @@ export function loadConfigFile(file: string): ConfigFile {
       }),
     );
   }
+  // Each transform's file, read beside the config file: its code goes with the config from here on.
+  const unread = readTransformFiles(data as ConfigFile, dirname(file));
+  if (unread.length > 0)
+    throw new ConfigFileError(
+      file,
+      unread.map((problem) => located(problem, read.locate)),
+    );
   return data as ConfigFile;
+}
+
+/** A problem with its place in the file, when the key path it begins with is there. */
+export function located(problem: string, locate: ReadYaml['locate']): LocatedProblem {
+  const at = locate(problemPath(problem));
+  return at === undefined ? { problem } : { problem, at };
 }
 
 /** Why a file cannot be read, in words, with the system's code. */
@@ -89,9 +104,14 @@ export function validateConfig(data: unknown): string[] {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
     return ['(top level): expected an object with "sources" (and optionally "strict" and "destinations")'];
   }
-  const { sources, destinations, ...top } = data as { sources?: unknown; destinations?: unknown };
+  const { sources, destinations, transforms, ...top } = data as {
+    sources?: unknown;
+    destinations?: unknown;
+    transforms?: unknown;
+  };
   const problems = errorsOf(ConfigFileSchema, { ...top, sources: {}, destinations: {} }, '');
   const destinationNames = destinationProblems(destinations, problems, errorsOf);
+  const transformNames = transformShapeProblems(transforms, problems, errorsOf);
   if (sources === undefined) return problems;
   if (typeof sources !== 'object' || sources === null || Array.isArray(sources)) {
     return [...problems, 'sources: expected an object that maps source names to their rules'];
@@ -109,7 +129,10 @@ export function validateConfig(data: unknown): string[] {
     const shapeProblems = errorsOf(SourceConfigSchema, source, at);
     if (shapeProblems.length > 0) problems.push(...shapeProblems);
     else
-      problems.push(...ruleProblems(at, source as SourceConfig), ...routeProblems(at, source as SourceConfig, destinationNames));
+      problems.push(
+        ...ruleProblems(at, source as SourceConfig),
+        ...routeProblems(at, source as SourceConfig, destinationNames, transformNames),
+      );
   }
   return problems;
 }
@@ -341,6 +364,9 @@ const QUOTABLE_KEYS = new Set([
   'maxLen',
   'eventType',
   'body',
+  'file',
+  'memoryMb',
+  'transform',
 ]);
 
 /**
@@ -387,4 +413,20 @@ function valueAt(data: unknown, pointer: string): unknown {
     value = (value as Record<string, unknown>)[part.replaceAll('~1', '/').replaceAll('~0', '~')];
   }
   return value;
+}
+
+/**
+ * `loadConfigFile`, then each transform compiled (CONTRACT 10: an invalid
+ * transform is a config error): what the server, its reload and
+ * `check-config` read.
+ */
+export async function loadConfigFileChecked(file: string): Promise<ConfigFile> {
+  const config = loadConfigFile(file);
+  const problems = await compileTransforms(config);
+  if (problems.length === 0) return config;
+  const read = readYaml(readFileSync(file, 'utf8'));
+  throw new ConfigFileError(
+    file,
+    problems.map((problem) => ('locate' in read ? located(problem, read.locate) : { problem })),
+  );
 }

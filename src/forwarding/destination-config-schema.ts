@@ -89,6 +89,8 @@ export const ForwardRouteSchema = Type.Object(
   {
     to: Type.String({ minLength: 1 }),
     filter: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    /** The name of a transform (CONTRACT 10) that reshapes what this route sends. */
+    transform: Type.Optional(Type.String({ minLength: 1 })),
   },
   { additionalProperties: false },
 );

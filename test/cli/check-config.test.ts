@@ -25,6 +25,20 @@ describe('reception check-config FILE', () => {
     expect(stdout).toContain('is valid: 2 sources (gh, meta), strict mode on');
   });
 
+  it('compiles the transforms (CONTRACT 10): a valid one is counted, a syntax error is named with its line', async () => {
+    writeFileSync(join(dir.path, 'shout.js'), 'export default (e) => ({ body: e.body })\n');
+    writeFileSync(join(dir.path, 'broken.js'), '// a comment\nexport default (e) => ({ body: e.body. })\n');
+    const good = file('transforms-good.yaml', 'transforms:\n  shout: { file: shout.js }\nsources: {}\n');
+    const bad = file('transforms-bad.yaml', 'transforms:\n  shout: { file: broken.js }\nsources: {}\n');
+    const [valid, invalid] = await Promise.all([runCli(['check-config', good]), runCli(['check-config', bad])]);
+    expect(valid.code, valid.stderr).toBe(0);
+    expect(valid.stdout).toContain('1 transform (shout)');
+    expect(invalid.code).toBe(1);
+    expect(invalid.stderr).toMatch(
+      /transforms-bad\.yaml:2:12: transforms\.shout\.file: SyntaxError: .* \(broken\.js line 2, column \d+\)/,
+    );
+  });
+
   it('refuses an unknown scheme, naming the key, and exits 1', async () => {
     const path = file('bad.json', JSON.stringify({ sources: { pay: { verify: { scheme: 'strype', secrets: ['x'] } } } }));
     const { code, stderr } = await runCli(['check-config', path]);
