@@ -37,8 +37,14 @@ t1=$(now)
 compiled=$(grep -c 'CXX(target)' "$work/npm-ci.log" || true)
 echo "npm ci: $(since "$t1") s (C++ files compiled: $compiled)"
 
+if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+  echo "port $port is taken: set PORT to a free one" >&2
+  exit 1
+fi
+# exec: the subshell becomes setsid, which is then no group leader and so starts npm in a new
+# session without forking: $! is the session's leader, and cleanup stops the whole group.
 t2=$(now)
-(cd "$work/reception" && RECEPTION_PORT="$port" setsid npm start >"$work/start.log" 2>&1) &
+(cd "$work/reception" && RECEPTION_PORT="$port" exec setsid npm start >"$work/start.log" 2>&1) &
 server=$!
 until curl -sf -o /dev/null -X POST "http://127.0.0.1:$port/api/webhook/first" \
   -H 'Content-Type: application/json' -d '{"hello":"world"}'; do
