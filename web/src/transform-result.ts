@@ -6,16 +6,10 @@
 // (dom.ts), never as HTML.
 
 import { h } from './dom.ts';
+import { formatDuration } from './format.ts';
 import type { TransformRun } from './transforms-api.ts';
 
 type Output = Exclude<Extract<TransformRun, { output: unknown }>['output'], null>;
-
-/** "0.41 ms", "12.3 ms", "108 ms". */
-export function formatDuration(ms: number): string {
-  if (ms < 10) return `${ms.toFixed(2)} ms`;
-  if (ms < 100) return `${ms.toFixed(1)} ms`;
-  return `${Math.round(ms)} ms`;
-}
 
 /** The answer of a run of `transform`, under its route's button. */
 export function transformResult(transform: string, run: TransformRun): HTMLElement {

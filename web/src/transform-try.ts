@@ -8,14 +8,8 @@
 import { Unauthorized, type Delivery } from './api.ts';
 import { button, h, replaceChildren } from './dom.ts';
 import { transformResult } from './transform-result.ts';
-import {
-  forgetTransforms,
-  listTransforms,
-  routesOf,
-  runTransform,
-  type TransformInfo,
-  type TransformRoute,
-} from './transforms-api.ts';
+import { routesOf, type TransformInfo, type TransformRoute } from './transform-routes.ts';
+import { forgetTransforms, listTransforms, runTransform } from './transforms-api.ts';
 
 /**
  * The section, hidden until the list of transforms says this delivery's

@@ -3,20 +3,12 @@
 // minutes (the config changes only on a reload), and a run on a delivery.
 
 import type { Static } from 'typebox';
-import type { TransformListSchema, TransformRunSchema } from '../../src/api/transform-schemas.js';
+import type { TransformRunSchema } from '../../src/api/transform-schemas.js';
 import { call } from './api.ts';
-
-/** One transform: its version, its limits, and the routes (`source`, `destination`) that name it. */
-export type TransformInfo = Static<typeof TransformListSchema>['items'][number];
+import type { TransformInfo } from './transform-routes.ts';
 
 /** What a try answered: an output (null: dropped) or an error, each with the console lines, the time and the version. */
 export type TransformRun = Static<typeof TransformRunSchema>;
-
-/** A route of a source that has a transform. */
-export interface TransformRoute {
-  transform: string;
-  destination: string;
-}
 
 /** How long the list is kept before it is read again. */
 const KEEP_MS = 5 * 60_000;
@@ -39,24 +31,6 @@ export function listTransforms(now = Date.now()): Promise<TransformInfo[]> {
 /** The list is read again next time (a run answered with another version: the config was reloaded). */
 export function forgetTransforms(): void {
   kept = undefined;
-}
-
-/** The routes of `source` that have a transform, by transform then destination, each pair once. */
-export function routesOf(transforms: readonly TransformInfo[], source: string): TransformRoute[] {
-  const routes = new Map<string, TransformRoute>();
-  for (const { name, usedBy } of transforms) {
-    for (const user of usedBy) {
-      if (user.source === source)
-        routes.set(JSON.stringify([name, user.destination]), { transform: name, destination: user.destination });
-    }
-  }
-  return [...routes.values()].sort((a, b) =>
-    a.transform === b.transform ? compare(a.destination, b.destination) : compare(a.transform, b.transform),
-  );
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** Runs the transform on the stored delivery; nothing is sent. */

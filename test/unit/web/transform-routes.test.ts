@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration } from '../../../web/src/transform-result.js';
-import { routesOf, type TransformInfo } from '../../../web/src/transforms-api.js';
+import { formatDuration } from '../../../web/src/format.js';
+import { routesOf, type TransformInfo } from '../../../web/src/transform-routes.js';
 
 function transform(name: string, usedBy: TransformInfo['usedBy']): TransformInfo {
   return { name, version: '0123456789ab', timeoutMs: 50, memoryMb: 16, usedBy };
