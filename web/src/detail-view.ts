@@ -1,6 +1,7 @@
 // One delivery in full: what arrived (its source and event type, when), what
 // can be done with it (copy as curl, download, delete), then its body first,
-// then the facts, its forwards, query string and headers.
+// then the facts, its forwards, the routes' transforms to try, query string
+// and headers.
 
 import { deleteDelivery, getRawBody, rawBodyUrl, type Delivery, type Verification } from './api.ts';
 import { failureSentence } from '../../src/verify/failure-text.js';
@@ -12,6 +13,7 @@ import { formatSize, formatTime, relativeTime, timeTitle } from './format.ts';
 import { forwardsSection } from './forwards-view.ts';
 import { sourceName } from './source-name.ts';
 import { toast } from './toast.ts';
+import { transformTrySection } from './transform-try.ts';
 
 export interface DetailHandlers {
   /** The delivery was deleted here. */
@@ -240,6 +242,7 @@ export function renderDetail(container: HTMLElement, delivery: Delivery, handler
         ),
       ),
       forwardsSection(delivery),
+      transformTrySection(delivery),
       delivery.query === ''
         ? null
         : h(

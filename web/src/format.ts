@@ -43,6 +43,13 @@ export function relativeTime(iso: string, now = Date.now()): string {
   return new Date(iso).toLocaleDateString();
 }
 
+/** A run time: "0.41 ms", "12.3 ms", "108 ms". */
+export function formatDuration(ms: number): string {
+  if (ms < 10) return `${ms.toFixed(2)} ms`;
+  if (ms < 100) return `${ms.toFixed(1)} ms`;
+  return `${Math.round(ms)} ms`;
+}
+
 /** "812 B", "4.2 KiB", "1.5 MiB". */
 export function formatSize(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;

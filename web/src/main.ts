@@ -5,6 +5,7 @@ import './layout.css';
 import './list.css';
 import './detail.css';
 import './forwarding.css';
+import './transform.css';
 import { listSources, setUnauthorizedHandler, Unauthorized } from './api.ts';
 import { h, replaceChildren } from './dom.ts';
 import { InboxView } from './inbox-view.ts';
