@@ -130,11 +130,21 @@ const CATEGORIES: readonly Category[] = [
 ];
 const OTHER = 'other';
 
-/** Milliseconds per category over every `.cpuprofile` in `dir`, and the total sampled. */
+/**
+ * Whether a profile is the main thread's: `node --cpu-prof` names each thread's file
+ * `CPU.<date>.<time>.<pid>.<thread id>.<seq>.cpuprofile`, the main thread being thread 0. A worker
+ * (the checkpoint thread, the transform pool) has a profile of its own, whose waits would read as
+ * the main thread's time.
+ */
+export function mainThreadProfile(name: string): boolean {
+  return /^CPU\.\d+\.\d+\.\d+\.0\.\d+\.cpuprofile$/.test(name);
+}
+
+/** Milliseconds per category over the main thread's `.cpuprofile` files in `dir`, and the total sampled. */
 export function categorize(dir: string): { totalMs: number; byCategory: Map<string, number> } {
   const byCategory = new Map<string, number>();
   let totalMs = 0;
-  for (const file of readdirSync(dir).filter((name) => name.endsWith('.cpuprofile'))) {
+  for (const file of readdirSync(dir).filter(mainThreadProfile)) {
     const profile = JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile;
     const parent = new Map<number, number>();
     for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
