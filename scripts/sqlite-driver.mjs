@@ -12,11 +12,17 @@
 // that way. With an npm that does not know `allowScripts` (10 and older), better-sqlite3 compiles
 // itself as before, and this script then finds a driver that loads and does nothing.
 //
+// A driver compiled here is kept in the user's cache (~/.cache/reception, or RECEPTION_DRIVER_CACHE;
+// `off` keeps none), named by better-sqlite3's version and Node's ABI, platform and architecture: the
+// next install on this machine (a fresh clone, CI's clean clone, `rm -rf node_modules`) copies it back
+// in a second instead of compiling for minutes, and compiles after all when the copy does not load.
+//
 // Usage: node scripts/sqlite-driver.mjs          compile when needed (postinstall)
 //        node scripts/sqlite-driver.mjs --plan   print what it would do, and why
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
@@ -62,8 +68,60 @@ function nodeGyp() {
   return candidates.find((path) => path !== undefined && existsSync(path));
 }
 
-function compile() {
+/** The compiled driver inside the package, where better-sqlite3 loads it from. */
+function builtDriver(dir) {
+  return join(dir, 'build', 'Release', 'better_sqlite3.node');
+}
+
+/** Where a driver compiled for this Node is kept between installs; undefined: no cache. */
+export function cachedDriverPath(version, env = process.env) {
+  if (env.RECEPTION_DRIVER_CACHE === 'off') return undefined;
+  const base = env.RECEPTION_DRIVER_CACHE ?? join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'reception');
+  const { modules } = process.versions;
+  return join(base, `better-sqlite3-${version}-node-abi${modules}-${process.platform}-${process.arch}.node`);
+}
+
+function packageDir() {
   const dir = dirname(require.resolve('better-sqlite3/package.json'));
+  const { version } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+  return { dir, version };
+}
+
+/** Copies a kept driver in; true when it then loads. */
+function restore() {
+  const { dir, version } = packageDir();
+  const cached = cachedDriverPath(version);
+  if (cached === undefined || !existsSync(cached)) return false;
+  mkdirSync(dirname(builtDriver(dir)), { recursive: true });
+  copyFileSync(cached, builtDriver(dir));
+  if (driverLoads() === true) {
+    process.stderr.write(
+      `reception: the SQLite driver (better-sqlite3 ${version}) was compiled before on this machine: taken from ${cached}\n`,
+    );
+    return true;
+  }
+  rmSync(builtDriver(dir), { force: true });
+  return false;
+}
+
+/** Keeps the driver just compiled for the next install; a cache that cannot be written is skipped. */
+function keep() {
+  const { dir, version } = packageDir();
+  const cached = cachedDriverPath(version);
+  if (cached === undefined) return;
+  try {
+    mkdirSync(dirname(cached), { recursive: true });
+    copyFileSync(builtDriver(dir), `${cached}.${process.pid}`);
+    renameSync(`${cached}.${process.pid}`, cached);
+  } catch (error) {
+    process.stderr.write(
+      `reception: the compiled driver is not kept for the next install (${error instanceof Error ? error.message : String(error)})\n`,
+    );
+  }
+}
+
+function compile() {
+  const { dir } = packageDir();
   const gyp = nodeGyp();
   if (gyp === undefined) {
     process.stderr.write(
@@ -91,6 +149,7 @@ function compile() {
     return 1;
   }
   process.stderr.write(`reception: the SQLite driver is built (${Math.round((Date.now() - started) / 1000)} s)\n`);
+  keep();
   return 0;
 }
 
@@ -99,7 +158,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const decision = plan(major, major >= PREBUILT_FROM ? true : driverLoads());
   if (process.argv.includes('--plan')) {
     process.stdout.write(`${decision.compile ? 'compile' : 'nothing to compile'}: ${decision.why}\n`);
-  } else if (decision.compile) {
+  } else if (decision.compile && !restore()) {
     process.exitCode = compile();
   }
 }

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain .mjs script, no declarations
-import { plan, PREBUILT_FROM } from '../../scripts/sqlite-driver.mjs';
+import { cachedDriverPath, plan, PREBUILT_FROM } from '../../scripts/sqlite-driver.mjs';
 // @ts-expect-error: a plain .mjs script, no declarations
 import { transpile } from '../../scripts/transpile.mjs';
 
@@ -40,6 +40,16 @@ describe('the SQLite driver at install', () => {
   it('agrees with the driver the server loads on each Node', () => {
     const driver = readFileSync(join(ROOT, 'src/platform/db/sqlite/driver.ts'), 'utf8');
     expect(driver).toContain(`>= ${PREBUILT_FROM as number} ? 'better-sqlite3-napi' : 'better-sqlite3'`);
+  });
+
+  it('keeps a compiled driver per better-sqlite3 version and Node ABI, where the settings say, or nowhere', () => {
+    const path = cachedDriverPath as (version: string, env: Record<string, string>) => string | undefined;
+    const abi = process.versions.modules;
+    const name = `better-sqlite3-12.11.1-node-abi${abi}-${process.platform}-${process.arch}.node`;
+    expect(path('12.11.1', { XDG_CACHE_HOME: '/x/cache' })).toBe(`/x/cache/reception/${name}`);
+    expect(path('12.11.1', { RECEPTION_DRIVER_CACHE: '/ci/drivers', XDG_CACHE_HOME: '/x' })).toBe(`/ci/drivers/${name}`);
+    expect(path('12.11.1', { RECEPTION_DRIVER_CACHE: 'off' })).toBeUndefined();
+    expect(path('12.12.0', {})).not.toBe(path('12.11.1', {}));
   });
 
   it('is wired into npm: better-sqlite3 builds nothing itself, the postinstall step decides', () => {
