@@ -54,8 +54,14 @@ function forwardOf(item: Record<string, unknown>): DeliveryForward {
       status: integer(a.status),
       error: text(a.error),
       response: answerOf(a.response),
+      transform: transformOf(a.transform),
     })),
   };
+}
+
+function transformOf(value: unknown): { name: string; version: string } | null {
+  if (!isRecord(value) || typeof value.name !== 'string') return null;
+  return { name: value.name, version: String(value.version) };
 }
 
 function answerOf(value: unknown): Answer | null {

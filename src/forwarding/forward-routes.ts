@@ -106,6 +106,7 @@ export const forwardRoutes: FastifyPluginAsyncTypebox<ForwardRoutesOptions> = as
             status: a.status,
             error: a.error,
             response: a.response,
+            transform: a.transform,
           })),
         })),
       };
