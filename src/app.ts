@@ -190,8 +190,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     keepAliveTimeoutMs: deps.keepAliveTimeoutMs,
     ...((deps.refusalsKeep ?? REFUSALS_KEEP) > 0 ? { refusals: new RefusalKeeper(refusals, new Set(deps.redactHeaders)) } : {}),
   });
+  const transforms = new Transforms(new TransformPool(deps.transformThreads ?? 2), new TransformMetrics(metrics.registry));
+  transforms.apply(deps.transforms?.definitions ?? [], deps.transforms?.users);
   const forwarder = new Forwarder({
     outbox: store.outbox,
+    transforms,
     feed,
     logger,
     metrics: new ForwardMetrics(metrics.registry),
@@ -199,8 +202,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     leaseMs: deps.forwardLeaseMs,
   });
   forwarder.apply(deps.destinations ?? new Map());
-  const transforms = new Transforms(new TransformPool(deps.transformThreads ?? 2), new TransformMetrics(metrics.registry));
-  transforms.apply(deps.transforms?.definitions ?? [], deps.transforms?.users);
 
   const logRequest = createRequestLog(logger, metrics);
   const fastifyLogger: FastifyBaseLogger = logger;

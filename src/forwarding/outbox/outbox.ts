@@ -127,6 +127,12 @@ export type LeaseAnswer = 'ok' | 'not_found' | 'lease_lost';
 export interface ClaimedForward {
   forward: Forward;
   delivery: StoredDelivery;
+  /**
+   * Set when a transform reshaped it (CONTRACT 10): the headers its output
+   * adds or replaces, lower-case names (the delivery's body and Content-Type
+   * are already the reshaped ones).
+   */
+  transformHeaders?: Readonly<Record<string, string>>;
 }
 
 /** What happened to one attempt, and what the forward becomes. */
