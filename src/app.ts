@@ -233,7 +233,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await fastify.register(refusalRoutes, { store: store.refusals, guard });
   await fastify.register(trafficRoutes, { store: store.traffic, guard });
   await fastify.register(streamRoute, { hub: streams, guard });
-  await fastify.register(forwardRoutes, { deliveries: store, outbox: store.outbox, guard, forwarder });
+  await fastify.register(forwardRoutes, {
+    deliveries: store,
+    outbox: store.outbox,
+    guard,
+    forwarder,
+    transformOf: (source, destination) =>
+      rules.forSource(source)?.routes.find((route) => route.to === destination)?.transform ?? null,
+  });
   await fastify.register(transformRoutes, { deliveries: store, transforms, guard });
   await fastify.register(sessionRoutes, { guard });
   fastify.addHook('onClose', async () => transforms.close());

@@ -133,6 +133,23 @@ describe.each(STORES)('transforms on the forwarding path (%s)', (kind) => {
     expect(only().headers['content-type']).toBe('application/json');
   });
 
+  it("a delivery sent again runs its route's transform", async () => {
+    const running = await start();
+    if (running === undefined) return;
+    const id = await send(running, 'shape', '{"type":"invoice.paid","id":"in_7"}');
+    await settled(running, id, 'succeeded');
+    const again = await api<{ id: string }>(running, `/api/deliveries/${id}/forward`, {
+      method: 'POST',
+      body: { destination: 'app' },
+    });
+    expect(again.status).toBe(201);
+    await eventually(() => destination.requests.length === 2);
+    expect(destination.requests.map((r) => r.body.toString('utf8'))).toEqual([
+      '{"kind":"invoice.paid","id":"in_7","n":[1,2]}',
+      '{"kind":"invoice.paid","id":"in_7","n":[1,2]}',
+    ]);
+  });
+
   it('null cancels the forward with the transform named, and sends nothing', async () => {
     const running = await start();
     if (running === undefined) return;
