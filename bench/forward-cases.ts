@@ -7,6 +7,7 @@ import type { LatencyResult } from './forward-latency.js';
 import type { LoadGenerator, LoadResult } from './load.js';
 import type { PullResult } from './pull-consumer.js';
 import { startServer, type ServerUnderTest } from './server-process.js';
+import type { TransformRunCost } from './transform-histogram.js';
 
 /**
  * The forwarding cases (issue 18): Reception receiving, storing and
@@ -82,6 +83,8 @@ export interface SustainedResult {
   /** Server CPU in the window per forward recorded `succeeded` in it (each also received and stored). */
   cpuUsPerForward?: number;
   destinationCpuPercent?: number;
+  /** A case whose route has a transform: what its runs cost (from the server's metrics). */
+  transformRun?: TransformRunCost;
   ingestOnly?: IngestOnly;
   check: string;
   error?: string;
@@ -145,6 +148,9 @@ export async function startDestination(context: ForwardContext): Promise<ServerU
  * destination has the default `concurrency` (10) unless one is given; it
  * is a broker instead of the HTTP destination when `broker` gives its settings.
  */
+/** The name of the transform of `forward sustained transform`. */
+const BENCH_TRANSFORM = 'bench-shape';
+
 export function forwardingReception(
   context: ForwardContext,
   destinationUrl: string,
@@ -152,7 +158,10 @@ export function forwardingReception(
   nodeFlags: string[],
   concurrency?: number,
   broker?: Record<string, unknown>,
+  /** A transform's code for the measured and warm-up routes (CONTRACT 10); none when absent. */
+  transform?: string,
 ): StartCommand {
+  const route = transform === undefined ? { to: PUSH } : { to: PUSH, transform: BENCH_TRANSFORM };
   const push = {
     ...(broker ?? { url: `${destinationUrl}/hook`, allowPrivateNetwork: true }),
     ...(concurrency === undefined ? {} : { concurrency }),
@@ -164,7 +173,8 @@ export function forwardingReception(
       }
     : {
         destinations: { [PUSH]: push },
-        sources: { [MEASURED_SOURCE]: { forward: [{ to: PUSH }] }, [WARMUP_SOURCE]: { forward: [{ to: PUSH }] } },
+        ...(transform === undefined ? {} : { transforms: { [BENCH_TRANSFORM]: { code: transform } } }),
+        sources: { [MEASURED_SOURCE]: { forward: [route] }, [WARMUP_SOURCE]: { forward: [route] } },
       };
   const file = join(context.dir, 'reception.json');
   writeFileSync(file, JSON.stringify(config));

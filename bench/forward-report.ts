@@ -33,6 +33,28 @@ function sustainedRow(r: SustainedResult): string {
   ].join(' | ')} |`;
 }
 
+/** The transform case beside the same forwarding without one: both rates, their ratio, and the run's own cost. */
+function transformLines(sustained: readonly SustainedResult[]): string[] {
+  const lines: string[] = [];
+  const plain = sustained.find((r) => r.name === 'forward sustained');
+  for (const r of sustained) {
+    const cost = r.transformRun;
+    if (cost === undefined) continue;
+    const rate =
+      plain?.forwardsPerSecond === undefined || r.forwardsPerSecond === undefined
+        ? ''
+        : `${whole(r.forwardsPerSecond)} forwards/s with the transform, ${whole(plain.forwardsPerSecond)} without ` +
+          `(${(r.forwardsPerSecond / plain.forwardsPerSecond).toFixed(2)}×); `;
+    lines.push(
+      '',
+      `- ${r.name}: ${rate}the transform ran ${whole(cost.runs)} times, p50 ${whole(cost.p50Us)} µs, p99 ${whole(cost.p99Us)} µs ` +
+        `in its sandbox (reception_transform_run_duration_seconds, interpolated within its buckets: p50 under ${whole(cost.p50BucketUs)} µs, ` +
+        `p99 under ${whole(cost.p99BucketUs)} µs)`,
+    );
+  }
+  return lines;
+}
+
 function drainLines(r: DrainResult): string[] {
   const lines: string[] = [];
   const fill =
@@ -95,6 +117,7 @@ export function forwardMarkdown(results: readonly ForwardResult[], round?: numbe
       ...sustained.map(sustainedRow),
     );
   }
+  lines.push(...transformLines(sustained));
   for (const drain of drains) lines.push('', ...drainLines(drain));
   for (const latency of results.filter((r): r is LatencyResult => r.kind === 'latency')) lines.push('', ...latencyLines(latency));
   return `${lines.join('\n')}\n`;

@@ -19,6 +19,7 @@ import { brokerSink, type BrokerKind, type BrokerSink } from './forward-brokers.
 import { cpuSeconds } from './process-stats.js';
 import { startServer, tail } from './server-process.js';
 import { storedCount } from './stored-count.js';
+import { transformRunCost } from './transform-histogram.js';
 
 /** How long the backlog left by the warm-up, or by the measured window, may take to drain, at most. */
 const DRAIN_LIMIT_MS = 180_000;
@@ -30,13 +31,27 @@ interface Target {
   storedMeasured?(url: string, context: ForwardContext): Promise<number>;
   /** A broker destination instead of the HTTP one: made before the server starts, counted, deleted after. */
   broker?: BrokerKind;
+  /** The routes run this transform (its code) at each attempt; its run cost is read from the metrics. */
+  transform?: string;
 }
 
-function reception(concurrency?: number, broker?: BrokerKind): Target {
+/**
+ * The transform of `forward sustained transform`: small, as an operator's
+ * is (CONTRACT 10's example): a few fields picked from the body into a new
+ * JSON body, and a header added.
+ */
+const SMALL_TRANSFORM =
+  'export default function (event) {\n' +
+  '  const body = event.body ?? {};\n' +
+  '  return { body: { text: `${event.eventType ?? "event"} ${event.id}`, keys: Object.keys(body).length }, headers: { "x-kind": "bench" } };\n' +
+  '}\n';
+
+function reception(concurrency?: number, broker?: BrokerKind, transform?: string): Target {
   return {
     start: (context, destinationUrl, nodeFlags, sink) =>
-      forwardingReception(context, destinationUrl, false, nodeFlags, concurrency, sink?.settings),
+      forwardingReception(context, destinationUrl, false, nodeFlags, concurrency, sink?.settings, transform),
     ...(broker === undefined ? {} : { broker }),
+    ...(transform === undefined ? {} : { transform }),
     counts: (url, { token }) => receptionCounts({ url, token }),
     storedMeasured: (url, { token }) => storedCount(url, token, MEASURED_SOURCE),
   };
@@ -86,6 +101,11 @@ async function runSustained(
         problems,
         name,
       );
+      if (target.transform !== undefined) {
+        const cost = await transformRunCost(server.url, context.token);
+        if (cost === undefined) problems.push(`${name}: no transform run was counted`);
+        else result.transformRun = cost;
+      }
     } finally {
       const exit = await stopChild(server.child, 'SIGTERM', 15_000);
       if (exit !== 0) problems.push(`${name}: server did not exit cleanly after SIGTERM (${exit})\n${tail(server.stderrFile)}`);
@@ -209,6 +229,13 @@ export const SUSTAINED_CASES: readonly ForwardCase[] = [
     'Reception (durability=full, logs at info) receiving as fast as wrk sends, each delivery forwarded ' +
       'to a local destination that answers 204 (push, the default concurrency of 10)',
     reception(),
+  ),
+  // Issue 32: the same with a small transform on the route, run at each attempt on the transform threads.
+  sustained(
+    'forward sustained transform',
+    'the same (concurrency 10) with a small transform on the route: each attempt runs it in its sandbox on a transform thread, ' +
+      'then sends its JSON output',
+    reception(undefined, undefined, SMALL_TRANSFORM),
   ),
   // One attempt per slot per turn of the event loop, and ingest's commits make the turns long:
   // the same with as many slots as wrk has connections.

@@ -190,8 +190,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     keepAliveTimeoutMs: deps.keepAliveTimeoutMs,
     ...((deps.refusalsKeep ?? REFUSALS_KEEP) > 0 ? { refusals: new RefusalKeeper(refusals, new Set(deps.redactHeaders)) } : {}),
   });
+  const transforms = new Transforms(new TransformPool(deps.transformThreads ?? 2), new TransformMetrics(metrics.registry));
+  transforms.apply(deps.transforms?.definitions ?? [], deps.transforms?.users);
   const forwarder = new Forwarder({
     outbox: store.outbox,
+    transforms,
     feed,
     logger,
     metrics: new ForwardMetrics(metrics.registry),
@@ -199,8 +202,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     leaseMs: deps.forwardLeaseMs,
   });
   forwarder.apply(deps.destinations ?? new Map());
-  const transforms = new Transforms(new TransformPool(deps.transformThreads ?? 2), new TransformMetrics(metrics.registry));
-  transforms.apply(deps.transforms?.definitions ?? [], deps.transforms?.users);
 
   const logRequest = createRequestLog(logger, metrics);
   const fastifyLogger: FastifyBaseLogger = logger;
@@ -232,7 +233,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await fastify.register(refusalRoutes, { store: store.refusals, guard });
   await fastify.register(trafficRoutes, { store: store.traffic, guard });
   await fastify.register(streamRoute, { hub: streams, guard });
-  await fastify.register(forwardRoutes, { deliveries: store, outbox: store.outbox, guard, forwarder });
+  await fastify.register(forwardRoutes, {
+    deliveries: store,
+    outbox: store.outbox,
+    guard,
+    forwarder,
+    transformOf: (source, destination) =>
+      rules.forSource(source)?.routes.find((route) => route.to === destination)?.transform ?? null,
+  });
   await fastify.register(transformRoutes, { deliveries: store, transforms, guard });
   await fastify.register(sessionRoutes, { guard });
   fastify.addHook('onClose', async () => transforms.close());

@@ -63,6 +63,16 @@ export const AttemptSchema = Type.Object({
         "the destination's answer; null when there was none (a timeout, a refused connection, a broker, a pull consumer)",
     },
   ),
+  transform: Type.Union(
+    [
+      Type.Object({
+        name: Type.String(),
+        version: Type.String({ description: "the first 12 hex digits of the code's SHA-256" }),
+      }),
+      Type.Null(),
+    ],
+    { description: 'the transform that ran for this attempt (its route names one); null when none did' },
+  ),
 });
 
 export const DeliveryForwardsSchema = Type.Object({

@@ -231,6 +231,7 @@ export const ROUTE_EXAMPLES: Readonly<Record<string, RouteExamples>> = {
                   body: '{"error":"database unavailable"}',
                   bodyTruncated: false,
                 },
+                transform: { name: 'slack-text', version: '3f1a9c0d2b7e' },
               },
             ],
           },

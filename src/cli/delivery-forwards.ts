@@ -54,8 +54,14 @@ function forwardOf(item: Record<string, unknown>): DeliveryForward {
       status: integer(a.status),
       error: text(a.error),
       response: answerOf(a.response),
+      transform: transformOf(a.transform),
     })),
   };
+}
+
+function transformOf(value: unknown): { name: string; version: string } | null {
+  if (!isRecord(value) || typeof value.name !== 'string') return null;
+  return { name: value.name, version: String(value.version) };
 }
 
 function answerOf(value: unknown): Answer | null {
@@ -77,7 +83,14 @@ export function forwardLines(forward: DeliveryForward): string[] {
     const status = attempt.status === null ? 'no answer' : `HTTP ${attempt.status}`;
     // The error of an answered attempt is its status again (`HTTP 500`): said once.
     const error = attempt.error === null || attempt.error === status ? '' : `  ${escapeForTerminal(attempt.error)}`;
-    lines.push(`  attempt ${attempt.n}  ${escapeForTerminal(attempt.startedAt)}  ${status}  ${attempt.durationMs} ms${error}`);
+    // The transform that ran for it (CONTRACT 10), as name@version.
+    const transform =
+      attempt.transform === null
+        ? ''
+        : `  transform ${escapeForTerminal(`${attempt.transform.name}@${attempt.transform.version}`)}`;
+    lines.push(
+      `  attempt ${attempt.n}  ${escapeForTerminal(attempt.startedAt)}  ${status}  ${attempt.durationMs} ms${transform}${error}`,
+    );
     if (attempt.response !== null) lines.push(...answerLines(attempt.response));
   }
   return lines;

@@ -56,6 +56,17 @@ export function destinationProblems(destinations: unknown, problems: string[], e
   return names;
 }
 
+/** The destinations of a config that consumers pull from (`pull: true`). */
+export function pullDestinationNames(destinations: unknown): Set<string> {
+  const names = new Set<string>();
+  if (typeof destinations !== 'object' || destinations === null || Array.isArray(destinations)) return names;
+  for (const [name, destination] of Object.entries(destinations)) {
+    if (typeof destination === 'object' && destination !== null && (destination as { pull?: unknown }).pull === true)
+      names.add(name);
+  }
+  return names;
+}
+
 /** How a destination hands forwards over: it says exactly one of these. */
 const WAYS = ['url', 'pull', ...BROKERS] as const;
 
@@ -139,6 +150,7 @@ export function routeProblems(
   source: SourceConfig,
   destinations: ReadonlySet<string>,
   transforms: ReadonlySet<string> = new Set(),
+  pullDestinations: ReadonlySet<string> = new Set(),
 ): string[] {
   const problems: string[] = [];
   (source.forward ?? []).forEach((route, index) => {
@@ -157,6 +169,12 @@ export function routeProblems(
       problems.push(
         `${here}.transform: there is no transform ${escapeJsonForTerminal(JSON.stringify(route.transform))}${near === undefined ? '' : ` (did you mean "${near}"?)`}; ` +
           `transforms are named under "transforms"${transforms.size === 0 ? ', and the file has none' : `: ${[...transforms].join(', ')}`}`,
+      );
+    }
+    // A pull consumer takes the delivery as it was stored: no attempt runs there for a transform to reshape (CONTRACT 10).
+    if (route.transform !== undefined && pullDestinations.has(route.to)) {
+      problems.push(
+        `${here}.transform: ${escapeJsonForTerminal(JSON.stringify(route.to))} is a pull destination, and transforms apply only to destinations Reception sends to (url, nats, amqp, redis)`,
       );
     }
   });

@@ -17,7 +17,7 @@ import {
   type SourceConfig,
   type VerifyConfig,
 } from './source-config-schema.js';
-import { destinationProblems, routeProblems } from './destination-config.js';
+import { destinationProblems, pullDestinationNames, routeProblems } from './destination-config.js';
 import { bodyAndAnswerProblems } from './body-and-answer-rules.js';
 import { compileTransforms, readTransformFiles, transformShapeProblems } from './transform-config.js';
 
@@ -112,6 +112,7 @@ export function validateConfig(data: unknown): string[] {
   const problems = errorsOf(ConfigFileSchema, { ...top, sources: {}, destinations: {} }, '');
   const destinationNames = destinationProblems(destinations, problems, errorsOf);
   const transformNames = transformShapeProblems(transforms, problems, errorsOf);
+  const pullNames = pullDestinationNames(destinations);
   if (sources === undefined) return problems;
   if (typeof sources !== 'object' || sources === null || Array.isArray(sources)) {
     return [...problems, 'sources: expected an object that maps source names to their rules'];
@@ -131,7 +132,7 @@ export function validateConfig(data: unknown): string[] {
     else
       problems.push(
         ...ruleProblems(at, source as SourceConfig),
-        ...routeProblems(at, source as SourceConfig, destinationNames, transformNames),
+        ...routeProblems(at, source as SourceConfig, destinationNames, transformNames, pullNames),
       );
   }
   return problems;

@@ -26,6 +26,8 @@ export interface Verification {
 export interface NewForward {
   id: string;
   destination: string;
+  /** The transform of the route that made it (CONTRACT 10), run at each attempt; absent or null: none. */
+  transform?: string | null;
 }
 
 /** A delivery's forwards as its JSON shows them. */

@@ -7,6 +7,9 @@ import { budgetOf, type Destination } from './destination.js';
 import type { LeaseKeeper } from './lease-keeper.js';
 import type { Publisher, PublishResult } from './publishers/publisher.js';
 import { TokenBucket } from './token-bucket.js';
+import type { Transforms } from '../transforms/transforms.js';
+import { transformAttempt } from './transform-attempt.js';
+import type { AttemptTransform } from './outbox/outbox.js';
 
 export interface DispatcherDeps {
   outbox: Outbox;
@@ -15,6 +18,8 @@ export interface DispatcherDeps {
   logger: Logger;
   /** This instance's push leases: the owner its claims name, renewed while it lives. */
   leases: LeaseKeeper;
+  /** The transforms in force (a reload swaps them): a forward's transform runs at each attempt (CONTRACT 10). */
+  transforms?: Transforms;
 }
 
 /** Longest sleep between claims when nothing wakes the dispatcher: lease take-overs and other instances' forwards are found within it. */
@@ -215,10 +220,8 @@ export class PushDispatcher {
   private send(claimed: ClaimedForward): void {
     this.inflight++;
     const startedAt = Date.now();
-    this.deps.publisher
-      .publish(claimed, this.abort.signal)
-      .catch((error: unknown): PublishResult => ({ ok: false, status: null, error: describe(error) }))
-      .then((result) => this.record(claimed, startedAt, result))
+    this.attempt(claimed, startedAt)
+      .catch((error: unknown) => this.record(claimed, startedAt, { ok: false, status: null, error: describe(error) }, null))
       .finally(() => {
         this.inflight--;
         if (this.inflight === 0 && (this.stopped || this.queue.length === 0))
@@ -228,13 +231,42 @@ export class PushDispatcher {
       });
   }
 
-  private record(claimed: ClaimedForward, startedAt: number, result: PublishResult): void {
+  /**
+   * One attempt: the forward's transform first, when its route has one
+   * (CONTRACT 10: dropped, it is cancelled; failing, it fails at once; both
+   * without sending), then the publisher.
+   */
+  private async attempt(claimed: ClaimedForward, startedAt: number): Promise<void> {
+    const step = await transformAttempt(claimed, this.deps.transforms);
+    if ('aborted' in step) {
+      this.record(claimed, startedAt, { ok: false, status: null, error: step.aborted }, null);
+      return;
+    }
+    if ('settle' in step) {
+      this.record(claimed, startedAt, { ok: false, status: null, error: step.error }, step.transform, step.settle);
+      return;
+    }
+    const result = await this.deps.publisher
+      .publish(step.send, this.abort.signal)
+      .catch((error: unknown): PublishResult => ({ ok: false, status: null, error: describe(error) }));
+    this.record(claimed, startedAt, result, step.transform);
+  }
+
+  private record(
+    claimed: ClaimedForward,
+    startedAt: number,
+    result: PublishResult,
+    transform: AttemptTransform | null,
+    settled?: 'cancelled' | 'failed',
+  ): void {
     const { destination } = this;
     const { forward, delivery } = claimed;
     const now = Date.now();
     const durationMs = Math.max(0, now - startedAt);
     let next: AttemptOutcome['next'];
-    if (result.ok) next = { state: 'succeeded' };
+    // Settled by its transform: dropped (cancelled), or one that cannot run (failed at once, CONTRACT 10).
+    if (settled !== undefined) next = { state: settled };
+    else if (result.ok) next = { state: 'succeeded' };
     // What can never succeed (the guard's refusal) fails at once (CONTRACT 6): only a config change can fix it.
     else if (result.permanent === true || budgetSpent(forward, budgetOf(destination), now)) next = { state: 'failed' };
     else {
@@ -256,9 +288,12 @@ export class PushDispatcher {
       ms: durationMs,
       outcome,
       ...(result.error === null ? {} : { error: result.error }),
+      ...(transform === null ? {} : { transform: `${transform.name}@${transform.version}` }),
       ...(next.state === 'pending' ? { nextAttemptAt: new Date(next.at).toISOString() } : {}),
     };
     if (result.ok) this.deps.logger.info(line, 'forward attempt');
+    else if (next.state === 'cancelled') this.deps.logger.info(line, 'forward dropped by its transform: nothing sent');
+    else if (settled === 'failed') this.deps.logger.warn(line, 'forward failed: its transform could not run (not retried)');
     else
       this.deps.logger.warn(
         line,
@@ -277,6 +312,7 @@ export class PushDispatcher {
       status: result.status,
       error: result.error,
       response: result.response ?? null,
+      transform,
       next,
     });
     this.scheduleFlush();

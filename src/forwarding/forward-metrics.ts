@@ -12,7 +12,7 @@ export class ForwardMetrics {
   constructor(registry: Registry) {
     this.attempts = new Counter({
       name: 'reception_forward_attempts_total',
-      help: 'Forward attempts, by destination and outcome (succeeded, retry, failed).',
+      help: 'Forward attempts, by destination and outcome (succeeded, retry, failed, cancelled: dropped by its transform).',
       labelNames: ['destination', 'outcome'] as const,
       registers: [registry],
     });
@@ -70,7 +70,7 @@ export class ForwardMetrics {
     this.outbox = outbox;
   }
 
-  recordAttempt(destination: string, outcome: 'succeeded' | 'retry' | 'failed', seconds: number): void {
+  recordAttempt(destination: string, outcome: 'succeeded' | 'retry' | 'failed' | 'cancelled', seconds: number): void {
     const key = `${destination}\u0000${outcome}`;
     let child = this.children.get(key);
     if (child === undefined) {

@@ -29,6 +29,11 @@ export interface ForwardRoutesOptions {
   outbox: Outbox;
   guard: TokenGuard;
   forwarder: Forwarder;
+  /**
+   * The transform of the source's route to the destination in the config in
+   * force (CONTRACT 10), for a forward sent again; null or absent: none.
+   */
+  transformOf?: (source: string, destination: string) => string | null;
 }
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
@@ -36,7 +41,7 @@ const iso = (ms: number | null): string | null => (ms === null ? null : new Date
 /** Forwarding (CONTRACT 6): destinations, forwards, retries and pull consumers; every route needs the API token. */
 export const forwardRoutes: FastifyPluginAsyncTypebox<ForwardRoutesOptions> = async (
   app,
-  { deliveries, outbox, guard, forwarder },
+  { deliveries, outbox, guard, forwarder, transformOf },
 ) => {
   app.addHook('onRequest', guard.requireToken);
   const errors = { 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema };
@@ -106,6 +111,7 @@ export const forwardRoutes: FastifyPluginAsyncTypebox<ForwardRoutesOptions> = as
             status: a.status,
             error: a.error,
             response: a.response,
+            transform: a.transform,
           })),
         })),
       };
@@ -182,8 +188,12 @@ export const forwardRoutes: FastifyPluginAsyncTypebox<ForwardRoutesOptions> = as
       const { destination } = request.body;
       if (forwarder.get(destination) === undefined) throw noDestination(destination);
       const delivery = await findDelivery(deliveries, request.params.id);
+      // Sent again as its route sends it: with the route's transform, when the source has a route there.
+      const transform = delivery === undefined ? null : (transformOf?.(delivery.source, destination) ?? null);
       const forward =
-        delivery === undefined ? undefined : await outbox.create(delivery.id, { id: newDeliveryId(), destination }, Date.now());
+        delivery === undefined
+          ? undefined
+          : await outbox.create(delivery.id, { id: newDeliveryId(), destination, transform }, Date.now());
       if (forward === undefined) throw noDeliveryProblem(request.params.id);
       forwarder.wake(destination);
       return reply.code(201).send(forwardJson(forward));

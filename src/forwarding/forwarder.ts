@@ -8,6 +8,7 @@ import { budgetOf, isPushed, sameDestination, type Destination } from './destina
 import { PushDispatcher, POLL_MS } from './dispatcher.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import type { Publisher } from './publishers/publisher.js';
+import type { Transforms } from '../transforms/transforms.js';
 
 export interface ForwarderDeps {
   outbox: Outbox;
@@ -17,6 +18,8 @@ export interface ForwarderDeps {
   redactHeaders: ReadonlySet<string>;
   /** How long a push lease lasts unless renewed (DEFAULT_LEASE_MS when absent; RECEPTION_FORWARD_LEASE_MS). */
   leaseMs?: number;
+  /** The transforms in force, swapped by a reload: each attempt runs its forward's (CONTRACT 10). */
+  transforms?: Transforms;
 }
 
 /**
@@ -64,6 +67,7 @@ export class Forwarder {
         metrics: this.deps.metrics,
         logger: this.deps.logger,
         leases: this.leases,
+        ...(this.deps.transforms === undefined ? {} : { transforms: this.deps.transforms }),
       });
       this.dispatchers.set(destination.name, dispatcher);
       this.publishers.set(destination.name, publisher);

@@ -6,29 +6,39 @@ import { compileFilter, type Filter, type FilterSubject } from './route-filter.j
 export interface Route {
   to: string;
   filter?: Filter;
+  /** The transform that reshapes what this route sends (CONTRACT 10). */
+  transform?: string;
 }
 
 export function compileRoutes(routes: readonly ForwardRoute[] | undefined): Route[] {
-  return (routes ?? []).map((route) =>
-    route.filter === undefined ? { to: route.to } : { to: route.to, filter: compileFilter(route.filter) },
-  );
+  return (routes ?? []).map((route) => ({
+    to: route.to,
+    ...(route.filter === undefined ? {} : { filter: compileFilter(route.filter) }),
+    ...(route.transform === undefined ? {} : { transform: route.transform }),
+  }));
+}
+
+/** Where a delivery goes: a destination, and the transform of the route that chose it (null: none). */
+export interface ChosenRoute {
+  destination: string;
+  transform: string | null;
 }
 
 /**
  * The destinations a delivery goes to: each route whose filter matches, once
  * per destination. `subject` is built only when some route has a filter
- * (it parses the body).
+ * (it parses the body). The first matching route to a destination gives its transform.
  */
-export function destinationsFor(routes: readonly Route[], subject: () => FilterSubject): string[] {
-  const chosen: string[] = [];
+export function destinationsFor(routes: readonly Route[], subject: () => FilterSubject): ChosenRoute[] {
+  const chosen: ChosenRoute[] = [];
   let built: FilterSubject | undefined;
   for (const route of routes) {
-    if (chosen.includes(route.to)) continue;
+    if (chosen.some((c) => c.destination === route.to)) continue;
     if (route.filter !== undefined) {
       built ??= subject();
       if (!route.filter(built)) continue;
     }
-    chosen.push(route.to);
+    chosen.push({ destination: route.to, transform: route.transform ?? null });
   }
   return chosen;
 }

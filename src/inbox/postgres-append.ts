@@ -41,9 +41,11 @@ export const APPEND = `WITH lock AS MATERIALIZED (
     RETURNING id, seq, source, received_at, event_type
   ), fwd AS (
     INSERT INTO forwards (id, delivery_seq, delivery_id, source, destination, status,
-      budget_started_at, next_attempt_at, created_at, updated_at)
-    SELECT f.id, ins.seq, ins.id, ins.source, f.destination, 'pending', ins.received_at, ins.received_at, ins.received_at, ins.received_at
-    FROM unnest($17::text[], $18::text[], $19::text[]) AS f (id, delivery_id, destination) JOIN ins ON ins.id = f.delivery_id
+      budget_started_at, next_attempt_at, created_at, updated_at, transform)
+    SELECT f.id, ins.seq, ins.id, ins.source, f.destination, 'pending', ins.received_at, ins.received_at, ins.received_at, ins.received_at,
+      f.transform
+    FROM unnest($17::text[], $18::text[], $19::text[], $22::text[]) AS f (id, delivery_id, destination, transform)
+    JOIN ins ON ins.id = f.delivery_id
   ), src AS (
     INSERT INTO sources (source, count, last_received_at)
     SELECT source, count(*), max(received_at) FROM ins GROUP BY source
@@ -95,7 +97,7 @@ export const FIRST_BY_KEY = `SELECT d.source, d.dedup_key, d.id, d.seq, d.receiv
   FROM deliveries d JOIN unnest($1::text[], $2::text[]) AS k (source, dedup_key)
     ON d.source = k.source AND d.dedup_key = k.dedup_key`;
 
-/** APPEND's parameters, $1 to $21 in order: the deliveries' columns, their forwards, the NOTIFY channel, the bodies joined. */
+/** APPEND's parameters, $1 to $22 in order: the deliveries' columns, their forwards, the NOTIFY channel, the bodies joined, the forwards' transforms. */
 export function appendValues(batch: readonly NewDelivery[], channel: string): unknown[] {
   const forwards = batch.flatMap((d) => (d.forwards ?? []).map((f) => ({ ...f, deliveryId: d.id })));
   return [
@@ -120,5 +122,6 @@ export function appendValues(batch: readonly NewDelivery[], channel: string): un
     forwards.map((f) => f.destination), // $19
     channel, // $20
     Buffer.concat(batch.map((d) => d.raw)), // $21
+    forwards.map((f) => f.transform ?? null), // $22
   ];
 }

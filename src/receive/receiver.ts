@@ -359,7 +359,7 @@ export class Receiver {
       // The type the delivery is stored with, not derived again.
       eventType,
     }));
-    return destinations.map((destination) => ({ id: newDeliveryId(), destination }));
+    return destinations.map(({ destination, transform }) => ({ id: newDeliveryId(), destination, transform }));
   }
 
   private handshakeAnswer(reply: HandshakeReply, source: string, verification?: Verification): Answer {

@@ -38,6 +38,7 @@ export function transformVersion(code: string): string {
  */
 export class Transforms {
   private byName = new Map<string, TransformDefinition>();
+  private closing = false;
   private users = new Map<string, TransformUser[]>();
 
   constructor(
@@ -86,7 +87,13 @@ export class Transforms {
     return this.run(name, transformEventJson(delivery));
   }
 
+  /** Closed (or closing): runs answer an error that says nothing about the transform. */
+  get closed(): boolean {
+    return this.closing;
+  }
+
   close(): Promise<void> {
+    this.closing = true;
     return this.pool.close();
   }
 }

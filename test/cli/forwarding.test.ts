@@ -5,6 +5,8 @@ import type { RunningApp } from '../helpers/app.js';
 import { DestinationServer } from '../helpers/destination-server.js';
 
 import { api, forwardsOf, send, startForwarding } from '../helpers/forwarding-app.js';
+import { transformDefinitions, transformUsers } from '../../src/config/transform-config.js';
+import type { ConfigFile } from '../../src/config/source-config-schema.js';
 
 import { killAllClis, runCli } from '../helpers/cli.js';
 import { runCliInOneProcess } from '../helpers/cli-in-process.js';
@@ -206,6 +208,30 @@ describe('reception forwards --delivery', { timeout: 60_000 }, () => {
     expect(unknown?.code).toBe(1);
     expect(unknown?.stderr).toContain('there is no delivery "no-such-delivery"');
     expect(mixed?.code).toBe(2);
+  });
+});
+
+describe('reception forwards --delivery with a transform', { timeout: 60_000 }, () => {
+  it('names the transform that ran for each attempt as name@version, and the drop', async () => {
+    await server.close();
+    const file: ConfigFile = {
+      destinations: { app: { url: destination.url, allowPrivateNetwork: true } },
+      transforms: { skip: { code: 'export default () => null' } },
+      sources: { shop: { forward: [{ to: 'app', transform: 'skip' }] } },
+    };
+    server = await startForwarding('sqlite', file, {
+      transforms: { definitions: transformDefinitions(file), users: transformUsers(file) },
+    });
+    const id = await send(server, 'shop', '{"n":1}');
+    await eventually(async () => (await forwardsOf(server, id))[0]?.status === 'cancelled');
+    const version = (await forwardsOf(server, id))[0]?.attempts[0]?.transform?.version ?? '';
+    const shown = await cli(['forwards', '--delivery', id]);
+    expect(shown.code).toBe(0);
+    const lines = shown.stdout.trimEnd().split('\n');
+    expect(lines[1]).toMatch(
+      new RegExp(`^ {2}attempt 1 {2}\\S+Z {2}no answer {2}\\d+ ms {2}transform skip@${version} {2}dropped by transform skip$`),
+    );
+    expect(destination.requests).toHaveLength(0);
   });
 });
 

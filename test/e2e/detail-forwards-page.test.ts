@@ -7,6 +7,8 @@ import { launchChromium, skipBrowserTests } from '../helpers/browser.js';
 import { DestinationServer } from '../helpers/destination-server.js';
 import { eventually } from '../helpers/eventually.js';
 import { api, forwardsOf, send, startForwarding } from '../helpers/forwarding-app.js';
+import { transformDefinitions, transformUsers } from '../../src/config/transform-config.js';
+import type { ConfigFile } from '../../src/config/source-config-schema.js';
 import { openPage, row, type PageSession } from '../helpers/page.js';
 import { ensureWebBuilt } from '../helpers/web-build.js';
 
@@ -168,6 +170,32 @@ describe.skipIf(skipBrowserTests)('a dead letter in the detail, in Chromium', { 
       expect(text).toMatch(/\d\d:\d\d:\d\d/);
       expect(await time.getAttribute('title')).toContain(a.startedAt);
     }
+  });
+
+  it('shows the transform that ran for each attempt as name@version, and no Transform column where none ran', async () => {
+    await server.close();
+    const file: ConfigFile = {
+      destinations: {
+        app: { url: destination.url, allowPrivateNetwork: true },
+        chat: { url: destination.url, allowPrivateNetwork: true },
+      },
+      transforms: { tag: { code: 'export default (e) => ({ body: { tagged: e.body.type } })' } },
+      sources: { shop: { forward: [{ to: 'app' }, { to: 'chat', transform: 'tag' }] } },
+    };
+    server = await startForwarding('sqlite', file, {
+      transforms: { definitions: transformDefinitions(file), users: transformUsers(file) },
+    });
+    const id = await send(server, 'shop', '{"type":"order.paid"}');
+    await eventually(async () => (await forwardsOf(server, id)).every((f) => f.status === 'succeeded'));
+    const version = (await forwardsOf(server, id)).find((f) => f.destination === 'chat')?.attempts[0]?.transform?.version;
+    expect(version).toMatch(/^[0-9a-f]{12}$/);
+    session = await openPage(browser, server, { hash: `#id=${id}` });
+    const { page } = session;
+    const chat = page.locator('.forwards-section .forward[data-destination="chat"]');
+    await chat.locator('.attempts-table tr.attempt[data-n="1"]').waitFor({ timeout: 5000 });
+    expect(await chat.locator('.attempts-table th').allTextContents()).toContain('Transform');
+    expect(await chat.locator('tr.attempt[data-n="1"] td.transform').textContent()).toBe(`tag@${version ?? ''}`);
+    expect(await forward(page).locator('.attempts-table th').allTextContents()).not.toContain('Transform');
   });
 
   it('every relative time says the absolute one on hover: local with seconds, and the ISO UTC value', async () => {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { API_TOKEN, ServerChildren } from '../helpers/server-children.js';
 import { eventually } from '../helpers/eventually.js';
+import { DestinationServer } from '../helpers/destination-server.js';
 import type { ServerProcess } from '../helpers/server-process.js';
 
 /**
@@ -14,8 +15,11 @@ import type { ServerProcess } from '../helpers/server-process.js';
 
 const auth = { authorization: `Bearer ${API_TOKEN}` };
 const children = new ServerChildren();
+let destination: DestinationServer | undefined;
 afterEach(async () => {
   await children.cleanup();
+  await destination?.close();
+  destination = undefined;
 });
 
 const CONFIG = {
@@ -81,5 +85,49 @@ describe('transforms and SIGHUP', () => {
     const refused = await hangUp(server, 'config reload refused: the previous config stays in force');
     expect(String(refused.problem)).toContain('transforms.shout.file: SyntaxError');
     expect(await runShout(server, id)).toMatchObject({ output: { body: { said: 'HELLO' } }, version: second.version });
+  });
+
+  it('a forward failed by its transform, retried after SIGHUP fixed the code, is sent with the new version', async () => {
+    destination = new DestinationServer();
+    await destination.listen();
+    const data = children.dataDir();
+    mkdirSync(join(data, 'transforms'));
+    const code = join(data, 'transforms', 'shout.js');
+    writeFileSync(code, 'export default (e) => { throw new Error("not yet"); }');
+    const configFile = join(data, 'reception.json');
+    const config = {
+      ...CONFIG,
+      destinations: { chat: { url: destination.url, allowPrivateNetwork: true, retry: { initialMs: 20, maxMs: 200 } } },
+    };
+    writeFileSync(configFile, JSON.stringify(config));
+    const server = await children.start({ RECEPTION_DATA: data, RECEPTION_TOKEN: API_TOKEN, RECEPTION_CONFIG: configFile });
+    const stored = await fetch(`${server.url}/api/webhook/app`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ text: 'hello' }),
+    });
+    const { id } = (await stored.json()) as { id: string };
+    type Attempt = { error: string | null; transform: { name: string; version: string } | null };
+    const forwardOf = async (): Promise<{ id: string; status: string; attempts: Attempt[] } | undefined> => {
+      const res = await fetch(`${server.url}/api/deliveries/${id}/forwards`, { headers: auth });
+      return ((await res.json()) as { items: Array<{ id: string; status: string; attempts: Attempt[] }> }).items[0];
+    };
+    await eventually(async () => (await forwardOf())?.status === 'failed');
+    expect((await forwardOf())?.attempts[0]?.error).toMatch(/^transform_failed: Error: not yet/);
+
+    writeFileSync(code, 'export default (e) => ({ body: { said: e.body.text.toUpperCase() } })');
+    await hangUp(server, 'config reloaded');
+    const retried = await fetch(`${server.url}/api/forwards/retry`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ status: 'failed' }),
+    });
+    expect(await retried.json()).toEqual({ retried: 1 });
+    await eventually(async () => (await forwardOf())?.status === 'succeeded');
+    expect(destination.requests.map((r) => r.body.toString('utf8'))).toEqual(['{"said":"HELLO"}']);
+    const [first, second] = (await forwardOf())?.attempts ?? [];
+    expect(second?.transform?.name).toBe('shout');
+    expect(second?.transform?.version).toMatch(/^[0-9a-f]{12}$/);
+    expect(second?.transform?.version).not.toBe(first?.transform?.version);
   });
 });

@@ -40,7 +40,7 @@ describe('SqliteOutbox.releaseInterrupted (at start)', () => {
       });
       const [withAttempts] = await store().outbox.forwardsOf(delivered?.id ?? '');
       expect(withAttempts?.attempts).toEqual([
-        { n: 1, startedAt, durationMs: now - startedAt, status: null, error: INTERRUPTED, response: null },
+        { n: 1, startedAt, durationMs: now - startedAt, status: null, error: INTERRUPTED, response: null, transform: null },
       ]);
     }
     expect(await forward(store(), forwardOf(idle))).toMatchObject({ status: 'pending', attemptCount: 0 });

@@ -3,7 +3,8 @@
 // destination answered (CONTRACT 6: its headers and the first 4 KiB of its
 // body, kept with the attempt). The whole answer opens under its attempt.
 // Everything the destination said goes in as text, never HTML: the answer is
-// the destination's, hostile or not.
+// the destination's, hostile or not. When a route's transform ran for an
+// attempt (CONTRACT 10), a Transform column shows it as name@version.
 
 import { h } from './dom.ts';
 import { bodyPreview, formatTime, timeTitle } from './format.ts';
@@ -12,8 +13,29 @@ import type { AttemptInfo } from './forwarding-api.ts';
 /** How much of an answer's body its attempt's row shows. */
 const EXCERPT_CHARS = 120;
 
-const COLUMNS = ['#', 'Started', 'HTTP status', 'Duration', 'Error', 'Answer'] as const;
+const COLUMNS = ['#', 'Started', 'HTTP status', 'Duration', 'Transform', 'Error', 'Answer'] as const;
 type Column = (typeof COLUMNS)[number];
+
+/** The columns shown: Transform only when some attempt ran one. */
+function columnsFor(attempts: readonly AttemptInfo[]): Column[] {
+  const transformed = attempts.some((attempt) => attempt.transform !== null);
+  return COLUMNS.filter((column) => column !== 'Transform' || transformed);
+}
+
+/** The transform that ran for an attempt, as name@version (the version: the first 12 hex digits of its code's SHA-256). */
+function transformCell(attempt: AttemptInfo): HTMLTableCellElement {
+  const transform = attempt.transform;
+  if (transform === null) return cell('Transform', 'transform muted', '—');
+  return cell(
+    'Transform',
+    'transform',
+    h(
+      'code',
+      { attrs: { title: `transform ${transform.name}, version ${transform.version}` } },
+      `${transform.name}@${transform.version}`,
+    ),
+  );
+}
 
 /** A cell that names its column, so that a phone can show it as a labelled line (forwarding.css). */
 function cell(column: Column, className: string, ...content: Array<Node | string>): HTMLTableCellElement {
@@ -61,7 +83,7 @@ function fullAnswer(attempt: AttemptInfo): HTMLElement | null {
   );
 }
 
-function attemptRows(attempt: AttemptInfo): HTMLTableRowElement[] {
+function attemptRows(attempt: AttemptInfo, columns: readonly Column[]): HTMLTableRowElement[] {
   const ok = attempt.status !== null && attempt.status >= 200 && attempt.status < 300;
   const row = h(
     'tr',
@@ -74,6 +96,7 @@ function attemptRows(attempt: AttemptInfo): HTMLTableRowElement[] {
     ),
     cell('HTTP status', `status ${ok ? 'ok' : 'bad'}`, attempt.status === null ? '—' : String(attempt.status)),
     cell('Duration', 'duration', `${attempt.durationMs.toLocaleString()} ms`),
+    columns.includes('Transform') ? transformCell(attempt) : null,
     cell('Error', 'error', attempt.error ?? ''),
     cell('Answer', 'answer', excerpt(attempt)),
   );
@@ -82,21 +105,22 @@ function attemptRows(attempt: AttemptInfo): HTMLTableRowElement[] {
   const answerRow = h(
     'tr',
     { class: 'attempt-answer-row', attrs: { 'data-n': String(attempt.n) } },
-    h('td', { attrs: { colspan: String(COLUMNS.length) } }, full),
+    h('td', { attrs: { colspan: String(columns.length) } }, full),
   );
   return [row, answerRow];
 }
 
 /** The attempts of one forward, oldest first, in a box that scrolls sideways rather than squeeze a column. */
 export function attemptsTable(attempts: readonly AttemptInfo[]): HTMLElement {
+  const columns = columnsFor(attempts);
   return h(
     'div',
     { class: 'table-scroll attempts-scroll' },
     h(
       'table',
       { class: 'kv-table attempts-table' },
-      h('thead', {}, h('tr', {}, ...COLUMNS.map((label) => h('th', { attrs: { scope: 'col' } }, label)))),
-      h('tbody', {}, ...attempts.flatMap(attemptRows)),
+      h('thead', {}, h('tr', {}, ...columns.map((label) => h('th', { attrs: { scope: 'col' } }, label)))),
+      h('tbody', {}, ...attempts.flatMap((attempt) => attemptRows(attempt, columns))),
     ),
   );
 }

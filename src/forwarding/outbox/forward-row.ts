@@ -20,10 +20,11 @@ export interface ForwardRow {
   updated_at: number | string;
   last_status: number | null;
   last_error: string | null;
+  transform: string | null;
 }
 
 export const FORWARD_COLUMNS = `position, id, delivery_seq, delivery_id, source, destination, status, attempt_count,
-  budget_used, budget_started_at, next_attempt_at, lease_until, lease, created_at, updated_at, last_status, last_error`;
+  budget_used, budget_started_at, next_attempt_at, lease_until, lease, created_at, updated_at, last_status, last_error, transform`;
 
 /**
  * When a forward's latest attempt started: the one in flight, else the last
@@ -48,10 +49,13 @@ export interface AttemptRow {
   error: string | null;
   /** The destination's answer as JSON (`forward_attempts.response`); null when there was none. */
   response: string | null;
+  transform_name: string | null;
+  transform_version: string | null;
 }
 
 /** The columns of an AttemptRow. */
-export const ATTEMPT_COLUMNS = 'forward_id, n, started_at, duration_ms, status, error, response';
+export const ATTEMPT_COLUMNS =
+  'forward_id, n, started_at, duration_ms, status, error, response, transform_name, transform_version';
 
 const orNull = (value: number | string | null): number | null => (value === null ? null : Number(value));
 
@@ -74,6 +78,7 @@ export function forwardFromRow(row: ForwardRow): Forward {
     updatedAt: Number(row.updated_at),
     lastStatus: row.last_status,
     lastError: row.last_error,
+    transform: row.transform,
   };
 }
 
@@ -85,6 +90,7 @@ export function attemptFromRow(row: AttemptRow): Attempt {
     status: row.status,
     error: row.error,
     response: responseFromColumn(row.response),
+    transform: row.transform_name === null ? null : { name: row.transform_name, version: row.transform_version ?? '' },
   };
 }
 

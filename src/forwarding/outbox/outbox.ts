@@ -45,6 +45,8 @@ export interface Forward {
   updatedAt: number;
   lastStatus: number | null;
   lastError: string | null;
+  /** The transform of the route that made it (CONTRACT 10), run at each attempt; null: none. */
+  transform: string | null;
 }
 
 /** A forward as `GET /api/forwards` lists it: with when its latest attempt started (the one in flight, if any; null: none yet). */
@@ -70,6 +72,14 @@ export interface Attempt {
   error: string | null;
   /** The destination's answer; null when there was none (a timeout, a broker, a pull consumer). */
   response: AttemptResponse | null;
+  /** The transform that ran for this attempt (CONTRACT 10); null when none did. */
+  transform: AttemptTransform | null;
+}
+
+/** A transform as an attempt ran it: its name and version (CONTRACT 10). */
+export interface AttemptTransform {
+  name: string;
+  version: string;
 }
 
 /** What a destination allows a forward to spend before it is `failed`. */
@@ -117,6 +127,12 @@ export type LeaseAnswer = 'ok' | 'not_found' | 'lease_lost';
 export interface ClaimedForward {
   forward: Forward;
   delivery: StoredDelivery;
+  /**
+   * Set when a transform reshaped it (CONTRACT 10): the headers its output
+   * adds or replaces, lower-case names (the delivery's body and Content-Type
+   * are already the reshaped ones).
+   */
+  transformHeaders?: Readonly<Record<string, string>>;
 }
 
 /** What happened to one attempt, and what the forward becomes. */
@@ -131,7 +147,10 @@ export interface AttemptOutcome {
   error: string | null;
   /** The destination's answer, kept with the attempt (null or absent: none). */
   response?: AttemptResponse | null;
-  next: { state: 'succeeded' } | { state: 'failed' } | { state: 'pending'; at: number };
+  /** The transform that ran for this attempt (null or absent: none). */
+  transform?: AttemptTransform | null;
+  /** `cancelled`: its transform dropped it (CONTRACT 10), nothing was sent. */
+  next: { state: 'succeeded' } | { state: 'failed' } | { state: 'cancelled' } | { state: 'pending'; at: number };
 }
 
 export interface ForwardQuery {

@@ -115,10 +115,10 @@ export class PostgresOutbox implements Outbox {
     const row = (
       await this.db.execute<ForwardRow>(
         `INSERT INTO forwards (id, delivery_seq, delivery_id, source, destination, status, budget_started_at,
-         next_attempt_at, created_at, updated_at)
-       SELECT $1, seq, id, source, $2, 'pending', $3, $3, $3, $3 FROM deliveries WHERE id = $4
+         next_attempt_at, created_at, updated_at, transform)
+       SELECT $1, seq, id, source, $2, 'pending', $3, $3, $3, $3, $5 FROM deliveries WHERE id = $4
        RETURNING ${FORWARD_COLUMNS}`,
-        [forward.id, forward.destination, now, deliveryId],
+        [forward.id, forward.destination, now, deliveryId, forward.transform ?? null],
       )
     ).rows[0];
     return row === undefined ? undefined : forwardFromRow(row);

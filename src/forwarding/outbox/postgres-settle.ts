@@ -10,8 +10,9 @@ import { FAILED_AT, SUCCEEDED_AT } from './postgres-outbox-sql.js';
  * answer). Row by row, two round trips an outcome built a backlog of seconds
  * under load, and a crash then repeated every attempt in it.
  */
-const OUTCOMES = `unnest($1::text[], $2::int[], $3::bigint[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::bigint[])
-  AS o (id, n, started_at, duration_ms, status, error, response, state, next_at)`;
+const OUTCOMES = `unnest($1::text[], $2::int[], $3::bigint[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::bigint[],
+    $10::text[], $11::text[])
+  AS o (id, n, started_at, duration_ms, status, error, response, state, next_at, transform_name, transform_version)`;
 
 /**
  * Records attempt n of each forward that still exists and has taken it: an
@@ -20,8 +21,10 @@ const OUTCOMES = `unnest($1::text[], $2::int[], $3::bigint[], $4::int[], $5::int
  * between; an attempt already recorded stays. `response` is the answer as
  * JSON text (NULL when there was none).
  */
-const INSERT_ATTEMPTS = `INSERT INTO forward_attempts (forward_id, n, started_at, duration_ms, status, error, response)
-  SELECT f.id, o.n, o.started_at, o.duration_ms, o.status, o.error, o.response FROM ${OUTCOMES}
+const INSERT_ATTEMPTS = `INSERT INTO forward_attempts (forward_id, n, started_at, duration_ms, status, error, response,
+    transform_name, transform_version)
+  SELECT f.id, o.n, o.started_at, o.duration_ms, o.status, o.error, o.response, o.transform_name, o.transform_version
+  FROM ${OUTCOMES}
   JOIN forwards f ON f.id = o.id AND f.attempt_count >= o.n
   ORDER BY f.id FOR KEY SHARE OF f
   ON CONFLICT DO NOTHING`;
@@ -46,6 +49,8 @@ export async function settleOutcomes(db: PostgresRunner, outcomes: readonly Atte
     outcomes.map((o) => responseColumn(o.response)),
     outcomes.map((o) => o.next.state),
     outcomes.map((o) => (o.next.state === 'pending' ? o.next.at : null)),
+    outcomes.map((o) => o.transform?.name ?? null),
+    outcomes.map((o) => o.transform?.version ?? null),
   ];
   return db.transaction(async (client) => {
     await client.query(INSERT_ATTEMPTS, values);
@@ -58,6 +63,8 @@ export async function settleOutcomes(db: PostgresRunner, outcomes: readonly Atte
     for (const row of settled.rows) {
       const at = Number(row.at);
       if (row.state === 'succeeded') succeeded.set(row.destination, Math.max(at, succeeded.get(row.destination) ?? 0));
+      // A forward its transform dropped (CONTRACT 10) neither succeeded nor failed.
+      else if (row.state === 'cancelled') continue;
       else if ((failed.get(row.destination)?.at ?? 0) <= at) failed.set(row.destination, { at, error: row.error });
     }
     for (const [name, at] of succeeded) await client.query(SUCCEEDED_AT, [name, at]);

@@ -29,10 +29,10 @@ const HEADS = `SELECT position, delivery_seq, status, next_attempt_at, row_numbe
 export function outboxStatements(db: Database) {
   const prepare = <P extends unknown[], R = unknown>(sql: string) => db.prepare<P, R>(sql);
   return {
-    insert: prepare<[string, number | bigint, string, string, string, number, number, number, number]>(
+    insert: prepare<[string, number | bigint, string, string, string, number, number, number, number, string | null]>(
       `INSERT INTO forwards (id, delivery_seq, delivery_id, source, destination, status, budget_started_at,
-         next_attempt_at, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?)`,
+         next_attempt_at, created_at, updated_at, transform)
+       VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)`,
     ),
     expired: prepare<[string, number], ForwardRow & { attempt_started_at: number | null }>(
       `SELECT ${FORWARD_COLUMNS}, attempt_started_at FROM forwards
@@ -95,11 +95,15 @@ export function outboxStatements(db: Database) {
           status: number | null;
           error: string | null;
           response: string | null;
+          transformName: string | null;
+          transformVersion: string | null;
         },
       ]
     >(
-      `INSERT OR IGNORE INTO forward_attempts (forward_id, n, started_at, duration_ms, status, error, response)
-       SELECT id, @n, @startedAt, @durationMs, @status, @error, @response FROM forwards WHERE id = @id AND attempt_count >= @n`,
+      `INSERT OR IGNORE INTO forward_attempts (forward_id, n, started_at, duration_ms, status, error, response,
+         transform_name, transform_version)
+       SELECT id, @n, @startedAt, @durationMs, @status, @error, @response, @transformName, @transformVersion
+       FROM forwards WHERE id = @id AND attempt_count >= @n`,
     ),
     succeededAt: prepare<[string, number]>(
       `INSERT INTO destinations (name, last_success_at) VALUES (?, ?)
@@ -151,10 +155,10 @@ export function outboxStatements(db: Database) {
          updated_at = ?
        WHERE id = ? AND status IN ('pending', 'delivering', 'failed')`,
     ),
-    create: prepare<[string, string, number, number, number, number, string], ForwardRow>(
+    create: prepare<[string, string, number, number, number, number, string | null, string], ForwardRow>(
       `INSERT INTO forwards (id, delivery_seq, delivery_id, source, destination, status, budget_started_at,
-         next_attempt_at, created_at, updated_at)
-       SELECT ?, seq, id, source, ?, 'pending', ?, ?, ?, ? FROM deliveries WHERE id = ?
+         next_attempt_at, created_at, updated_at, transform)
+       SELECT ?, seq, id, source, ?, 'pending', ?, ?, ?, ?, ? FROM deliveries WHERE id = ?
        RETURNING ${FORWARD_COLUMNS}`,
     ),
     counts: prepare<[], { destination: string; status: string; count: number; oldest: number }>(

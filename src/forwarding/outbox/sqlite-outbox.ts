@@ -78,7 +78,18 @@ export class SqliteOutbox implements Outbox {
     now: number,
   ): void {
     for (const forward of forwards) {
-      this.q.insert.run(forward.id, deliverySeq, deliveryId, source, forward.destination, now, now, now, now);
+      this.q.insert.run(
+        forward.id,
+        deliverySeq,
+        deliveryId,
+        source,
+        forward.destination,
+        now,
+        now,
+        now,
+        now,
+        forward.transform ?? null,
+      );
     }
   }
 
@@ -95,6 +106,8 @@ export class SqliteOutbox implements Outbox {
         status: null,
         error: LEASE_EXPIRED,
         response: null,
+        transformName: null,
+        transformVersion: null,
       });
       const failed = budgetSpent(forward, request.budget, now);
       this.q.settle.run(
@@ -158,6 +171,8 @@ export class SqliteOutbox implements Outbox {
         status: o.status,
         error: o.error,
         response: responseColumn(o.response),
+        transformName: o.transform?.name ?? null,
+        transformVersion: o.transform?.version ?? null,
       });
       const { next } = o;
       const status = next.state;
@@ -167,6 +182,8 @@ export class SqliteOutbox implements Outbox {
       if (changed === 0) continue;
       const at = o.startedAt + o.durationMs;
       if (status === 'succeeded') succeeded.set(o.destination, Math.max(at, succeeded.get(o.destination) ?? 0));
+      // A forward its transform dropped (CONTRACT 10) neither succeeded nor failed.
+      else if (status === 'cancelled') continue;
       else if ((failed.get(o.destination)?.at ?? 0) <= at) failed.set(o.destination, { at, error: o.error });
     }
     for (const [name, at] of succeeded) this.q.succeededAt.run(name, at);
@@ -196,6 +213,8 @@ export class SqliteOutbox implements Outbox {
       status: null,
       error: nack === undefined ? null : 'nack',
       response: null,
+      transformName: null,
+      transformVersion: null,
     });
     if (nack === undefined) {
       this.q.succeed.run(now, id, lease);
@@ -291,7 +310,7 @@ export class SqliteOutbox implements Outbox {
   }
 
   async create(deliveryId: string, forward: NewForward, now: number): Promise<Forward | undefined> {
-    const row = this.q.create.get(forward.id, forward.destination, now, now, now, now, deliveryId);
+    const row = this.q.create.get(forward.id, forward.destination, now, now, now, now, forward.transform ?? null, deliveryId);
     return row === undefined ? undefined : forwardFromRow(row);
   }
 

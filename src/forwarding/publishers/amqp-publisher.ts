@@ -79,6 +79,8 @@ export class AmqpPublisher extends BrokerPublisher<AmqpHandle> {
             ...(Buffer.byteLength(delivery.contentType) <= 255 ? { contentType: delivery.contentType } : {}),
             timestamp: Math.floor(delivery.receivedAt / 1000),
             headers: {
+              // A transform's headers join the message's metadata (CONTRACT 10); its body is `delivery.raw` already.
+              ...claimed.transformHeaders,
               source: delivery.source,
               eventType: eventType ?? '',
               receivedAt: new Date(delivery.receivedAt).toISOString(),

@@ -75,10 +75,18 @@ export class HttpPublisher implements Publisher {
 
   async publish(claimed: ClaimedForward, signal: AbortSignal): Promise<PublishResult> {
     const { forward, delivery } = claimed;
+    // A transform's headers add to or replace the others (CONTRACT 10); its body is `delivery.raw` already.
+    const shaped = claimed.transformHeaders ?? {};
     const headers: string[] = [];
     for (const [name, value] of delivery.headers) {
       const lower = name.toLowerCase();
-      if (NOT_PASSED_ON.has(lower) || this.options.redactHeaders.has(lower) || this.replaced.has(lower)) continue;
+      if (
+        NOT_PASSED_ON.has(lower) ||
+        this.options.redactHeaders.has(lower) ||
+        this.replaced.has(lower) ||
+        Object.hasOwn(shaped, lower)
+      )
+        continue;
       headers.push(name, value);
     }
     // A header carries bytes, not Unicode: the source name goes percent-encoded, as in the webhook URL (`日本` is `%E6%97%A5%E6%9C%AC`).
@@ -90,7 +98,9 @@ export class HttpPublisher implements Publisher {
       'x-reception-attempt',
       String(forward.attemptCount),
     );
-    for (const [name, value] of this.extra) headers.push(name, value);
+    for (const [name, value] of this.extra) if (!Object.hasOwn(shaped, name.toLowerCase())) headers.push(name, value);
+    for (const [name, value] of Object.entries(shaped)) headers.push(name, value);
+    // Signs what is sent: the transformed body when there is one.
     if (this.signer !== undefined) {
       const signed = this.signer.sign(delivery.id, Math.floor(Date.now() / 1000), delivery.raw);
       headers.push('webhook-timestamp', signed['webhook-timestamp'], 'webhook-signature', signed['webhook-signature']);

@@ -52,6 +52,8 @@ export class NatsPublisher extends BrokerPublisher<NatsHandle> {
     headers.set('Reception-Event-Type', encodeURIComponent(eventType ?? ''));
     headers.set('Reception-Received-At', new Date(delivery.receivedAt).toISOString());
     headers.set('Content-Type', delivery.contentType);
+    // A transform's headers join the message's metadata (CONTRACT 10); its body is `delivery.raw` already.
+    for (const [name, value] of Object.entries(claimed.transformHeaders ?? {})) headers.set(name, value);
     try {
       const answer = await unlessAborted(
         handle.js.publish(subject, delivery.raw, { msgID: delivery.id, headers, timeout: timeoutMs }),

@@ -63,7 +63,14 @@ export class RedisPublisher extends BrokerPublisher<RedisClient> {
     const { timeoutMs } = this.destination;
     const eventType = delivery.eventType ?? null;
     const key = renderName(this.stream, 'redis', { source: delivery.source, eventType });
-    const headers = delivery.headers.filter(([name]) => !this.options.redactHeaders.has(name.toLowerCase()));
+    // A transform's headers add to or replace the original ones (CONTRACT 10); its body is `delivery.raw` already.
+    const shaped = claimed.transformHeaders ?? {};
+    const headers: Array<[string, string]> = [
+      ...delivery.headers.filter(
+        ([name]) => !this.options.redactHeaders.has(name.toLowerCase()) && !Object.hasOwn(shaped, name.toLowerCase()),
+      ),
+      ...Object.entries(shaped),
+    ];
     const timer = attemptTimer(timeoutMs);
     try {
       const answer = await unlessAborted(

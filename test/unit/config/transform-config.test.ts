@@ -91,6 +91,20 @@ ${ROUTES}`);
     );
   });
 
+  it('a route with a transform to a pull destination is a config error (transforms apply only to what Reception sends)', async () => {
+    const message = await problemsOf(`transforms:
+  slack-text: { file: transforms/slack-text.js }
+destinations:
+  queue: { pull: true }
+sources:
+  stripe:
+    forward:
+      - to: queue
+        transform: slack-text
+`);
+    expect(message).toContain('sources.stripe.forward[0].transform: "queue" is a pull destination');
+  });
+
   it('file and code together, neither, an unreadable file, a bad limit, a bad name', async () => {
     const message = await problemsOf(`transforms:
   both: { file: transforms/slack-text.js, code: "export default () => null" }

@@ -226,6 +226,7 @@ export function describeSettleContract(store: () => InboxDatabase): void {
           status: r.status,
           error: r.error,
           response: r.response,
+          transform: null,
         })),
       );
     });

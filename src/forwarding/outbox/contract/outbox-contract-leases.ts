@@ -27,7 +27,7 @@ export function describeLeaseContract(store: () => InboxDatabase): void {
       });
       const [withAttempts] = await store().outbox.forwardsOf(delivered.id);
       expect(withAttempts?.attempts).toEqual([
-        { n: 1, startedAt: T0 + 100, durationMs: LEASE_MS, status: null, error: LEASE_EXPIRED, response: null },
+        { n: 1, startedAt: T0 + 100, durationMs: LEASE_MS, status: null, error: LEASE_EXPIRED, response: null, transform: null },
       ]);
       expect((await store().outbox.destinations()).find((d) => d.name === 'app')).toMatchObject({
         lastFailureAt: expiry,

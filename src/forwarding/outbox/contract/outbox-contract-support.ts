@@ -31,14 +31,22 @@ export interface DeliverOptions {
   dedupKey?: string;
   /** Forward ids to use instead of fresh ones. */
   forwardIds?: readonly string[];
+  /** The transform of each forward's route, in the order of `to` (CONTRACT 10). */
+  transforms?: ReadonlyArray<string | null>;
 }
 
 /** The delivery to append with its forwards (see `deliver`). */
-export function deliveryTo(options: DeliverOptions = {}): NewDelivery & { forwards: Array<{ id: string; destination: string }> } {
+export function deliveryTo(
+  options: DeliverOptions = {},
+): NewDelivery & { forwards: Array<{ id: string; destination: string; transform?: string | null }> } {
   const to = typeof options.to === 'string' ? [options.to] : (options.to ?? ['app']);
   return {
     ...newDelivery({ source: options.source ?? 'github', receivedAt: options.at ?? T0, dedupKey: options.dedupKey ?? null }),
-    forwards: to.map((destination, i) => ({ id: options.forwardIds?.[i] ?? `fwd_${randomUUID()}`, destination })),
+    forwards: to.map((destination, i) => ({
+      id: options.forwardIds?.[i] ?? `fwd_${randomUUID()}`,
+      destination,
+      ...(options.transforms?.[i] === undefined ? {} : { transform: options.transforms[i] }),
+    })),
   };
 }
 
@@ -85,7 +93,7 @@ export function outcome(
   forward: Pick<Forward, 'id' | 'destination' | 'attemptCount'>,
   startedAt: number,
   next: AttemptOutcome['next'],
-  result: Partial<Pick<AttemptOutcome, 'status' | 'error' | 'durationMs' | 'n'>> = {},
+  result: Partial<Pick<AttemptOutcome, 'status' | 'error' | 'durationMs' | 'n' | 'transform'>> = {},
 ): AttemptOutcome {
   const succeeded = next.state === 'succeeded';
   return {
@@ -96,6 +104,7 @@ export function outcome(
     durationMs: result.durationMs ?? 25,
     status: result.status === undefined ? (succeeded ? 200 : 503) : result.status,
     error: result.error === undefined ? (succeeded ? null : 'HTTP 503') : result.error,
+    ...(result.transform === undefined ? {} : { transform: result.transform }),
     next,
   };
 }

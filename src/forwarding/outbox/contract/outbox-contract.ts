@@ -8,6 +8,7 @@ import { describeClaimBoundContract, describePullContract } from './outbox-contr
 import { describeOrderedContract } from './outbox-contract-ordered.js';
 import { describeRenewalContract } from './outbox-contract-renewal.js';
 import { describeStateContract } from './outbox-contract-state.js';
+import { describeTransformContract } from './outbox-contract-transforms.js';
 import { claim, deliver, deliverAll, deliveryTo, forwardOf, outcome, T0 } from './outbox-contract-support.js';
 
 /**
@@ -30,6 +31,7 @@ export function describeOutbox(name: string, open: OpenStore): void {
     describePullContract(store);
     describeClaimBoundContract(store);
     describeStateContract(store);
+    describeTransformContract(store);
   });
 }
 
