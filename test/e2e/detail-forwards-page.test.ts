@@ -229,7 +229,7 @@ describe.skipIf(skipBrowserTests)('a dead letter in the detail, in Chromium', { 
     const order = await page
       .locator('.detail > section, .detail > dl')
       .evaluateAll((parts) =>
-        parts.filter((p) => !(p as HTMLElement).hidden).map((p) => p.getAttribute('aria-label') ?? p.tagName.toLowerCase()),
+        parts.filter((p) => !p.hasAttribute('hidden')).map((p) => p.getAttribute('aria-label') ?? p.tagName.toLowerCase()),
       );
     // (The "Try a transform" section, after the forwards, stays hidden here: no route of this source has a transform.)
     expect(order).toEqual(['Body', 'dl', 'Forwards', 'Headers']);
