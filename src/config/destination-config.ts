@@ -1,4 +1,5 @@
 import type { TSchema } from 'typebox';
+import { HEADER_NAME, headerValueAllowed, reservedHeader } from '../platform/http/reserved-headers.js';
 import { escapeJsonForTerminal } from '../platform/text/terminal-safe.js';
 import { filterProblems } from '../forwarding/route-filter.js';
 import { nearestWithin } from '../platform/text/edit-distance.js';
@@ -10,27 +11,6 @@ type ErrorsOf = (schema: TSchema, data: unknown, prefix: string) => string[];
 
 /** Settings that only a destination that is pushed to takes. */
 const PUSH_ONLY = ['timeoutMs', 'concurrency', 'rateLimit', 'headers', 'sign', 'allowPrivateNetwork'] as const;
-
-/** Headers that a destination's `headers` may not set: Reception writes them itself, or they belong to the connection. */
-const RESERVED_HEADERS = new Set([
-  'host',
-  'content-length',
-  'transfer-encoding',
-  'connection',
-  'keep-alive',
-  'upgrade',
-  'te',
-  'trailer',
-  'proxy-connection',
-  'expect',
-  'webhook-id',
-  'webhook-timestamp',
-  'webhook-signature',
-  'x-reception-source',
-  'x-reception-attempt',
-]);
-
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /**
  * Checks `destinations` (each on its own, so that every bad one is named),
@@ -98,12 +78,10 @@ function settingProblems(at: string, d: DestinationConfig): string[] {
   headers.forEach(([name, value], index) => {
     // A header's name is never shown (it may hold a secret: `Authorization: Bearer …` written as a name), only where it is.
     const here = headerAt(at, index, headers.length);
-    if (!TOKEN.test(name)) problems.push(`${here}: not a valid header name`);
-    // A reserved name is one of a fixed list: showing it gives nothing away.
-    else if (RESERVED_HEADERS.has(name.toLowerCase()))
-      problems.push(`${at}.headers.${name}: set by Reception itself, it cannot be configured`);
-    // eslint-disable-next-line no-control-regex -- the characters a header value cannot hold
-    if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(value) || /[^\u0000-\u00ff]/.test(value)) {
+    if (!HEADER_NAME.test(name)) problems.push(`${here}: not a valid header name`);
+    // A reserved name is one of a fixed list (or Reception's own x-reception-*): showing it gives nothing away.
+    else if (reservedHeader(name)) problems.push(`${at}.headers.${name}: set by Reception itself, it cannot be configured`);
+    if (!headerValueAllowed(value)) {
       problems.push(`${here}: a header value holds visible Latin-1 characters, spaces and tabs only`);
     }
   });
