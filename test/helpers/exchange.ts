@@ -147,9 +147,9 @@ export function firstAnswer(written: string): { status: number; head: string; co
   };
 }
 
-/** A webhook POST through `fetch`. */
+/** A webhook POST through `fetch`, to an app in this process or a server process (anything with its URL). */
 export async function post(
-  server: RunningApp,
+  server: Pick<RunningApp, 'url'>,
   source: string,
   body: string | Buffer,
   contentType = 'application/json',
@@ -166,7 +166,7 @@ export type Receipt = Static<typeof ReceivedSchema>;
 
 /** Posts and insists on 200; answers the receipt. */
 export async function deliver(
-  server: RunningApp,
+  server: Pick<RunningApp, 'url'>,
   source: string,
   body: string | Buffer,
   contentType = 'application/json',

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { API_TOKEN, ServerChildren } from '../helpers/server-children.js';
 import { eventually } from '../helpers/eventually.js';
+import { deliver } from '../helpers/exchange.js';
 import { DestinationServer } from '../helpers/destination-server.js';
 import type { ServerProcess } from '../helpers/server-process.js';
 
@@ -65,12 +66,7 @@ describe('transforms and SIGHUP', () => {
     const configFile = join(data, 'reception.json');
     writeFileSync(configFile, JSON.stringify(CONFIG));
     const server = await children.start({ RECEPTION_DATA: data, RECEPTION_TOKEN: API_TOKEN, RECEPTION_CONFIG: configFile });
-    const stored = await fetch(`${server.url}/api/webhook/app`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ text: 'hello' }),
-    });
-    const { id } = (await stored.json()) as { id: string };
+    const { id } = await deliver(server, 'app', JSON.stringify({ text: 'hello' }));
     const first = await runShout(server, id);
     expect(first).toMatchObject({ output: { body: { said: 'hello' } } });
 
@@ -101,12 +97,7 @@ describe('transforms and SIGHUP', () => {
     };
     writeFileSync(configFile, JSON.stringify(config));
     const server = await children.start({ RECEPTION_DATA: data, RECEPTION_TOKEN: API_TOKEN, RECEPTION_CONFIG: configFile });
-    const stored = await fetch(`${server.url}/api/webhook/app`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ text: 'hello' }),
-    });
-    const { id } = (await stored.json()) as { id: string };
+    const { id } = await deliver(server, 'app', JSON.stringify({ text: 'hello' }));
     type Attempt = { error: string | null; transform: { name: string; version: string } | null };
     const forwardOf = async (): Promise<{ id: string; status: string; attempts: Attempt[] } | undefined> => {
       const res = await fetch(`${server.url}/api/deliveries/${id}/forwards`, { headers: auth });
