@@ -1,26 +1,15 @@
 import { Worker } from 'node:worker_threads';
-import type { SandboxRun, TransformLimits } from './sandbox.js';
+import type { SandboxRun } from './sandbox.js';
+import type { TransformDefinition } from './transforms.js';
 
 /** What the pool sends a thread: one run of one transform version. */
-export interface WorkerJob {
+export interface WorkerJob extends TransformDefinition {
   id: number;
-  name: string;
-  version: string;
-  code: string;
-  limits: TransformLimits;
   eventJson: string;
 }
 
 /** What a thread sends: that its engine is loaded (once), or the answer to a job. */
 export type WorkerAnswer = { ready: true } | { id: number; result: SandboxRun };
-
-/** A transform as the pool runs it. */
-export interface PoolTransform {
-  name: string;
-  version: string;
-  code: string;
-  limits: TransformLimits;
-}
 
 /** Past its deadline by this much, a thread that has not answered is stopped and replaced. */
 export const STUCK_GRACE_MS = 5000;
@@ -65,7 +54,7 @@ export class TransformPool {
   }
 
   /** Runs a transform on the event (JSON text); never rejects. */
-  run(transform: PoolTransform, eventJson: string): Promise<SandboxRun> {
+  run(transform: TransformDefinition, eventJson: string): Promise<SandboxRun> {
     if (this.closed) return Promise.resolve({ error: 'the transform pool is closed', logs: [], durationMs: 0 });
     const thread = this.leastBusy();
     const id = this.nextId++;
