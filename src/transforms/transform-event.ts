@@ -11,7 +11,8 @@ import type { StoredDelivery } from '../deliveries/delivery-store.js';
  */
 export function transformEventJson(delivery: StoredDelivery): string {
   const shown = deliveryJson(delivery);
-  const headers: Record<string, string> = {};
+  // Null prototype: a header or parameter named `__proto__` is kept as any other name.
+  const headers: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const [name, value] of delivery.headers) {
     const key = name.toLowerCase();
     headers[key] = headers[key] === undefined ? value : `${headers[key]}, ${value}`;
@@ -31,7 +32,7 @@ export function transformEventJson(delivery: StoredDelivery): string {
 
 /** A query string (without `?`) as an object: one value a string, a repeated name the list of its values. */
 export function parsedQuery(query: string): Record<string, string | string[]> {
-  const parsed: Record<string, string | string[]> = {};
+  const parsed = Object.create(null) as Record<string, string | string[]>;
   for (const [name, value] of new URLSearchParams(query)) {
     const seen = parsed[name];
     parsed[name] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value];
