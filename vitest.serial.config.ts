@@ -3,7 +3,8 @@ import { defineConfig } from 'vitest/config';
 /**
  * The tests that run alone, one file at a time, after the parallel suite
  * (vitest.config.ts): heavy loads under SIGKILL, several servers behind
- * nginx, and a private PostgreSQL server stopped and started mid-load. A
+ * nginx, a private PostgreSQL server stopped and started mid-load, and the
+ * SQLite checkpoint thread keeping up with a stream of appends. A
  * busy machine would turn their timings into noise; none of them touches
  * the machine's shared PostgreSQL beyond its own schemas.
  */
