@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import type { IssueSchema } from '../api/issue-schemas.js';
+import type { IssueSchema } from '../issues/issue-schemas.js';
 import { nearestWithin } from '../platform/text/edit-distance.js';
 import { escapeForTerminal, escapeJsonForTerminal } from '../platform/text/terminal-safe.js';
 import { ApiClient, ApiError, isRecord, malformed } from './api-client.js';

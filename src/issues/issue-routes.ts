@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ProblemError } from '../platform/errors/problem-catalogue.js';
 import type { TokenGuard } from '../platform/http/auth.js';
-import { IssuePageSchema, IssueQuerySchema, MAX_ISSUE_PAGE, type IssueJson } from '../api/issue-schemas.js';
+import { IssuePageSchema, IssueQuerySchema, MAX_ISSUE_PAGE, type IssueJson } from './issue-schemas.js';
 import { IdParamsSchema, ProblemSchema } from '../api/schemas.js';
 import type { Issue } from './issue-signals.js';
 import type { IssueStore } from './issue-store.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Static } from 'typebox';
-import type { IssuePageSchema } from '../../src/api/issue-schemas.js';
+import type { IssuePageSchema } from '../../src/issues/issue-schemas.js';
 import type { InboxDatabase } from '../../src/inbox/inbox-database.js';
 import { startApp, type RunningApp } from '../helpers/app.js';
 import { expectFetchProblem, RFC3339_UTC_MS } from '../helpers/exchange.js';

@@ -2,7 +2,7 @@
 // issues, and resolving one. Same session cookie as the inbox API.
 
 import type { Static } from 'typebox';
-import type { IssueSchema } from '../../src/api/issue-schemas.js';
+import type { IssueSchema } from '../../src/issues/issue-schemas.js';
 import { call } from './api.ts';
 
 /** One issue; the shape comes from the API's schema (a type-only import, erased from the bundle). */

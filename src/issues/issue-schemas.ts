@@ -1,8 +1,13 @@
 import { Type, type Static } from 'typebox';
-import { ISSUE_KINDS } from '../issues/issue-signals.js';
+import { ISSUE_KINDS } from './issue-signals.js';
 import { POSITIVE_DIGITS } from '../platform/http/query-params.js';
 
-/** The issues API's shapes (CONTRACT 11, docs/alerts.md): validation, serialization and the OpenAPI document. */
+/**
+ * The issues API's shapes (CONTRACT 11, docs/alerts.md): validation,
+ * serialization and the OpenAPI document. Beside the feature rather than in
+ * api/: the kinds come from issue-signals.ts, and api/ imports no feature
+ * (deliveries imports api/, and the tracker imports deliveries).
+ */
 
 const Time = { description: 'RFC 3339 UTC with milliseconds' };
 
