@@ -48,6 +48,8 @@ export class IssueTracker implements IssueSignals {
   /** The writes, one after another. */
   private chain: Promise<void> = Promise.resolve();
   private stopped = false;
+  /** After a refused write: no write before this time (ms). */
+  private retryAfter = 0;
 
   constructor(options: IssueTrackerOptions) {
     this.store = options.store;
@@ -120,10 +122,11 @@ export class IssueTracker implements IssueSignals {
 
   private schedule(ms: number): void {
     if (this.flushTimer !== undefined || this.stopped) return;
+    const wait = Math.max(ms, this.retryAfter - this.now());
     this.flushTimer = setTimeout(() => {
       this.flushTimer = undefined;
       void this.serial(() => this.write());
-    }, ms);
+    }, wait);
     this.flushTimer.unref();
   }
 
@@ -134,26 +137,32 @@ export class IssueTracker implements IssueSignals {
     return this.chain;
   }
 
-  /** Writes the signals pending, key by key, in the order they came; what the store refused goes back, in front. */
+  /**
+   * Writes the signals pending, key by key, in the order they came. At the
+   * first write the store refuses, that key's rest and every key not yet
+   * written go back, in front of what came since; one line is logged, and
+   * nothing is written again before `retryMs` (a store that is away is not
+   * asked at every signal).
+   */
   private async write(): Promise<void> {
-    const batch = this.pending.take();
-    for (const [key, signals] of batch) {
-      for (let i = 0; i < signals.length; i++) {
-        const signal = signals[i];
-        if (signal === undefined) continue;
+    const batch = [...this.pending.take()];
+    for (const [n, [key, signals]] of batch.entries()) {
+      for (const [i, signal] of signals.entries()) {
         try {
           await this.apply(signal);
         } catch (error) {
+          this.pending.putBack(key, signals.slice(i));
+          for (const [laterKey, later] of batch.slice(n + 1)) this.pending.putBack(laterKey, later);
+          this.retryAfter = this.now() + this.retryMs;
           this.logger.error(
-            { err: error, kind: signal.kind, subject: signal.subject },
+            { err: error, kind: signal.kind, subject: signal.subject, pending: this.pending.size },
             `issues: the store refused a write; tried again in ${this.retryMs} ms`,
           );
-          this.pending.putBack(key, signals.slice(i));
-          break;
+          if (!this.stopped) this.schedule(this.retryMs);
+          return;
         }
       }
     }
-    if (this.pending.size > 0 && !this.stopped) this.schedule(this.retryMs);
   }
 
   private async apply(signal: Signal): Promise<void> {

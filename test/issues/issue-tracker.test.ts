@@ -200,7 +200,7 @@ describe.each(backends)('IssueTracker on %s', (_name, make) => {
     expect(await again.openCounts()).toMatchObject({ dead_letters: 1 });
   });
 
-  it('never throws at the caller: a write the store refuses is logged and tried again', async () => {
+  it('never throws at the caller: a batch the store refuses is logged once and tried again, in order', async () => {
     const place = make();
     cleanups.push(() => place.remove());
     const db = await place.open();
@@ -227,10 +227,19 @@ describe.each(backends)('IssueTracker on %s', (_name, make) => {
     });
     cleanups.push(() => tracker.stop());
     expect(() => tracker.occurred('backlog', 'app', 'old')).not.toThrow();
+    tracker.occurred('backlog', 'other', null);
     await tracker.flush();
+    // One line for the batch, not one per subject; nothing is written again before retryMs.
     expect(errors).toHaveLength(1);
+    expect(await db.issues.list({ limit: 5 })).toEqual([]);
     tracker.occurred('backlog', 'app', 'older');
-    await until(async () => expect((await db.issues.list({ limit: 5 }))[0]).toMatchObject({ count: 2, lastError: 'older' }));
+    await until(async () =>
+      expect((await db.issues.list({ limit: 5 })).map((i) => [i.subject, i.count, i.lastError]).sort()).toEqual([
+        ['app', 2, 'older'],
+        ['other', 1, null],
+      ]),
+    );
+    expect(errors).toHaveLength(1);
   });
 
   it('a listener that throws is logged; the others are told', async () => {
