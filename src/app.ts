@@ -137,6 +137,9 @@ export interface App {
 export async function buildApp(deps: AppDeps): Promise<App> {
   const { metrics, logger, store } = deps;
   const feed = deps.feed ?? new LocalCommitFeed();
+  // First: built before the parts that signal issues (IssueSignals), so that they can be handed it.
+  const issues = new IssueTracker({ store: store.issues, logger, ...deps.issueTracker });
+  registerIssueGauge(metrics.registry, () => store.issues.countOpen());
   const queue = new WriteQueue(store, {
     maxPending: deps.queueMaxPending,
     maxPendingBytes: deps.queueMaxPendingBytes,
@@ -213,8 +216,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     leaseMs: deps.forwardLeaseMs,
   });
   forwarder.apply(deps.destinations ?? new Map());
-  const issues = new IssueTracker({ store: store.issues, logger, ...deps.issueTracker });
-  registerIssueGauge(metrics.registry, () => store.issues.countOpen());
 
   const logRequest = createRequestLog(logger, metrics);
   const fastifyLogger: FastifyBaseLogger = logger;
