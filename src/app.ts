@@ -43,6 +43,9 @@ import { TransformMetrics } from './transforms/transform-metrics.js';
 import { transformRoutes } from './transforms/transform-routes.js';
 import { BackgroundIndex } from './search/background-index.js';
 import { eventTypeOf } from './event-types/event-type.js';
+import { IssueTracker, type IssueTrackerOptions } from './issues/issue-tracker.js';
+import { issueRoutes } from './issues/issue-routes.js';
+import { registerIssueGauge } from './issues/issue-metrics.js';
 
 /**
  * Body bytes per group commit, at most (one larger delivery still goes
@@ -92,6 +95,8 @@ export interface AppDeps {
   refusalsKeepTotal?: number;
   /** How the refusal writer batches (its defaults when absent; tests make it quicker). */
   refusalWriter?: Partial<Pick<RefusalWriterOptions, 'intervalMs' | 'maxBatch' | 'maxBuffered' | 'retryMs'>>;
+  /** How the issue tracker batches and when quiet issues resolve (its defaults when absent; tests make them quicker). */
+  issueTracker?: Partial<Pick<IssueTrackerOptions, 'quietMs' | 'sweepMs' | 'flushMs' | 'retryMs'>>;
 }
 
 /** The bounds of the refusals when the settings do not say (CONTRACT 9). */
@@ -111,6 +116,12 @@ export interface App {
   refusals: RefusalWriter;
   /** The search index and event type fill behind the commits (stop it before closing the store). */
   index: BackgroundIndex;
+  /**
+   * The issues (docs/alerts.md): the parts that see trouble signal it here
+   * (IssueSignals); notifications subscribe with `onChange`. Stop it before
+   * closing the store: it writes what is pending.
+   */
+  issues: IssueTracker;
   /** Puts new per-source rules in force (a config reload); requests already running keep theirs. */
   setRules(rules: SourceRules): void;
   /** Marks the app as shutting down: answers from now on close their connection. */
@@ -126,6 +137,9 @@ export interface App {
 export async function buildApp(deps: AppDeps): Promise<App> {
   const { metrics, logger, store } = deps;
   const feed = deps.feed ?? new LocalCommitFeed();
+  // First: built before the parts that signal issues (IssueSignals), so that they can be handed it.
+  const issues = new IssueTracker({ store: store.issues, logger, ...deps.issueTracker });
+  registerIssueGauge(metrics.registry, () => store.issues.countOpen());
   const queue = new WriteQueue(store, {
     maxPending: deps.queueMaxPending,
     maxPendingBytes: deps.queueMaxPendingBytes,
@@ -241,6 +255,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     transformOf: (source, destination) =>
       rules.forSource(source)?.routes.find((route) => route.to === destination)?.transform ?? null,
   });
+  await fastify.register(issueRoutes, { store: store.issues, tracker: issues, guard });
   await fastify.register(transformRoutes, { deliveries: store, transforms, guard });
   await fastify.register(sessionRoutes, { guard });
   fastify.addHook('onClose', async () => transforms.close());
@@ -256,5 +271,18 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     metrics.setConfiguredSources(next.configuredSources);
   };
   index.start();
-  return { fastify, server: edge.server, queue, feed, streams, forwarder, transforms, refusals, index, setRules, beginClosing };
+  return {
+    fastify,
+    server: edge.server,
+    queue,
+    feed,
+    streams,
+    forwarder,
+    transforms,
+    refusals,
+    index,
+    issues,
+    setRules,
+    beginClosing,
+  };
 }

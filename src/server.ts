@@ -311,6 +311,8 @@ function shutDownOnSignals({ settings, logger }: Start, { app, store, feed, prun
     const drained = await within(app.queue.drain(), STORE_GIVE_UP_MS);
     await within(forwardingStopped, STORE_GIVE_UP_MS);
     await within(app.index.stop(), STORE_GIVE_UP_MS);
+    // The issue signals gathered are written (one try) before the store closes.
+    await within(app.issues.stop(), STORE_GIVE_UP_MS);
     await feed?.stop();
     const closedStore = await within(store.close(), STORE_CLOSE_MS);
     if (!drained || !closedStore) {

@@ -158,6 +158,27 @@ export const ROUTE_EXAMPLES: Readonly<Record<string, RouteExamples>> = {
       },
     },
   },
+  'GET /api/issues': {
+    responses: {
+      200: {
+        items: [
+          {
+            id: '019ab2c4-7f10-7c3e-9a51-3c2f0b9e8d44',
+            kind: 'destination_down',
+            subject: 'billing-app',
+            status: 'open',
+            count: 3,
+            firstAt: AT,
+            lastAt: AT,
+            resolvedAt: null,
+            lastError: 'HTTP 503',
+          },
+        ],
+        nextCursor: null,
+      },
+    },
+  },
+  'POST /api/issues/{id}/resolve': {},
   'GET /api/transforms': {
     responses: {
       200: {

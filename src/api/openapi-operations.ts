@@ -17,6 +17,10 @@ export const API_TAGS = [
   { name: 'stream', description: 'New deliveries as they are stored, as Server-Sent Events.' },
   { name: 'forwarding', description: 'Destinations and the forwards that hand each delivery on to them.' },
   { name: 'transforms', description: 'The functions that reshape what a route sends: list them, try one on a stored delivery.' },
+  {
+    name: 'issues',
+    description: 'What is wrong now or was: failing destinations, dead letters, backlogs, signatures, transforms.',
+  },
   { name: 'pull consumers', description: 'Claim, acknowledge and give back the forwards of a pull destination.' },
   { name: 'session', description: "The web page's login: a session cookie for the API token." },
   { name: 'health', description: 'Liveness, readiness and Prometheus metrics. No token.' },
@@ -101,6 +105,16 @@ export const ROUTE_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'refusals',
     operationId: 'listRefusals',
     summary: 'List the requests the webhook route refused, newest first',
+  },
+  'GET /api/issues': {
+    tag: 'issues',
+    operationId: 'listIssues',
+    summary: 'List the issues, open or resolved, newest first',
+  },
+  'POST /api/issues/{id}/resolve': {
+    tag: 'issues',
+    operationId: 'resolveIssue',
+    summary: 'Resolve an issue by hand (204 when it was resolved already)',
   },
   'GET /api/stream': { tag: 'stream', operationId: 'streamDeliveries', summary: 'Follow new deliveries as Server-Sent Events' },
   'GET /api/destinations': {

@@ -7,6 +7,7 @@ import { destinationsSpec, runDestinations } from './destinations.js';
 import { exportSpec, runExport } from './export.js';
 import { forwardsSpec, runForwards } from './forwards.js';
 import { importSpec, runImport } from './import.js';
+import { issuesSpec, runIssues } from './issues.js';
 import { listenSpec, runListen } from './listen.js';
 import { flushOut } from './process-io.js';
 import { replaySpec, runReplay } from './replay.js';
@@ -40,6 +41,7 @@ const COMMANDS: Command[] = [
   { spec: forwardsSpec, run: runForwards },
   { spec: retrySpec, run: runRetry },
   { spec: destinationsSpec, run: runDestinations },
+  { spec: issuesSpec, run: runIssues },
   { spec: checkConfigSpec, run: runCheckConfig },
   { spec: importSpec, run: runImport },
   { spec: triggerSpec, run: runTrigger },

@@ -2,6 +2,7 @@ import type { InboxStore } from '../deliveries/delivery-store.js';
 import type { Outbox } from '../forwarding/outbox/outbox.js';
 import type { RefusalStore } from '../refusals/refusals.js';
 import type { TrafficStore } from '../traffic/traffic.js';
+import type { IssueStore } from '../issues/issue-store.js';
 
 /**
  * An inbox's database: its deliveries and, in the same database and written
@@ -17,4 +18,6 @@ export interface InboxDatabase extends InboxStore {
   readonly refusals: RefusalStore;
   /** Counts per source and minute of deliveries, refusals and forward outcomes (docs/web-page.md, "A picture of the traffic"). */
   readonly traffic: TrafficStore;
+  /** The issues: something wrong a person should know of (docs/alerts.md, CONTRACT 11). */
+  readonly issues: IssueStore;
 }

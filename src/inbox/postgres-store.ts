@@ -23,6 +23,7 @@ import { countMatching, deleteMatching, listPage } from './postgres-list.js';
 import { PostgresOutbox } from '../forwarding/outbox/postgres-outbox.js';
 import { PostgresRefusals } from '../refusals/postgres-refusals.js';
 import { PostgresTraffic } from '../traffic/postgres-traffic.js';
+import { PostgresIssues } from '../issues/postgres-issues.js';
 import { holdable } from '../platform/db/postgres/text-values.js';
 import { escapeKey } from '../deliveries/dedup-key.js';
 import { APPEND, appendValues, FIRST_BY_KEY } from './postgres-append.js';
@@ -61,6 +62,7 @@ export class PostgresStore implements InboxDatabase {
   readonly outbox: PostgresOutbox;
   readonly refusals: PostgresRefusals;
   readonly traffic: PostgresTraffic;
+  readonly issues: PostgresIssues;
 
   private readonly runner;
 
@@ -94,6 +96,7 @@ export class PostgresStore implements InboxDatabase {
     this.outbox = new PostgresOutbox(this.runner);
     this.refusals = new PostgresRefusals(this.runner);
     this.traffic = new PostgresTraffic(this.runner);
+    this.issues = new PostgresIssues(this.runner);
   }
 
   /**

@@ -34,6 +34,7 @@ import { SqliteRefusals } from '../refusals/sqlite-refusals.js';
 import { SqliteList } from './sqlite-list.js';
 import { SqliteSearchIndex } from '../search/sqlite-search.js';
 import { SqliteTraffic } from '../traffic/sqlite-traffic.js';
+import { SqliteIssues } from '../issues/sqlite-issues.js';
 import { bucketStart } from '../traffic/traffic.js';
 import { MINUTE_MS } from '../platform/config/duration.js';
 
@@ -95,6 +96,7 @@ export class SqliteStore implements InboxDatabase {
   readonly outbox: SqliteOutbox;
   readonly refusals: SqliteRefusals;
   readonly traffic: SqliteTraffic;
+  readonly issues: SqliteIssues;
   private readonly statements;
   private readonly checkpointer: Checkpointer | undefined;
   private readonly appendAll: (batch: readonly NewDelivery[]) => AppendOutcome[];
@@ -124,6 +126,7 @@ export class SqliteStore implements InboxDatabase {
     this.searchIndex = new SqliteSearchIndex(db);
     this.lists = new SqliteList(db, () => this.searchIndex.filled());
     this.traffic = new SqliteTraffic(db);
+    this.issues = new SqliteIssues(db);
     const outbox = this.outbox;
     const traffic = this.traffic;
     this.statements = {

@@ -2,7 +2,19 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { killAllClis, runCli, type CliResult } from '../helpers/cli.js';
 import { runCliInOneProcess } from '../helpers/cli-in-process.js';
 
-const COMMANDS = ['serve', 'tail', 'listen', 'replay', 'export', 'forwards', 'retry', 'destinations', 'check-config', 'trigger'];
+const COMMANDS = [
+  'serve',
+  'tail',
+  'listen',
+  'replay',
+  'export',
+  'forwards',
+  'retry',
+  'destinations',
+  'issues',
+  'check-config',
+  'trigger',
+];
 
 const TOKEN = 'x'.repeat(20);
 const MISTYPED: Array<[string[], string]> = [

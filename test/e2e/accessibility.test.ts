@@ -21,8 +21,8 @@ const KEPT_FIXED = ['landmark-one-main', 'landmark-unique', 'empty-table-header'
 
 /**
  * axe-core on each view of the page, in both themes: a delivery forwarded,
- * one whose forward failed, one unsigned, a refused request and the
- * destinations configured. A violation axe rates critical or serious fails
+ * one whose forward failed, one unsigned, a refused request, the
+ * destinations configured and the open issues. A violation axe rates critical or serious fails
  * the test (and those of KEPT_FIXED), with its rule, impact and the nodes it
  * found it on.
  */
@@ -65,6 +65,11 @@ describe.skipIf(skipBrowserTests)('accessibility of the inbox page (axe-core in 
     await server.app.refusals.flush();
     await eventually(async () => (await forwardsOf(server, forwarded))[0]?.status === 'succeeded');
     await eventually(async () => (await forwardsOf(server, failed))[0]?.status === 'failed');
+    // Open issues: the top bar's count on every view, and the issues panel.
+    server.app.issues.occurred('dead_letters', 'archive', 'HTTP 500: down');
+    server.app.issues.occurred('verification_failing', 'shop', 'signature mismatch');
+    server.app.issues.occurred('transform_failing', 'slack-text', null);
+    await server.app.issues.flush();
   }, 120_000);
   afterAll(async () => {
     await browser.close();
@@ -121,6 +126,14 @@ describe.skipIf(skipBrowserTests)('accessibility of the inbox page (axe-core in 
       await check(theme, '', async (page) => {
         await page.locator('[data-action="destinations"]').click();
         await page.locator('.destinations-table tr[data-destination="archive"]').waitFor({ timeout: 5000 });
+      });
+    });
+
+    it(`the open issues panel, with the count in the top bar (${theme})`, async () => {
+      await check(theme, '', async (page) => {
+        await page.locator('.issue-count:not([hidden])').waitFor({ timeout: 8000 });
+        await page.locator('[data-action="issues"]').click();
+        await page.locator('#issues-panel tr[data-issue]').nth(2).waitFor({ timeout: 5000 });
       });
     });
 

@@ -128,6 +128,7 @@ async function listenOn<S extends InboxDatabase>(
       await app.refusals.stop();
       await app.forwarder.stop(0);
       await app.index.stop();
+      await app.issues.stop();
       await store.close();
       await afterClose();
       dir.remove();

@@ -20,6 +20,8 @@ export class DestinationsView {
   private readonly problem: HTMLElement;
   private poller: Poller | undefined;
   private shown = '';
+  /** A destination to bring into view once the rows are drawn (an issue's link). */
+  private revealing: string | undefined;
 
   constructor() {
     this.toggle = button('Destinations', () => (this.isOpen ? this.close() : this.open()), 'button quiet', {
@@ -99,6 +101,27 @@ export class DestinationsView {
       );
     }
     for (const age of this.body.querySelectorAll<HTMLElement>('[data-since]')) age.textContent = ageText(age.dataset.since ?? '');
+    if (this.revealing !== undefined) this.bringIntoView(this.revealing);
+  }
+
+  /** Opens the panel on one destination: its row is scrolled to, marked and focused. */
+  reveal(name: string): void {
+    this.revealing = name;
+    if (!this.isOpen) this.open();
+    else this.poller?.now();
+  }
+
+  private bringIntoView(name: string): void {
+    this.revealing = undefined;
+    for (const row of this.body.querySelectorAll<HTMLElement>('tr[data-destination]')) {
+      const match = row.dataset.destination === name;
+      row.classList.toggle('revealed', match);
+      if (!match) continue;
+      const head = row.querySelector<HTMLElement>('th');
+      head?.setAttribute('tabindex', '-1');
+      head?.focus();
+      row.scrollIntoView({ block: 'nearest' });
+    }
   }
 
   private table(destinations: DestinationInfo[]): HTMLElement {

@@ -7,6 +7,7 @@ import { DeliveryList } from './delivery-list.ts';
 import { renderDetail, renderNoDetail } from './detail-view.ts';
 import { DestinationsView } from './destinations-view.ts';
 import { RefusalsView } from './refusals-view.ts';
+import { IssuesView } from './issues-view.ts';
 import { button, h, replaceChildren } from './dom.ts';
 import { followRowBadges } from './forward-badges.ts';
 import { relativeTime } from './format.ts';
@@ -64,6 +65,13 @@ export class InboxView {
   private readonly stream: LiveStream;
   private readonly destinations = new DestinationsView();
   private readonly refusals = new RefusalsView();
+  private readonly issues = new IssuesView({
+    sourceHref: (source) => routeHref({ source }),
+    showDestination: (name) => {
+      this.refusals.close();
+      this.destinations.reveal(name);
+    },
+  });
   private readonly filterBar: FilterBar;
   private readonly eventTypes: EventTypesView;
   private readonly searchNote: HTMLElement;
@@ -139,6 +147,7 @@ export class InboxView {
         h('h1', { class: 'brand' }, h('a', { attrs: { href: '#' } }, 'Reception')),
         this.liveBadge,
         find,
+        this.issues.toggle,
         this.refusals.toggle,
         this.destinations.toggle,
         button('Log out', () => void this.logOut(), 'button quiet', { 'data-action': 'logout' }),
@@ -158,10 +167,15 @@ export class InboxView {
       ),
       this.destinations.element,
       this.refusals.element,
+      this.issues.element,
     );
-    // The two panels take the same place: opening one closes the other.
-    this.refusals.toggle.addEventListener('click', () => this.destinations.close());
-    this.destinations.toggle.addEventListener('click', () => this.refusals.close());
+    // The panels take the same place: opening one closes the others.
+    const panels = [this.refusals, this.destinations, this.issues];
+    for (const panel of panels) {
+      panel.toggle.addEventListener('click', () => {
+        for (const other of panels) if (other !== panel) other.close();
+      });
+    }
     this.stream = new LiveStream({
       onDelivery: (delivery) => this.arrived(delivery),
       onState: (state) => {
@@ -197,7 +211,9 @@ export class InboxView {
       followRowBadges(this.list.element),
       () => this.destinations.close(),
       () => this.refusals.close(),
+      () => this.issues.stop(),
     );
+    this.issues.start();
 
     // The stream starts right after the newest delivery there is now; anything
     // newer arrives through it, and the list below is de-duplicated by id.

@@ -6,6 +6,7 @@ import './list.css';
 import './detail.css';
 import './forwarding.css';
 import './transform.css';
+import './issues.css';
 import { listSources, setUnauthorizedHandler, Unauthorized } from './api.ts';
 import { h, replaceChildren } from './dom.ts';
 import { InboxView } from './inbox-view.ts';
