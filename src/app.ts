@@ -43,6 +43,13 @@ import { TransformMetrics } from './transforms/transform-metrics.js';
 import { transformRoutes } from './transforms/transform-routes.js';
 import { BackgroundIndex } from './search/background-index.js';
 import { eventTypeOf } from './event-types/event-type.js';
+import { NO_ISSUE_SIGNALS, type IssueSignals } from './issues/issue-signals.js';
+import { notifyNames, resolveAlerts, type Alerts } from './alerts/alerts.js';
+import { withoutNotifyDestinations } from './alerts/without-notify-destinations.js';
+import { ForwardIssues } from './alerts/forward-issues.js';
+import { VerificationWatch } from './alerts/verification-watch.js';
+import { Notifier } from './alerts/notifier.js';
+import { ISSUES_SOURCE } from './alerts/issue-event.js';
 
 /**
  * Body bytes per group commit, at most (one larger delivery still goes
@@ -92,6 +99,12 @@ export interface AppDeps {
   refusalsKeepTotal?: number;
   /** How the refusal writer batches (its defaults when absent; tests make it quicker). */
   refusalWriter?: Partial<Pick<RefusalWriterOptions, 'intervalMs' | 'maxBatch' | 'maxBuffered' | 'retryMs'>>;
+  /** The config file's `alerts` (CONTRACT 11): the backlog's age and the notify destinations; the defaults when absent. */
+  alerts?: Alerts;
+  /** Where the causes of issues are told (the issue tracker); nowhere when absent. */
+  issues?: IssueSignals;
+  /** Time between the outbox sweeps that find backlogs (BACKLOG_SWEEP_MS when absent; tests make it short). */
+  backlogSweepMs?: number;
 }
 
 /** The bounds of the refusals when the settings do not say (CONTRACT 9). */
@@ -113,6 +126,12 @@ export interface App {
   index: BackgroundIndex;
   /** Puts new per-source rules in force (a config reload); requests already running keep theirs. */
   setRules(rules: SourceRules): void;
+  /** Puts a config's `alerts` in force (a reload): the backlog's age, and who is told of issues. */
+  setAlerts(alerts: Alerts): void;
+  /** Tells the notify destinations of an issue that opened or resolved (the tracker's `onChange` is wired to it). */
+  notifier: Notifier;
+  /** The outbox's causes of issues (dead letters, backlogs): stop it before closing the store. */
+  forwardIssues: ForwardIssues;
   /** Marks the app as shutting down: answers from now on close their connection. */
   beginClosing(): void;
 }
@@ -161,6 +180,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       return busy;
     },
   });
+  let alerts = deps.alerts ?? resolveAlerts(undefined);
+  let notifying = notifyNames(alerts);
+  // Never an issue about a notify destination (CONTRACT 11).
+  const issues = withoutNotifyDestinations(deps.issues ?? NO_ISSUE_SIGNALS, { has: (name) => notifying.has(name) });
+  const verificationWatch = new VerificationWatch(issues);
   const trustedProxies = new TrustedProxies(deps.trustedProxies);
   const guard = new TokenGuard(deps.token, trustedProxies, new WrongTokenThrottle(deps.wrongTokenThrottle));
   const receiver = new Receiver({
@@ -168,6 +192,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     trustedProxies,
     redactHeaders: new Set(deps.redactHeaders),
     rules: () => rules,
+    onVerificationFailed: (source, failure) => verificationWatch.failed(source, failure),
   });
   const incoming = new BodyBudget(deps.incomingMaxBytes);
   const refusals = new RefusalWriter({
@@ -200,8 +225,18 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     metrics: new ForwardMetrics(metrics.registry),
     redactHeaders: new Set(deps.redactHeaders),
     leaseMs: deps.forwardLeaseMs,
+    issues,
   });
   forwarder.apply(deps.destinations ?? new Map());
+  const forwardIssues = new ForwardIssues({
+    outbox: store.outbox,
+    signals: issues,
+    backlogSeconds: () => alerts.backlogSeconds,
+    pushDestinations: () => forwarder.list().flatMap((d) => (d.kind === 'pull' ? [] : [d.name])),
+    logger,
+    ...(deps.backlogSweepMs === undefined ? {} : { intervalMs: deps.backlogSweepMs }),
+  });
+  const notifier = new Notifier({ queue, targets: () => alerts.notify, logger });
 
   const logRequest = createRequestLog(logger, metrics);
   const fastifyLogger: FastifyBaseLogger = logger;
@@ -239,11 +274,15 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     guard,
     forwarder,
     transformOf: (source, destination) =>
-      rules.forSource(source)?.routes.find((route) => route.to === destination)?.transform ?? null,
+      source === ISSUES_SOURCE
+        ? (alerts.notify.find((target) => target.destination === destination)?.transform ?? null)
+        : (rules.forSource(source)?.routes.find((route) => route.to === destination)?.transform ?? null),
+    afterRetryOrCancel: () => void forwardIssues.afterRetryOrCancel().catch(() => undefined),
   });
   await fastify.register(transformRoutes, { deliveries: store, transforms, guard });
   await fastify.register(sessionRoutes, { guard });
   fastify.addHook('onClose', async () => transforms.close());
+  fastify.addHook('onClose', async () => forwardIssues.stop());
   await fastify.register(webPage);
   await fastify.register(docsPage);
   await fastify.ready();
@@ -255,6 +294,26 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     rules = next;
     metrics.setConfiguredSources(next.configuredSources);
   };
+  const setAlerts = (next: Alerts): void => {
+    alerts = next;
+    notifying = notifyNames(next);
+  };
   index.start();
-  return { fastify, server: edge.server, queue, feed, streams, forwarder, transforms, refusals, index, setRules, beginClosing };
+  forwardIssues.start();
+  return {
+    fastify,
+    server: edge.server,
+    queue,
+    feed,
+    streams,
+    forwarder,
+    transforms,
+    refusals,
+    index,
+    setRules,
+    setAlerts,
+    notifier,
+    forwardIssues,
+    beginClosing,
+  };
 }
