@@ -192,7 +192,11 @@ function builtConfig(settings: Settings, config: ConfigFile | undefined): Loaded
 }
 
 /** The `config loaded` (or `config reloaded`) line: what the file names, and whether strict mode is on. */
-function logConfig({ settings, logger }: Start, { rules, destinations, transforms, alerts }: LoadedConfig, message: string): void {
+function logConfig(
+  { settings, logger }: Start,
+  { rules, destinations, transforms, alerts }: LoadedConfig,
+  message: string,
+): void {
   if (settings.configFile === undefined) return;
   logger.info(
     {

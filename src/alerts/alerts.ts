@@ -17,7 +17,10 @@ export const BACKLOG_SECONDS = 300;
 export function resolveAlerts(config: AlertsConfig | undefined): Alerts {
   const notify: NotifyTarget[] = [];
   for (const entry of config?.notify ?? []) {
-    const target = typeof entry === 'string' ? { destination: entry, transform: null } : { destination: entry.to, transform: entry.transform ?? null };
+    const target =
+      typeof entry === 'string'
+        ? { destination: entry, transform: null }
+        : { destination: entry.to, transform: entry.transform ?? null };
     // A destination named twice is told once (the first entry's transform).
     if (!notify.some((t) => t.destination === target.destination)) notify.push(target);
   }

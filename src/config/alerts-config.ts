@@ -1,7 +1,7 @@
 import type { TSchema } from 'typebox';
 import { escapeJsonForTerminal } from '../platform/text/terminal-safe.js';
 import { nearestWithin } from '../platform/text/edit-distance.js';
-import { AlertsConfigSchema, type AlertsConfig } from '../alerts/alerts-config-schema.js';
+import { AlertsConfigSchema, MAX_NOTIFY, NotifyRouteSchema, type AlertsConfig } from '../alerts/alerts-config-schema.js';
 
 type ErrorsOf = (schema: TSchema, data: unknown, prefix: string) => string[];
 
@@ -20,7 +20,7 @@ export interface KnownNames {
  */
 export function alertsProblems(alerts: unknown, names: KnownNames, problems: string[], errorsOf: ErrorsOf): void {
   if (alerts === undefined) return;
-  const shape = errorsOf(AlertsConfigSchema, alerts, 'alerts');
+  const shape = shapeProblems(alerts, errorsOf);
   if (shape.length > 0) {
     problems.push(...shape);
     return;
@@ -50,4 +50,26 @@ export function alertsProblems(alerts: unknown, names: KnownNames, problems: str
       );
     }
   });
+}
+
+/**
+ * The shape of `alerts`, each notify entry checked on its own, so that a bad
+ * one is told as what it is (a destination's name, or `{ to, transform }`)
+ * rather than as a value that matches neither.
+ */
+function shapeProblems(alerts: unknown, errorsOf: ErrorsOf): string[] {
+  if (typeof alerts !== 'object' || alerts === null || Array.isArray(alerts))
+    return errorsOf(AlertsConfigSchema, alerts, 'alerts');
+  const { notify, ...rest } = alerts as { notify?: unknown };
+  if (!Array.isArray(notify)) return errorsOf(AlertsConfigSchema, alerts, 'alerts');
+  const problems = errorsOf(AlertsConfigSchema, rest, 'alerts');
+  if (notify.length > MAX_NOTIFY) problems.push(`alerts.notify: at most ${MAX_NOTIFY} destinations, got ${notify.length}`);
+  notify.forEach((entry: unknown, index) => {
+    const here = `alerts.notify[${index}]`;
+    if (typeof entry === 'object' && entry !== null && !Array.isArray(entry))
+      problems.push(...errorsOf(NotifyRouteSchema, entry, here));
+    else if (typeof entry !== 'string' || entry === '')
+      problems.push(`${here}: expected a destination's name, or { to: <destination>, transform: <transform> }`);
+  });
+  return problems;
 }

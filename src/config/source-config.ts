@@ -116,7 +116,12 @@ export function validateConfig(data: unknown): string[] {
   const destinationNames = destinationProblems(destinations, problems, errorsOf);
   const transformNames = transformShapeProblems(transforms, problems, errorsOf);
   const pullNames = pullDestinationNames(destinations);
-  alertsProblems(alerts, { destinations: destinationNames, pullDestinations: pullNames, transforms: transformNames }, problems, errorsOf);
+  alertsProblems(
+    alerts,
+    { destinations: destinationNames, pullDestinations: pullNames, transforms: transformNames },
+    problems,
+    errorsOf,
+  );
   if (sources === undefined) return problems;
   if (typeof sources !== 'object' || sources === null || Array.isArray(sources)) {
     return [...problems, 'sources: expected an object that maps source names to their rules'];

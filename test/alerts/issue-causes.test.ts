@@ -75,9 +75,17 @@ describe.each(STORES)('what opens an issue (%s)', (kind) => {
     // No sweep of its own during the test: what clears the dead letters is the retry.
     const running = await start(60_000);
     if (running === undefined) return;
-    const ids = [await send(running, 'orders', '{"n":1}'), await send(running, 'orders', '{"n":2}'), await send(running, 'orders', '{"n":3}')];
+    const ids = [
+      await send(running, 'orders', '{"n":1}'),
+      await send(running, 'orders', '{"n":2}'),
+      await send(running, 'orders', '{"n":3}'),
+    ];
     await settled(running, ids, 'failed');
-    await eventually(() => signals.occurrences('dead_letters', 'shop') === 3, 5000, () => signals.about('shop').join(' '));
+    await eventually(
+      () => signals.occurrences('dead_letters', 'shop') === 3,
+      5000,
+      () => signals.about('shop').join(' '),
+    );
     expect(signals.of('dead_letters', 'shop', 'occurred').map((c) => c.error)).toEqual(['HTTP 500', 'HTTP 500', 'HTTP 500']);
     // Cleared only once none is left failed.
     const clearedBefore = signals.of('dead_letters', 'shop', 'cleared').length;
@@ -108,8 +116,14 @@ describe.each(STORES)('what opens an issue (%s)', (kind) => {
     await new Promise((resolve) => setTimeout(resolve, 600));
     // Younger than a second: no backlog yet.
     expect(signals.occurrences('backlog', 'shop')).toBe(0);
-    await eventually(() => signals.occurrences('backlog', 'shop') === 1, 5000, () => signals.about('shop').join(' '));
-    expect(signals.of('backlog', 'shop', 'occurred')[0]?.error).toMatch(/^oldest forward waiting \d+s \(the destination is paused\)$/);
+    await eventually(
+      () => signals.occurrences('backlog', 'shop') === 1,
+      5000,
+      () => signals.about('shop').join(' '),
+    );
+    expect(signals.of('backlog', 'shop', 'occurred')[0]?.error).toMatch(
+      /^oldest forward waiting \d+s \(the destination is paused\)$/,
+    );
     // Counted when it begins, not at every sweep.
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(signals.occurrences('backlog', 'shop')).toBe(1);
@@ -126,12 +140,18 @@ describe.each(STORES)('what opens an issue (%s)', (kind) => {
     if (running === undefined) return;
     const bad = async (n: number): Promise<void> => {
       const signed = stripeRequest(`{"id":"evt_${n}","type":"charge.succeeded"}`, 'whsec_not_the_right_secret');
-      const res = await fetch(`${running.url}/api/webhook/stripe`, { method: 'POST', headers: signed.headers, body: signed.body });
+      const res = await fetch(`${running.url}/api/webhook/stripe`, {
+        method: 'POST',
+        headers: signed.headers,
+        body: signed.body,
+      });
       expect(res.status).toBe(401);
     };
     // A good one counts for nothing.
     const good = stripeRequest('{"id":"evt_ok","type":"charge.succeeded"}', STRIPE_SECRET);
-    expect((await fetch(`${running.url}/api/webhook/stripe`, { method: 'POST', headers: good.headers, body: good.body })).status).toBe(200);
+    expect(
+      (await fetch(`${running.url}/api/webhook/stripe`, { method: 'POST', headers: good.headers, body: good.body })).status,
+    ).toBe(200);
     for (let n = 1; n <= 9; n++) await bad(n);
     expect(signals.occurrences('verification_failing', 'stripe')).toBe(0);
     await bad(10);

@@ -172,7 +172,10 @@ describe.each(STORES)('notifications of issues (%s)', (kind) => {
   }, 20_000);
 
   it('refuses a sender posting to the reserved source', async () => {
-    const running = await start({ destinations: { ops: { url: ops.url, allowPrivateNetwork: true } }, alerts: { notify: ['ops'] } });
+    const running = await start({
+      destinations: { ops: { url: ops.url, allowPrivateNetwork: true } },
+      alerts: { notify: ['ops'] },
+    });
     if (running === undefined) return;
     const res = await fetch(`${running.url}/api/webhook/${encodeURIComponent(ISSUES_SOURCE)}`, {
       method: 'POST',

@@ -34,7 +34,11 @@ const ORDERED_CLAIM_LOCK = 7_305_162;
  * each with a new lease. `FOR UPDATE SKIP LOCKED` gives each forward to one
  * of the instances that claim at once. The forwards failed so are added to `deadLetters`.
  */
-export function claimForwards(db: PostgresRunner, request: ClaimRequest, deadLetters: DeadLetter[] = []): Promise<ClaimedForward[]> {
+export function claimForwards(
+  db: PostgresRunner,
+  request: ClaimRequest,
+  deadLetters: DeadLetter[] = [],
+): Promise<ClaimedForward[]> {
   const { destination, now } = request;
   return db.transaction(async (client) => {
     // A transaction tried again starts over.
