@@ -71,8 +71,15 @@ describe.each(STORES)('notifications of issues (%s)', (kind) => {
     return server;
   };
 
+  /** Whether a body is about an issue that opened: the JSON event's type, or the Slack message made of it. */
+  const aboutOpening = (text: string): boolean => text.includes('"issue.opened"') || text.includes(':rotating_light:');
+
+  /** What the destination received, the opening first (two deliveries are forwarded side by side, in either order). */
   const bodies = (destination: DestinationServer): unknown[] =>
-    destination.requests.map((r) => JSON.parse(r.body.toString('utf8')) as unknown);
+    destination.requests
+      .map((r) => r.body.toString('utf8'))
+      .sort((a, b) => Number(aboutOpening(b)) - Number(aboutOpening(a)))
+      .map((text) => JSON.parse(text) as unknown);
 
   it('a notify destination receives issue.opened and issue.resolved; a Slack one the message its transform makes', async () => {
     const running = await start({
@@ -107,7 +114,7 @@ describe.each(STORES)('notifications of issues (%s)', (kind) => {
         issue: expect.objectContaining({ status: 'resolved', count: 4, resolvedAt: '2026-11-28T01:03:00.000Z' }) as unknown,
       },
     ]);
-    expect(ops.requests[0]?.headers['content-type']).toBe('application/json');
+    for (const request of ops.requests) expect(request.headers['content-type']).toBe('application/json');
     const [opened, resolved] = bodies(slack) as Array<{ text: string; blocks: unknown[] }>;
     expect(opened?.text).toBe(':rotating_light: Reception: destination down: shop (HTTP 500)');
     expect(resolved?.text).toBe(':white_check_mark: Reception: resolved, destination down: shop (4 occurrences)');
@@ -170,6 +177,27 @@ describe.each(STORES)('notifications of issues (%s)', (kind) => {
     // ...but none about the notify destination.
     expect(signals.calls.filter((c) => c.subject === 'ops' && c.call === 'occurred')).toEqual([]);
   }, 20_000);
+
+  it('a reload (setAlerts) changes who is told at once; none named, nothing is stored', async () => {
+    const running = await start({
+      destinations: {
+        ops: { url: ops.url, allowPrivateNetwork: true },
+        slack: { url: slack.url, allowPrivateNetwork: true },
+      },
+      alerts: { notify: ['ops'] },
+    });
+    if (running === undefined) return;
+    await running.app.notifier.notify(OPENED);
+    running.app.setAlerts(resolveAlerts({ notify: ['slack'] }));
+    await running.app.notifier.notify(RESOLVED);
+    await eventually(() => ops.requests.length === 1 && slack.requests.length === 1);
+    expect(bodies(ops)).toMatchObject([{ type: 'issue.opened' }]);
+    expect(bodies(slack)).toMatchObject([{ type: 'issue.resolved' }]);
+    running.app.setAlerts(resolveAlerts(undefined));
+    await running.app.notifier.notify({ type: 'issue.opened', issue: { ...ISSUE, id: 'iss_02' } });
+    const { json } = await api<{ items: unknown[] }>(running, `/api/deliveries?source=${encodeURIComponent(ISSUES_SOURCE)}`);
+    expect(json.items).toHaveLength(2);
+  });
 
   it('refuses a sender posting to the reserved source', async () => {
     const running = await start({
