@@ -40,6 +40,9 @@ type Seen = 'trouble' | 'fine';
 export class ForwardIssues {
   private readonly backlogs = new Map<string, Seen>();
   private readonly deadLetters = new Map<string, Seen>();
+  /** Dead letters told so far, and the number of each destination's latest: a read that began before it cannot clear it. */
+  private letters = 0;
+  private readonly latestLetter = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
   private sweeping: Promise<void> | undefined;
   private stopListening: (() => void) | undefined;
@@ -61,13 +64,14 @@ export class ForwardIssues {
 
   /** After a person retried or cancelled forwards: a destination left with no failed forward has its `dead_letters` cleared. */
   async afterRetryOrCancel(): Promise<void> {
+    const before = this.letters;
     const states = await this.deps.outbox.destinations();
     const failing = new Set(states.filter((s) => s.failed > 0).map((s) => s.name));
     for (const [name, seen] of this.deadLetters) {
-      if (seen === 'trouble' && !failing.has(name)) this.deadLetterState(name, 'fine');
+      if (seen === 'trouble' && !failing.has(name)) this.deadLettersGone(name, before);
     }
     for (const state of states) {
-      if (state.failed === 0 && this.deadLetters.get(state.name) !== 'fine') this.deadLetterState(state.name, 'fine');
+      if (state.failed === 0 && this.deadLetters.get(state.name) !== 'fine') this.deadLettersGone(state.name, before);
     }
   }
 
@@ -89,11 +93,13 @@ export class ForwardIssues {
   private failed(letters: readonly DeadLetter[]): void {
     for (const { destination, error } of letters) {
       this.deadLetters.set(destination, 'trouble');
+      this.latestLetter.set(destination, ++this.letters);
       this.deps.signals.occurred('dead_letters', destination, error);
     }
   }
 
   private async look(): Promise<void> {
+    const before = this.letters;
     const states = new Map((await this.deps.outbox.destinations()).map((s) => [s.name, s]));
     const now = Date.now();
     const limitMs = this.deps.backlogSeconds() * 1000;
@@ -105,7 +111,7 @@ export class ForwardIssues {
     }
     for (const name of new Set([...pushed, ...states.keys(), ...this.deadLetters.keys()])) {
       const failed = states.get(name)?.failed ?? 0;
-      if (failed === 0) this.deadLetterState(name, 'fine');
+      if (failed === 0) this.deadLettersGone(name, before);
       // Dead letters another instance made: known to be there, so that this one clears them too.
       else if (!this.deadLetters.has(name)) this.deadLetters.set(name, 'trouble');
     }
@@ -127,9 +133,14 @@ export class ForwardIssues {
     else this.deps.signals.cleared('backlog', name);
   }
 
-  private deadLetterState(name: string, next: 'fine'): void {
-    if (this.deadLetters.get(name) === next) return;
-    this.deadLetters.set(name, next);
+  /**
+   * A read of the outbox that began when `letters` dead letters had been told
+   * found none failed for the destination: cleared, unless one was told
+   * since (its commit may have come after the read).
+   */
+  private deadLettersGone(name: string, before: number): void {
+    if (this.deadLetters.get(name) === 'fine' || (this.latestLetter.get(name) ?? 0) > before) return;
+    this.deadLetters.set(name, 'fine');
     this.deps.signals.cleared('dead_letters', name);
   }
 }
