@@ -46,6 +46,13 @@ import { eventTypeOf } from './event-types/event-type.js';
 import { IssueTracker, type IssueTrackerOptions } from './issues/issue-tracker.js';
 import { issueRoutes } from './issues/issue-routes.js';
 import { registerIssueGauge } from './issues/issue-metrics.js';
+import type { IssueSignals } from './issues/issue-signals.js';
+import { notifyNames, resolveAlerts, type Alerts } from './alerts/alerts.js';
+import { withoutNotifyDestinations } from './alerts/without-notify-destinations.js';
+import { ForwardIssues } from './alerts/forward-issues.js';
+import { VerificationWatch } from './alerts/verification-watch.js';
+import { Notifier } from './alerts/notifier.js';
+import { ISSUES_SOURCE } from './alerts/issue-event.js';
 
 /**
  * Body bytes per group commit, at most (one larger delivery still goes
@@ -97,6 +104,12 @@ export interface AppDeps {
   refusalWriter?: Partial<Pick<RefusalWriterOptions, 'intervalMs' | 'maxBatch' | 'maxBuffered' | 'retryMs'>>;
   /** How the issue tracker batches and when quiet issues resolve (its defaults when absent; tests make them quicker). */
   issueTracker?: Partial<Pick<IssueTrackerOptions, 'quietMs' | 'sweepMs' | 'flushMs' | 'retryMs'>>;
+  /** The config file's `alerts` (CONTRACT 11): the backlog's age and the notify destinations; the defaults when absent. */
+  alerts?: Alerts;
+  /** Where the causes of issues are told: the app's issue tracker when absent (a test may record them instead). */
+  issues?: IssueSignals;
+  /** Time between the outbox sweeps that find backlogs (BACKLOG_SWEEP_MS when absent; tests make it short). */
+  backlogSweepMs?: number;
 }
 
 /** The bounds of the refusals when the settings do not say (CONTRACT 9). */
@@ -124,6 +137,12 @@ export interface App {
   issues: IssueTracker;
   /** Puts new per-source rules in force (a config reload); requests already running keep theirs. */
   setRules(rules: SourceRules): void;
+  /** Puts a config's `alerts` in force (a reload): the backlog's age, and who is told of issues. */
+  setAlerts(alerts: Alerts): void;
+  /** Tells the notify destinations of an issue that opened or resolved (the tracker's `onChange` is wired to it). */
+  notifier: Notifier;
+  /** The outbox's causes of issues (dead letters, backlogs): stop it before closing the store. */
+  forwardIssues: ForwardIssues;
   /** Marks the app as shutting down: answers from now on close their connection. */
   beginClosing(): void;
 }
@@ -175,6 +194,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       return busy;
     },
   });
+  let alerts = deps.alerts ?? resolveAlerts(undefined);
+  let notifying = notifyNames(alerts);
+  // Never an issue about a notify destination (CONTRACT 11).
+  // Never an issue about a notify destination: its own failures would notify it again (CONTRACT 11).
+  const signals = withoutNotifyDestinations(deps.issues ?? issues, { has: (name) => notifying.has(name) });
+  const verificationWatch = new VerificationWatch(signals);
   const trustedProxies = new TrustedProxies(deps.trustedProxies);
   const guard = new TokenGuard(deps.token, trustedProxies, new WrongTokenThrottle(deps.wrongTokenThrottle));
   const receiver = new Receiver({
@@ -182,6 +207,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     trustedProxies,
     redactHeaders: new Set(deps.redactHeaders),
     rules: () => rules,
+    onVerificationFailed: (source, failure) => verificationWatch.failed(source, failure),
   });
   const incoming = new BodyBudget(deps.incomingMaxBytes);
   const refusals = new RefusalWriter({
@@ -214,8 +240,19 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     metrics: new ForwardMetrics(metrics.registry),
     redactHeaders: new Set(deps.redactHeaders),
     leaseMs: deps.forwardLeaseMs,
+    issues: signals,
   });
   forwarder.apply(deps.destinations ?? new Map());
+  const forwardIssues = new ForwardIssues({
+    outbox: store.outbox,
+    signals,
+    backlogSeconds: () => alerts.backlogSeconds,
+    pushDestinations: () => forwarder.list().flatMap((d) => (d.kind === 'pull' ? [] : [d.name])),
+    logger,
+    ...(deps.backlogSweepMs === undefined ? {} : { intervalMs: deps.backlogSweepMs }),
+  });
+  const notifier = new Notifier({ queue, targets: () => alerts.notify, logger });
+  issues.onChange((change) => void notifier.notify(change));
 
   const logRequest = createRequestLog(logger, metrics);
   const fastifyLogger: FastifyBaseLogger = logger;
@@ -253,12 +290,16 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     guard,
     forwarder,
     transformOf: (source, destination) =>
-      rules.forSource(source)?.routes.find((route) => route.to === destination)?.transform ?? null,
+      source === ISSUES_SOURCE
+        ? (alerts.notify.find((target) => target.destination === destination)?.transform ?? null)
+        : (rules.forSource(source)?.routes.find((route) => route.to === destination)?.transform ?? null),
+    afterRetryOrCancel: () => void forwardIssues.afterRetryOrCancel().catch(() => undefined),
   });
   await fastify.register(issueRoutes, { store: store.issues, tracker: issues, guard });
   await fastify.register(transformRoutes, { deliveries: store, transforms, guard });
   await fastify.register(sessionRoutes, { guard });
   fastify.addHook('onClose', async () => transforms.close());
+  fastify.addHook('onClose', async () => forwardIssues.stop());
   await fastify.register(webPage);
   await fastify.register(docsPage);
   await fastify.ready();
@@ -270,7 +311,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     rules = next;
     metrics.setConfiguredSources(next.configuredSources);
   };
+  const setAlerts = (next: Alerts): void => {
+    alerts = next;
+    notifying = notifyNames(next);
+  };
   index.start();
+  forwardIssues.start();
   return {
     fastify,
     server: edge.server,
@@ -283,6 +329,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     index,
     issues,
     setRules,
+    setAlerts,
+    notifier,
+    forwardIssues,
     beginClosing,
   };
 }

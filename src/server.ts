@@ -21,6 +21,7 @@ import { describeServer, PostgresStore } from './inbox/postgres-store.js';
 import { permissionWarning } from './platform/db/sqlite/open-database.js';
 import { SqliteStore } from './inbox/sqlite-store.js';
 import { PostgresCommitFeed } from './stream/postgres-commit-feed.js';
+import { resolveAlerts, type Alerts } from './alerts/alerts.js';
 
 /** Below this length the token is accepted with a warning. */
 const SHORT_TOKEN = 16;
@@ -172,6 +173,7 @@ interface LoadedConfig {
   rules: SourceRules;
   destinations: Map<string, Destination>;
   transforms: { definitions: TransformDefinition[]; users: Map<string, TransformUser[]> };
+  alerts: Alerts;
 }
 
 /** The source rules, destinations and transforms of the config file, read at start; the defaults without one. */
@@ -185,11 +187,16 @@ function builtConfig(settings: Settings, config: ConfigFile | undefined): Loaded
     rules: SourceRules.fromConfig(config, { maxBodyBytes: settings.maxBodyBytes, anyJson: false }, settings.acceptAny === 'on'),
     destinations: resolveDestinations(config?.destinations),
     transforms: { definitions: transformDefinitions(config), users: transformUsers(config) },
+    alerts: resolveAlerts(config?.alerts),
   };
 }
 
 /** The `config loaded` (or `config reloaded`) line: what the file names, and whether strict mode is on. */
-function logConfig({ settings, logger }: Start, { rules, destinations, transforms }: LoadedConfig, message: string): void {
+function logConfig(
+  { settings, logger }: Start,
+  { rules, destinations, transforms, alerts }: LoadedConfig,
+  message: string,
+): void {
   if (settings.configFile === undefined) return;
   logger.info(
     {
@@ -199,6 +206,7 @@ function logConfig({ settings, logger }: Start, { rules, destinations, transform
       ...(transforms.definitions.length === 0
         ? {}
         : { transforms: transforms.definitions.map(({ name, version }) => `${name}@${version}`) }),
+      ...(alerts.notify.length === 0 ? {} : { notify: alerts.notify.map((target) => target.destination) }),
       strict: rules.strict,
     },
     message,
@@ -257,6 +265,7 @@ function reloadConfigOnSighup(start: Start, app: App, metrics: Metrics): void {
         const loaded = builtConfig(settings, outcome.value);
         app.setRules(loaded.rules);
         app.forwarder.apply(loaded.destinations);
+        app.setAlerts(loaded.alerts);
         // Runs under way finish on the version they began with; the next ones take the new code (CONTRACT 10).
         app.transforms.apply(loaded.transforms.definitions, loaded.transforms.users);
         metrics.configReloads.inc({ result: 'ok' });
@@ -303,6 +312,7 @@ function shutDownOnSignals({ settings, logger }: Start, { app, store, feed, prun
     await closed;
     clearTimeout(grace);
     await pruner.stop();
+    await app.forwardIssues.stop();
     // The refusals buffered are written (one try, bounded by the store) before it closes.
     await within(app.refusals.stop(), STORE_GIVE_UP_MS);
     // The store bounds each commit (PostgreSQL: its query timeout), so the

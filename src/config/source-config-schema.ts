@@ -3,6 +3,7 @@ import { HeaderNameSchema, VerifyConfigSchema } from '../verify/verify-config-sc
 import { DestinationConfigSchema, ForwardRouteSchema } from '../forwarding/destination-config-schema.js';
 import { ACCEPT_KINDS } from '../body/media-type.js';
 import { TransformConfigSchema } from '../transforms/transform-config-schema.js';
+import { AlertsConfigSchema } from '../alerts/alerts-config-schema.js';
 
 /** The single source of the config file's shape and of its TypeScript types (CONTRACT 4). */
 
@@ -91,6 +92,8 @@ export const ConfigFileSchema = Type.Object(
     destinations: Type.Optional(Type.Record(Type.String(), DestinationConfigSchema)),
     /** Transforms by name (CONTRACT 10); after loading, each holds its `code`, read from its `file` where it names one. */
     transforms: Type.Optional(Type.Record(Type.String(), TransformConfigSchema)),
+    /** What opens a backlog issue, and the destinations told of issues (CONTRACT 11). */
+    alerts: Type.Optional(AlertsConfigSchema),
   },
   { additionalProperties: false },
 );

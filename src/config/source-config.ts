@@ -20,6 +20,8 @@ import {
 import { destinationProblems, pullDestinationNames, routeProblems } from './destination-config.js';
 import { bodyAndAnswerProblems } from './body-and-answer-rules.js';
 import { compileTransforms, readTransformFiles, transformShapeProblems } from './transform-config.js';
+import { alertsProblems } from './alerts-config.js';
+import { ISSUES_SOURCE } from '../alerts/issue-event.js';
 
 export class ConfigFileError extends Error {
   /** Each problem in words, as the message lists it (without its place in the file). */
@@ -104,15 +106,22 @@ export function validateConfig(data: unknown): string[] {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
     return ['(top level): expected an object with "sources" (and optionally "strict" and "destinations")'];
   }
-  const { sources, destinations, transforms, ...top } = data as {
+  const { sources, destinations, transforms, alerts, ...top } = data as {
     sources?: unknown;
     destinations?: unknown;
     transforms?: unknown;
+    alerts?: unknown;
   };
   const problems = errorsOf(ConfigFileSchema, { ...top, sources: {}, destinations: {} }, '');
   const destinationNames = destinationProblems(destinations, problems, errorsOf);
   const transformNames = transformShapeProblems(transforms, problems, errorsOf);
   const pullNames = pullDestinationNames(destinations);
+  alertsProblems(
+    alerts,
+    { destinations: destinationNames, pullDestinations: pullNames, transforms: transformNames },
+    problems,
+    errorsOf,
+  );
   if (sources === undefined) return problems;
   if (typeof sources !== 'object' || sources === null || Array.isArray(sources)) {
     return [...problems, 'sources: expected an object that maps source names to their rules'];
@@ -127,6 +136,7 @@ export function validateConfig(data: unknown): string[] {
     } catch {
       problems.push(`${at}: ${quoted(name)} is not a valid source name (1 to 128 characters, no "/" or control characters)`);
     }
+    if (name === ISSUES_SOURCE) problems.push(`${at}: ${quoted(name)} is reserved for Reception's own notifications of issues`);
     const shapeProblems = errorsOf(SourceConfigSchema, source, at);
     if (shapeProblems.length > 0) problems.push(...shapeProblems);
     else
@@ -368,6 +378,8 @@ const QUOTABLE_KEYS = new Set([
   'file',
   'memoryMb',
   'transform',
+  'backlogSeconds',
+  'notify',
 ]);
 
 /**

@@ -7,6 +7,8 @@ import { DEFAULT_LIMITS, Sandbox, TransformCompileError } from '../transforms/sa
 import { prepareTransformEngine } from '../transforms/quickjs-engine.js';
 import { transformVersion, type TransformDefinition, type TransformUser } from '../transforms/transforms.js';
 import type { ConfigFile } from './source-config-schema.js';
+import { resolveAlerts } from '../alerts/alerts.js';
+import { ISSUES_SOURCE } from '../alerts/issue-event.js';
 
 type ErrorsOf = (schema: TSchema, data: unknown, prefix: string) => string[];
 
@@ -109,7 +111,7 @@ export function transformDefinitions(config: ConfigFile | undefined): TransformD
   });
 }
 
-/** The routes that use each transform, by transform name. */
+/** The routes that use each transform, by transform name; an `alerts.notify` entry is a route of the source `reception:issues`. */
 export function transformUsers(config: ConfigFile | undefined): Map<string, TransformUser[]> {
   const users = new Map<string, TransformUser[]>();
   for (const [source, rules] of Object.entries(config?.sources ?? {})) {
@@ -117,6 +119,10 @@ export function transformUsers(config: ConfigFile | undefined): Map<string, Tran
       if (route.transform === undefined) continue;
       users.set(route.transform, [...(users.get(route.transform) ?? []), { source, destination: route.to }]);
     }
+  }
+  for (const { destination, transform } of resolveAlerts(config?.alerts).notify) {
+    if (transform === null) continue;
+    users.set(transform, [...(users.get(transform) ?? []), { source: ISSUES_SOURCE, destination }]);
   }
   return users;
 }

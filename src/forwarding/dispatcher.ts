@@ -10,6 +10,7 @@ import { TokenBucket } from './token-bucket.js';
 import type { Transforms } from '../transforms/transforms.js';
 import { transformAttempt } from './transform-attempt.js';
 import type { AttemptTransform } from './outbox/outbox.js';
+import type { IssueSignals } from '../issues/issue-signals.js';
 
 export interface DispatcherDeps {
   outbox: Outbox;
@@ -20,6 +21,8 @@ export interface DispatcherDeps {
   leases: LeaseKeeper;
   /** The transforms in force (a reload swaps them): a forward's transform runs at each attempt (CONTRACT 10). */
   transforms?: Transforms;
+  /** Told of each transform that cannot run (CONTRACT 11 `transform_failing`); nowhere when absent. */
+  issues?: IssueSignals;
 }
 
 /** Longest sleep between claims when nothing wakes the dispatcher: lease take-overs and other instances' forwards are found within it. */
@@ -237,7 +240,7 @@ export class PushDispatcher {
    * without sending), then the publisher.
    */
   private async attempt(claimed: ClaimedForward, startedAt: number): Promise<void> {
-    const step = await transformAttempt(claimed, this.deps.transforms);
+    const step = await transformAttempt(claimed, this.deps.transforms, this.deps.issues);
     if ('aborted' in step) {
       this.record(claimed, startedAt, { ok: false, status: null, error: step.aborted }, null);
       return;

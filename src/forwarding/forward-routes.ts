@@ -34,6 +34,8 @@ export interface ForwardRoutesOptions {
    * force (CONTRACT 10), for a forward sent again; null or absent: none.
    */
   transformOf?: (source: string, destination: string) => string | null;
+  /** Called after a retry or a cancel changed forwards: dead letters may have cleared (docs/alerts.md). */
+  afterRetryOrCancel?: () => void;
 }
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
@@ -41,7 +43,7 @@ const iso = (ms: number | null): string | null => (ms === null ? null : new Date
 /** Forwarding (CONTRACT 6): destinations, forwards, retries and pull consumers; every route needs the API token. */
 export const forwardRoutes: FastifyPluginAsyncTypebox<ForwardRoutesOptions> = async (
   app,
-  { deliveries, outbox, guard, forwarder, transformOf },
+  { deliveries, outbox, guard, forwarder, transformOf, afterRetryOrCancel },
 ) => {
   app.addHook('onRequest', guard.requireToken);
   const errors = { 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema };
@@ -164,6 +166,7 @@ export const forwardRoutes: FastifyPluginAsyncTypebox<ForwardRoutesOptions> = as
         );
       }
       forwarder.wakeAll();
+      if (retried > 0) afterRetryOrCancel?.();
       return { retried };
     },
   );
@@ -175,6 +178,7 @@ export const forwardRoutes: FastifyPluginAsyncTypebox<ForwardRoutesOptions> = as
     },
     async (request, reply) => {
       if (!(await outbox.cancel(request.params.id, Date.now()))) throw noForward(request.params.id);
+      afterRetryOrCancel?.();
       return reply.code(204).send(null);
     },
   );

@@ -1,6 +1,7 @@
 import type { Transforms } from '../transforms/transforms.js';
 import type { TransformOutput } from '../transforms/transform-output.js';
 import type { AttemptTransform, ClaimedForward } from './outbox/outbox.js';
+import { NO_ISSUE_SIGNALS, type IssueSignals } from '../issues/issue-signals.js';
 
 /**
  * What an attempt does after its forward's transform ran (CONTRACT 10 "Out"):
@@ -16,15 +17,28 @@ export type TransformStep =
  * Runs the forward's transform (the one of that name in force now, so that a
  * reload applies to retries) on its delivery, off the event loop, and answers
  * what the attempt does next. A forward without a transform is sent as it is.
+ * A transform that cannot run (it throws, times out, gives bad output, or is
+ * gone) is an occurrence of `transform_failing` on its name (CONTRACT 11).
  */
-export async function transformAttempt(claimed: ClaimedForward, transforms: Transforms | undefined): Promise<TransformStep> {
+export async function transformAttempt(
+  claimed: ClaimedForward,
+  transforms: Transforms | undefined,
+  issues: IssueSignals = NO_ISSUE_SIGNALS,
+): Promise<TransformStep> {
   const name = claimed.forward.transform;
   if (name === null) return { send: claimed, transform: null };
   const result = await transforms?.runOnDelivery(name, claimed.delivery);
   // Shutting down: the run's error is not the transform's; the attempt fails as an aborted one does, to be retried.
   if (transforms?.closed === true) return { aborted: 'aborted: Reception is shutting down' };
-  if (result === undefined) return { settle: 'failed', error: `transform_failed: unknown transform ${name}`, transform: null };
-  if ('error' in result) return { settle: 'failed', error: `transform_failed: ${result.error}`, transform: result.transform };
+  if (result === undefined) {
+    const error = `transform_failed: unknown transform ${name}`;
+    issues.occurred('transform_failing', name, error);
+    return { settle: 'failed', error, transform: null };
+  }
+  if ('error' in result) {
+    issues.occurred('transform_failing', name, result.error);
+    return { settle: 'failed', error: `transform_failed: ${result.error}`, transform: result.transform };
+  }
   if (result.output === null) return { settle: 'cancelled', error: `dropped by transform ${name}`, transform: result.transform };
   return { send: reshaped(claimed, result.output), transform: result.transform };
 }

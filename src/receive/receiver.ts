@@ -12,6 +12,7 @@ import { BodyBudgetSpentError } from '../body/body-budget.js';
 import { BodyAbortedError, BodyTooLargeError } from '../body/read-body.js';
 import { clientAddress, type TrustedProxies } from '../platform/http/remote-address.js';
 import { decodeSourceName } from '../platform/http/source-name.js';
+import { ISSUES_SOURCE } from '../alerts/issue-event.js';
 import { failureSentence } from '../verify/failure-text.js';
 import type { SourceRule, SourceRules } from './source-rules.js';
 import { destinationsFor, filterHeaders, filterQuery } from '../forwarding/routes.js';
@@ -47,6 +48,8 @@ export interface ReceiverOptions {
   rules: () => SourceRules;
   /** Seconds a refused sender is told to wait (`Retry-After`). */
   retryAfterSeconds?: number;
+  /** Told of each failed signature check (refused or kept): the source, and the sentence its sender is answered with. */
+  onVerificationFailed?: (source: string, failure: string) => void;
 }
 
 /**
@@ -150,7 +153,7 @@ export class Receiver {
 
   /** Admit: everything decided before the body is read. A handshake on the query is answered here. */
   private admit(request: InboundRequest, seen: BodySeen): Admitted | Finished {
-    const source = this.step({ bodyRead: false }, () => decodeSourceName(request.sourceSegment));
+    const source = this.step({ bodyRead: false }, () => notReserved(decodeSourceName(request.sourceSegment)));
     if (source instanceof Finished) return source;
     return this.step({ source, bodyRead: false }, () => {
       const rule = this.options.rules().forSource(source);
@@ -249,6 +252,7 @@ export class Receiver {
     });
     if (checked instanceof Finished) return checked;
     const { verification } = checked;
+    if (verification.status === 'failed') this.options.onVerificationFailed?.(source, signatureDetail(verification));
     return this.step({ source, bodyRead: true, verification }, () => {
       if (verification.status === 'failed') {
         if (rule.onFailure === 'reject') throw new ProblemError('signature_invalid', signatureDetail(verification));
@@ -374,6 +378,17 @@ export class Receiver {
       ...(verification === undefined ? {} : { verification }),
     };
   }
+}
+
+/** A source name a sender may post to: not the one Reception keeps its notifications under (docs/alerts.md). */
+function notReserved(source: string): string {
+  if (source === ISSUES_SOURCE) {
+    throw new ProblemError(
+      'invalid_source',
+      `The source name ${ISSUES_SOURCE} is reserved: Reception keeps its own notifications of issues under it.`,
+    );
+  }
+  return source;
 }
 
 /** The answer's detail for a failed check: the scheme and what failed. */

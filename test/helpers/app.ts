@@ -127,6 +127,7 @@ async function listenOn<S extends InboxDatabase>(
       await app.queue.drain();
       await app.refusals.stop();
       await app.forwarder.stop(0);
+      await app.forwardIssues.stop();
       await app.index.stop();
       await app.issues.stop();
       await store.close();

@@ -525,7 +525,7 @@ describe('a bad config file is refused, naming the key', () => {
       ...problemsOf('flow.yaml', `sources:\n  stripe: { verify: { scheme: stripe, secrets: [whsec_a] }, ${secret} }\n`),
     ];
     expect(problems).toEqual([
-      '(top level): an unknown key of 20 characters (not shown: it may be a secret; the settings here are strict, sources, destinations, transforms)',
+      '(top level): an unknown key of 20 characters (not shown: it may be a secret; the settings here are strict, sources, destinations, transforms, alerts)',
       'sources.src: an unknown key of 20 characters (not shown: it may be a secret; the settings here are verify, handshake, dedup, anyJson, maxBodyBytes, rateLimit, onFailure, forward, accept, response, eventType)',
       'sources.src.dedup: an unknown key of 20 characters (not shown: it may be a secret; the settings here are header)',
       'sources.stripe: an unknown key of 20 characters (not shown: it may be a secret; the settings here are verify, handshake, dedup, anyJson, maxBodyBytes, rateLimit, onFailure, forward, accept, response, eventType)',

@@ -1,5 +1,6 @@
 import type { NewForward, StoredDelivery } from '../../deliveries/delivery-store.js';
 import type { ForwardStatus } from '../../api/forward-status.js';
+import type { DeadLetterListener } from './dead-letters.js';
 
 export { FORWARD_STATUSES, type ForwardStatus } from '../../api/forward-status.js';
 
@@ -224,4 +225,10 @@ export interface Outbox {
   setPaused(destination: string, paused: boolean): Promise<void>;
   /** When the destination's next forward falls due or its earliest lease runs out (ms); undefined when nothing waits. */
   nextDueAt(destination: string, ordered?: boolean): Promise<number | undefined>;
+  /**
+   * Hears of each forward that goes to `failed` through this outbox (a
+   * settle, an expired lease, a nack), once its transaction has committed;
+   * answers the function that stops it.
+   */
+  onDeadLetters(listener: DeadLetterListener): () => void;
 }

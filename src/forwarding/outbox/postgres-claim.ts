@@ -12,6 +12,7 @@ import {
 } from './forward-row.js';
 import type { ClaimedForward, ClaimRequest } from './outbox.js';
 import { FAILED_AT, HEADS, INSERT_ATTEMPT, SETTLE, type LeasedRow } from './postgres-outbox-sql.js';
+import type { DeadLetter } from './dead-letters.js';
 
 /** The size of a forward's delivery body: octet_length() of a TOASTed value reads its length, not the value. */
 const SIZE = '(SELECT octet_length(raw) FROM deliveries d WHERE d.seq = forwards.delivery_seq) AS size';
@@ -31,11 +32,17 @@ const ORDERED_CLAIM_LOCK = 7_305_162;
  * destination's forwards whose lease ran out get an attempt that says so and
  * wait again (or fail, their budget spent), then its due forwards are taken,
  * each with a new lease. `FOR UPDATE SKIP LOCKED` gives each forward to one
- * of the instances that claim at once.
+ * of the instances that claim at once. The forwards failed so are added to `deadLetters`.
  */
-export function claimForwards(db: PostgresRunner, request: ClaimRequest): Promise<ClaimedForward[]> {
+export function claimForwards(
+  db: PostgresRunner,
+  request: ClaimRequest,
+  deadLetters: DeadLetter[] = [],
+): Promise<ClaimedForward[]> {
   const { destination, now } = request;
   return db.transaction(async (client) => {
+    // A transaction tried again starts over.
+    deadLetters.length = 0;
     if (request.ordered) {
       await client.query(`SELECT pg_advisory_xact_lock(${ORDERED_CLAIM_LOCK}, hashtext(current_schema() || '/' || $1))`, [
         destination,
@@ -58,6 +65,7 @@ export function claimForwards(db: PostgresRunner, request: ClaimRequest): Promis
         LEASE_EXPIRED,
       ]);
       const failed = budgetSpent(forward, request.budget, now);
+      if (failed) deadLetters.push({ destination, error: LEASE_EXPIRED });
       await client.query(SETTLE, [
         failed ? 'failed' : 'pending',
         failed ? null : now,

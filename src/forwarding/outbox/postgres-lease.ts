@@ -4,6 +4,7 @@ import type { PostgresRunner } from '../../platform/db/postgres/runner.js';
 import { holdable } from '../../platform/db/postgres/text-values.js';
 import { budgetSpent, FORWARD_COLUMNS, forwardFromRow, holdsLease } from './forward-row.js';
 import type { LeaseAnswer, RetryBudget } from './outbox.js';
+import type { DeadLetter } from './dead-letters.js';
 import { FAILED_AT, INSERT_ATTEMPT, SETTLE, SUCCEEDED_AT, type LeasedRow } from './postgres-outbox-sql.js';
 
 /**
@@ -39,16 +40,18 @@ export async function releaseForwards(
 /**
  * Ack (no `nack`) or nack, fenced: only the forward's current lease, before
  * it runs out, settles it; the row stays locked from the compare to the set.
+ * A nack that fails the forward adds it to `nack.failed`.
  */
 export async function finishLease(
   db: PostgresRunner,
   id: string,
   lease: string,
   now: number,
-  nack?: { at: number; budget: RetryBudget },
+  nack?: { at: number; budget: RetryBudget; failed?: DeadLetter[] },
 ): Promise<LeaseAnswer> {
   if (!holdable(id)) return 'not_found';
   return db.transaction(async (client) => {
+    if (nack?.failed !== undefined) nack.failed.length = 0;
     const found = await client.query<LeasedRow>(
       `SELECT ${FORWARD_COLUMNS}, attempt_started_at FROM forwards WHERE id = $1 FOR UPDATE`,
       [id],
@@ -77,6 +80,7 @@ export async function finishLease(
       await client.query(SUCCEEDED_AT, [forward.destination, now]);
     } else {
       const failed = budgetSpent(forward, nack.budget, now);
+      if (failed) nack.failed?.push({ destination: forward.destination, error: 'nack' });
       await client.query(SETTLE, [
         failed ? 'failed' : 'pending',
         failed ? null : nack.at,

@@ -27,6 +27,7 @@ import {
   nextDueTime,
 } from './postgres-outbox-reads.js';
 import { settleOutcomes } from './postgres-settle.js';
+import { DeadLetterListeners, type DeadLetter, type DeadLetterListener } from './dead-letters.js';
 
 /**
  * The outbox on PostgreSQL (see `Outbox`). Several instances claim from it at
@@ -35,14 +36,26 @@ import { settleOutcomes } from './postgres-settle.js';
  * is still current).
  */
 export class PostgresOutbox implements Outbox {
+  private readonly deadLetterListeners = new DeadLetterListeners();
+
   constructor(private readonly db: PostgresRunner) {}
 
-  claim(request: ClaimRequest): Promise<ClaimedForward[]> {
-    return claimForwards(this.db, request);
+  async claim(request: ClaimRequest): Promise<ClaimedForward[]> {
+    const failed: DeadLetter[] = [];
+    const claimed = await claimForwards(this.db, request, failed);
+    this.deadLetterListeners.tell(failed);
+    return claimed;
   }
 
-  settle(outcomes: readonly AttemptOutcome[]): Promise<number> {
-    return settleOutcomes(this.db, outcomes);
+  async settle(outcomes: readonly AttemptOutcome[]): Promise<number> {
+    const failed: DeadLetter[] = [];
+    const settled = await settleOutcomes(this.db, outcomes, failed);
+    this.deadLetterListeners.tell(failed);
+    return settled;
+  }
+
+  onDeadLetters(listener: DeadLetterListener): () => void {
+    return this.deadLetterListeners.add(listener);
   }
 
   renewLeases(owner: string, until: number): Promise<string[]> {
@@ -57,8 +70,11 @@ export class PostgresOutbox implements Outbox {
     return finishLease(this.db, id, lease, now);
   }
 
-  nack(id: string, lease: string, now: number, at: number, budget: RetryBudget): Promise<LeaseAnswer> {
-    return finishLease(this.db, id, lease, now, { at, budget });
+  async nack(id: string, lease: string, now: number, at: number, budget: RetryBudget): Promise<LeaseAnswer> {
+    const failed: DeadLetter[] = [];
+    const answer = await finishLease(this.db, id, lease, now, { at, budget, failed });
+    this.deadLetterListeners.tell(failed);
+    return answer;
   }
 
   get(id: string): Promise<Forward | undefined> {

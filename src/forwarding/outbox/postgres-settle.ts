@@ -2,6 +2,7 @@ import { responseColumn } from './forward-row.js';
 import type { AttemptOutcome } from './outbox.js';
 import type { PostgresRunner } from '../../platform/db/postgres/runner.js';
 import { FAILED_AT, SUCCEEDED_AT } from './postgres-outbox-sql.js';
+import type { DeadLetter } from './dead-letters.js';
 
 /**
  * The outcomes of a batch as parallel arrays, for `unnest`: one statement
@@ -36,8 +37,15 @@ const SETTLE_ALL = `UPDATE forwards AS f SET status = o.state, next_attempt_at =
   WHERE f.id = o.id AND f.status = 'delivering' AND f.attempt_count = o.n
   RETURNING f.destination, o.state, o.started_at + o.duration_ms AS at, o.error`;
 
-/** Records a batch of outcomes in one transaction of a few statements; answers how many were still current. */
-export async function settleOutcomes(db: PostgresRunner, outcomes: readonly AttemptOutcome[]): Promise<number> {
+/**
+ * Records a batch of outcomes in one transaction of a few statements; answers
+ * how many were still current, and adds the forwards it failed to `deadLetters`.
+ */
+export async function settleOutcomes(
+  db: PostgresRunner,
+  outcomes: readonly AttemptOutcome[],
+  deadLetters: DeadLetter[] = [],
+): Promise<number> {
   if (outcomes.length === 0) return 0;
   const values = [
     outcomes.map((o) => o.forwardId),
@@ -69,6 +77,12 @@ export async function settleOutcomes(db: PostgresRunner, outcomes: readonly Atte
     }
     for (const [name, at] of succeeded) await client.query(SUCCEEDED_AT, [name, at]);
     for (const [name, { at, error }] of failed) await client.query(FAILED_AT, [name, at, error]);
+    const letters = settled.rows
+      .filter((row) => row.state === 'failed')
+      .map((row) => ({ destination: row.destination, error: row.error }));
+    // Told only once the transaction commits (a retried transaction runs this again).
+    deadLetters.length = 0;
+    deadLetters.push(...letters);
     return settled.rows.length;
   });
 }

@@ -30,6 +30,7 @@ import type {
 } from './outbox.js';
 import type { ForwardSummary, NewForward } from '../../deliveries/delivery-store.js';
 import { outboxStatements, type OutboxStatements } from './sqlite-outbox-statements.js';
+import { DeadLetterListeners, type DeadLetter, type DeadLetterListener } from './dead-letters.js';
 
 /**
  * The outbox on SQLite (see `Outbox`). Every write is one synchronous
@@ -38,6 +39,9 @@ import { outboxStatements, type OutboxStatements } from './sqlite-outbox-stateme
  */
 export class SqliteOutbox implements Outbox {
   private readonly q: OutboxStatements;
+  private readonly deadLetterListeners = new DeadLetterListeners();
+  /** The forwards the transaction under way failed: told once it commits (transactions here are synchronous, one at a time). */
+  private deadLetters: DeadLetter[] = [];
 
   constructor(private readonly db: Database) {
     this.q = outboxStatements(db);
@@ -110,6 +114,7 @@ export class SqliteOutbox implements Outbox {
         transformVersion: null,
       });
       const failed = budgetSpent(forward, request.budget, now);
+      if (failed) this.deadLetters.push({ destination, error: LEASE_EXPIRED });
       this.q.settle.run(
         failed ? 'failed' : 'pending',
         failed ? null : now,
@@ -153,7 +158,23 @@ export class SqliteOutbox implements Outbox {
   private readonly claimTransaction;
 
   async claim(request: ClaimRequest): Promise<ClaimedForward[]> {
-    return this.withoutSync(() => this.claimTransaction.immediate(request));
+    return this.telling(() => this.withoutSync(() => this.claimTransaction.immediate(request)));
+  }
+
+  onDeadLetters(listener: DeadLetterListener): () => void {
+    return this.deadLetterListeners.add(listener);
+  }
+
+  /** Runs a transaction, then tells the forwards it failed (none when it threw: it rolled back). */
+  private telling<T>(transaction: () => T): T {
+    this.deadLetters = [];
+    try {
+      const result = transaction();
+      this.deadLetterListeners.tell(this.deadLetters);
+      return result;
+    } finally {
+      this.deadLetters = [];
+    }
   }
 
   private readonly settleTransaction;
@@ -185,6 +206,7 @@ export class SqliteOutbox implements Outbox {
       // A forward its transform dropped (CONTRACT 10) neither succeeded nor failed.
       else if (status === 'cancelled') continue;
       else if ((failed.get(o.destination)?.at ?? 0) <= at) failed.set(o.destination, { at, error: o.error });
+      if (status === 'failed') this.deadLetters.push({ destination: o.destination, error: o.error });
     }
     for (const [name, at] of succeeded) this.q.succeededAt.run(name, at);
     for (const [name, { at, error }] of failed) this.q.failedAt.run(name, at, error);
@@ -192,7 +214,7 @@ export class SqliteOutbox implements Outbox {
   }
 
   async settle(outcomes: readonly AttemptOutcome[]): Promise<number> {
-    return outcomes.length === 0 ? 0 : this.withoutSync(() => this.settleTransaction.immediate(outcomes));
+    return outcomes.length === 0 ? 0 : this.telling(() => this.withoutSync(() => this.settleTransaction.immediate(outcomes)));
   }
 
   private readonly ackTransaction;
@@ -221,6 +243,7 @@ export class SqliteOutbox implements Outbox {
       this.q.succeededAt.run(forward.destination, now);
     } else {
       const failed = budgetSpent(forward, nack.budget, now);
+      if (failed) this.deadLetters.push({ destination: forward.destination, error: 'nack' });
       this.q.settle.run(failed ? 'failed' : 'pending', failed ? null : nack.at, null, 'nack', now, id, forward.attemptCount);
       this.q.failedAt.run(forward.destination, now, 'nack');
     }
@@ -250,7 +273,7 @@ export class SqliteOutbox implements Outbox {
   }
 
   async nack(id: string, lease: string, now: number, at: number, budget: RetryBudget): Promise<LeaseAnswer> {
-    return this.withoutSync(() => this.ackTransaction.immediate(id, lease, now, { at, budget }));
+    return this.telling(() => this.withoutSync(() => this.ackTransaction.immediate(id, lease, now, { at, budget })));
   }
 
   async get(id: string): Promise<Forward | undefined> {
