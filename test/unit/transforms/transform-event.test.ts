@@ -4,19 +4,16 @@ import { newDelivery } from '../../helpers/delivery-factory.js';
 
 describe('the event a transform is called with', () => {
   it('keeps headers and parameters named __proto__ and constructor as any other name', () => {
-    const delivery = {
-      ...newDelivery({
-        headers: [
-          ['Content-Type', 'application/json'],
-          ['__proto__', 'a'],
-          ['__Proto__', 'b'],
-          ['constructor', 'c'],
-        ],
-        query: '__proto__=x&__proto__=y&constructor=z',
-      }),
-      seq: 7,
-      eventType: null,
-    };
+    const made = newDelivery({
+      headers: [
+        ['Content-Type', 'application/json'],
+        ['__proto__', 'a'],
+        ['__Proto__', 'b'],
+        ['constructor', 'c'],
+      ],
+      query: '__proto__=x&__proto__=y&constructor=z',
+    });
+    const delivery = { ...made, forwards: [], seq: 7, eventType: null };
     const event = JSON.parse(transformEventJson(delivery)) as {
       headers: Record<string, string>;
       query: Record<string, string | string[]>;
