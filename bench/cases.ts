@@ -3,6 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BENCH_DATABASE_URL, benchSchema, dropBenchSchema, postgresUnavailable } from './postgres-schema.js';
+import { destinationCounts, storedTotal } from './forward-api.js';
 import { storedCount } from './stored-count.js';
 
 /** What the load generator sends (the same bytes on every request). */
@@ -160,6 +161,49 @@ function verifiedReception(name: string, description: string): BenchCase {
   };
 }
 
+/** The pull destination of the defaults case: forwards are written in the commit and wait there, nothing is sent. */
+const DEFAULTS_DESTINATION = 'worker';
+
+/**
+ * Reception with what a user has on by default (issue 30 part 3): event
+ * types, the search index and the traffic counts (all on without a config),
+ * and one forwarding route, with a filter on the event type (all but
+ * `ping`, which the bench never sends), from the
+ * measured and the warm-up source to a pull destination. Pull, so that the
+ * forward is written in each delivery's commit as any route's is, and no
+ * sending competes with ingest for the CPU: what a forward costs on the wire
+ * is the forwarding cases' business (bench/forward-*.ts).
+ */
+function receptionWithDefaults(name: string, description: string): BenchCase {
+  const plain = reception(name, description, {});
+  return {
+    ...plain,
+    start: (context) => {
+      const command = plain.start(context);
+      const forward = [{ to: DEFAULTS_DESTINATION, filter: { eventType: { $ne: 'ping' } } }];
+      const configFile = join(context.dir, 'reception.json');
+      writeFileSync(
+        configFile,
+        JSON.stringify({
+          destinations: { [DEFAULTS_DESTINATION]: { pull: true } },
+          sources: { [MEASURED_SOURCE]: { forward }, [WARMUP_SOURCE]: { forward } },
+        }),
+      );
+      return { ...command, env: { ...command.env, RECEPTION_CONFIG: configFile } };
+    },
+    // The route must have taken every delivery: one pending forward per delivery stored, warm-up included.
+    storedCount: async (url, { token }) => {
+      const api = { url, token };
+      const stored = await storedCount(url, token, MEASURED_SOURCE);
+      const [total, { pending }] = await Promise.all([storedTotal(api), destinationCounts(api, DEFAULTS_DESTINATION)]);
+      if (pending !== total)
+        throw new Error(`${total} deliveries stored but ${pending} forwards pending to ${DEFAULTS_DESTINATION}`);
+      return stored;
+    },
+    compareTo: 'ref prototype FULL',
+  };
+}
+
 /**
  * Reception on PostgreSQL (RECEPTION_DATABASE_URL) in a fresh schema,
  * dropped after the run: one instance, the default pool of 10 connections.
@@ -251,6 +295,10 @@ export const CASES: readonly BenchCase[] = [
     streamReaders: 100,
     compareTo: 'reception durability=full',
   },
+  receptionWithDefaults(
+    'reception defaults',
+    'Reception, default durability, with event types, search, traffic counts and one filtered route to a pull destination',
+  ),
   verifiedReception(
     'reception verified (stripe)',
     'Reception, default durability, source verified with the stripe scheme (RECEPTION_CONFIG)',
