@@ -66,10 +66,17 @@ export const REFERENCE_SERVER = fileURLToPath(new URL('./reference-server.js', i
 const WRITER_PROTOTYPE = fileURLToPath(new URL('./writer-thread-prototype.js', import.meta.url));
 
 /** The writer-thread prototype of issue 22 (bench/writer-thread-prototype.ts), committing on the event loop or in a worker. */
-function writerPrototype(name: string, mode: 'inline' | 'thread', checkpoints: 'inline' | 'thread' = 'inline'): BenchCase {
+function writerPrototype(
+  name: string,
+  mode: 'inline' | 'thread',
+  checkpoints: 'inline' | 'thread' = 'inline',
+  schema: 'prototype' | 'reception' = 'prototype',
+): BenchCase {
+  const commit =
+    schema === 'reception' ? "Reception's own commit (SqliteStore.append, one forward each)" : 'SQLite group commit (FULL)';
   return {
     name,
-    description: `issue 22 part 2 prototype: node:http + JSON check + SQLite group commit (FULL) ${mode === 'inline' ? 'on the event loop' : 'in a writer thread, one message per batch'}`,
+    description: `issue 22 part 2 prototype: node:http + JSON check + ${commit} ${mode === 'inline' ? 'on the event loop' : 'in a writer thread, one message per batch'}`,
     optional: true,
     start: ({ dir, nodeFlags }) => ({
       command: process.execPath,
@@ -79,6 +86,7 @@ function writerPrototype(name: string, mode: 'inline' | 'thread', checkpoints: '
         BARE_HOST: '127.0.0.1',
         WRITER_MODE: mode,
         WRITER_CHECKPOINTS: checkpoints,
+        WRITER_SCHEMA: schema,
         WRITER_DATA: `${dir}/data`,
       },
     }),
@@ -312,5 +320,11 @@ export const CASES: readonly BenchCase[] = [
   {
     ...writerPrototype('proto writer on the event loop, checkpoints in a thread', 'inline', 'thread'),
     compareTo: 'proto writer on the event loop',
+  },
+  // Issue 30: the same two with the commit Reception makes today (its schema, counts, one forward each).
+  writerPrototype('proto writer on the event loop, reception commit', 'inline', 'inline', 'reception'),
+  {
+    ...writerPrototype('proto writer thread, reception commit', 'thread', 'inline', 'reception'),
+    compareTo: 'proto writer on the event loop, reception commit',
   },
 ];
