@@ -43,40 +43,6 @@ export function destinationsFor(routes: readonly Route[], subject: () => FilterS
   return chosen;
 }
 
-/** How each part of a filter's subject is made; only the parts a filter reads are made. */
-export interface SubjectParts {
-  body: () => unknown;
-  headers: () => Record<string, string | string[]>;
-  query: () => Record<string, string | string[]>;
-  eventType: string | null;
-}
-
-/**
- * A filter's subject whose `body`, `headers` and `query` are made on the
- * first read, once: a filter on the event type alone (the common one)
- * then parses no body and copies no headers. They are own properties (getters
- * on the object itself), so that sift's own-property checks see them as a
- * plain object's.
- */
-export function lazySubject(parts: SubjectParts): FilterSubject {
-  let body: { value: unknown } | undefined;
-  let headers: Record<string, string | string[]> | undefined;
-  let query: Record<string, string | string[]> | undefined;
-  return {
-    get body() {
-      body ??= { value: parts.body() };
-      return body.value;
-    },
-    get headers() {
-      return (headers ??= parts.headers());
-    },
-    get query() {
-      return (query ??= parts.query());
-    },
-    eventType: parts.eventType,
-  };
-}
-
 /** The headers as a filter sees them: names in lower case, without the redacted ones. */
 export function filterHeaders(headers: IncomingHttpHeaders, redacted: ReadonlySet<string>): Record<string, string | string[]> {
   const seen: Record<string, string | string[]> = Object.create(null) as Record<string, string | string[]>;

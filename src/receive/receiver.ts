@@ -14,7 +14,7 @@ import { clientAddress, type TrustedProxies } from '../platform/http/remote-addr
 import { decodeSourceName } from '../platform/http/source-name.js';
 import { failureSentence } from '../verify/failure-text.js';
 import type { SourceRule, SourceRules } from './source-rules.js';
-import { destinationsFor, filterHeaders, filterQuery, lazySubject } from '../forwarding/routes.js';
+import { destinationsFor, filterHeaders, filterQuery } from '../forwarding/routes.js';
 import type { NewForward } from '../deliveries/delivery-store.js';
 import { eventTypeOf } from '../event-types/event-type.js';
 import { receivedBodyFields } from '../event-types/event-type-of-delivery.js';
@@ -352,15 +352,13 @@ export class Receiver {
 
   /** The forwards a delivery gets: one per destination whose route matches (CONTRACT 6). */
   private forwardsOf(rule: SourceRule, request: InboundRequest, received: ReceivedBody, eventType: string | null): NewForward[] {
-    const destinations = destinationsFor(rule.routes, () =>
-      lazySubject({
-        body: () => received.value(),
-        headers: () => filterHeaders(request.headers, this.options.redactHeaders),
-        query: () => filterQuery(request.query),
-        // The type the delivery is stored with, not derived again.
-        eventType,
-      }),
-    );
+    const destinations = destinationsFor(rule.routes, () => ({
+      body: received.value(),
+      headers: filterHeaders(request.headers, this.options.redactHeaders),
+      query: filterQuery(request.query),
+      // The type the delivery is stored with, not derived again.
+      eventType,
+    }));
     return destinations.map(({ destination, transform }) => ({ id: newDeliveryId(), destination, transform }));
   }
 
