@@ -182,8 +182,7 @@ const DEFAULTS_DESTINATION = 'worker';
  * sending competes with ingest for the CPU: what a forward costs on the wire
  * is the forwarding cases' business (bench/forward-*.ts).
  */
-function receptionWithDefaults(name: string, description: string): BenchCase {
-  const plain = reception(name, description, {});
+function receptionWithDefaults(name: string, description: string, plain = reception(name, description, {})): BenchCase {
   return {
     ...plain,
     start: (context) => {
@@ -314,6 +313,11 @@ export const CASES: readonly BenchCase[] = [
   postgresReception(
     'reception postgres',
     'Reception on PostgreSQL (RECEPTION_DATABASE_URL, a fresh schema), group commit under the append lock',
+  ),
+  receptionWithDefaults(
+    'reception defaults on postgres',
+    'the defaults case on PostgreSQL (a fresh schema)',
+    postgresReception('reception defaults on postgres', 'the defaults case on PostgreSQL (a fresh schema)'),
   ),
   writerPrototype('proto writer on the event loop', 'inline'),
   { ...writerPrototype('proto writer thread', 'thread'), compareTo: 'proto writer on the event loop' },
