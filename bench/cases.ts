@@ -3,6 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BENCH_DATABASE_URL, benchSchema, dropBenchSchema, postgresUnavailable } from './postgres-schema.js';
+import { destinationCounts, storedTotal } from './forward-api.js';
 import { storedCount } from './stored-count.js';
 
 /** What the load generator sends (the same bytes on every request). */
@@ -65,10 +66,17 @@ export const REFERENCE_SERVER = fileURLToPath(new URL('./reference-server.js', i
 const WRITER_PROTOTYPE = fileURLToPath(new URL('./writer-thread-prototype.js', import.meta.url));
 
 /** The writer-thread prototype of issue 22 (bench/writer-thread-prototype.ts), committing on the event loop or in a worker. */
-function writerPrototype(name: string, mode: 'inline' | 'thread', checkpoints: 'inline' | 'thread' = 'inline'): BenchCase {
+function writerPrototype(
+  name: string,
+  mode: 'inline' | 'thread',
+  checkpoints: 'inline' | 'thread' = 'inline',
+  schema: 'prototype' | 'reception' = 'prototype',
+): BenchCase {
+  const commit =
+    schema === 'reception' ? "Reception's own commit (SqliteStore.append, one forward each)" : 'SQLite group commit (FULL)';
   return {
     name,
-    description: `issue 22 part 2 prototype: node:http + JSON check + SQLite group commit (FULL) ${mode === 'inline' ? 'on the event loop' : 'in a writer thread, one message per batch'}`,
+    description: `issue 22 part 2 prototype: node:http + JSON check + ${commit} ${mode === 'inline' ? 'on the event loop' : 'in a writer thread, one message per batch'}`,
     optional: true,
     start: ({ dir, nodeFlags }) => ({
       command: process.execPath,
@@ -78,6 +86,7 @@ function writerPrototype(name: string, mode: 'inline' | 'thread', checkpoints: '
         BARE_HOST: '127.0.0.1',
         WRITER_MODE: mode,
         WRITER_CHECKPOINTS: checkpoints,
+        WRITER_SCHEMA: schema,
         WRITER_DATA: `${dir}/data`,
       },
     }),
@@ -157,6 +166,48 @@ function verifiedReception(name: string, description: string): BenchCase {
       return { ...base, body, headers: { ...base.headers, 'Stripe-Signature': `t=${timestamp},v1=${signature}` } };
     },
     compareTo: 'reception durability=full',
+  };
+}
+
+/** The pull destination of the defaults case: forwards are written in the commit and wait there, nothing is sent. */
+const DEFAULTS_DESTINATION = 'worker';
+
+/**
+ * Reception with what a user has on by default (issue 30 part 3): event
+ * types, the search index and the traffic counts (all on without a config),
+ * and one forwarding route, with a filter on the event type (all but
+ * `ping`, which the bench never sends), from the
+ * measured and the warm-up source to a pull destination. Pull, so that the
+ * forward is written in each delivery's commit as any route's is, and no
+ * sending competes with ingest for the CPU: what a forward costs on the wire
+ * is the forwarding cases' business (bench/forward-*.ts).
+ */
+function receptionWithDefaults(name: string, description: string, plain = reception(name, description, {})): BenchCase {
+  return {
+    ...plain,
+    start: (context) => {
+      const command = plain.start(context);
+      const forward = [{ to: DEFAULTS_DESTINATION, filter: { eventType: { $ne: 'ping' } } }];
+      const configFile = join(context.dir, 'reception.json');
+      writeFileSync(
+        configFile,
+        JSON.stringify({
+          destinations: { [DEFAULTS_DESTINATION]: { pull: true } },
+          sources: { [MEASURED_SOURCE]: { forward }, [WARMUP_SOURCE]: { forward } },
+        }),
+      );
+      return { ...command, env: { ...command.env, RECEPTION_CONFIG: configFile } };
+    },
+    // The route must have taken every delivery: one pending forward per delivery stored, warm-up included.
+    storedCount: async (url, { token }) => {
+      const api = { url, token };
+      const stored = await storedCount(url, token, MEASURED_SOURCE);
+      const [total, { pending }] = await Promise.all([storedTotal(api), destinationCounts(api, DEFAULTS_DESTINATION)]);
+      if (pending !== total)
+        throw new Error(`${total} deliveries stored but ${pending} forwards pending to ${DEFAULTS_DESTINATION}`);
+      return stored;
+    },
+    compareTo: 'ref prototype FULL',
   };
 }
 
@@ -251,6 +302,10 @@ export const CASES: readonly BenchCase[] = [
     streamReaders: 100,
     compareTo: 'reception durability=full',
   },
+  receptionWithDefaults(
+    'reception defaults',
+    'Reception, default durability, with event types, search, traffic counts and one filtered route to a pull destination',
+  ),
   verifiedReception(
     'reception verified (stripe)',
     'Reception, default durability, source verified with the stripe scheme (RECEPTION_CONFIG)',
@@ -259,10 +314,21 @@ export const CASES: readonly BenchCase[] = [
     'reception postgres',
     'Reception on PostgreSQL (RECEPTION_DATABASE_URL, a fresh schema), group commit under the append lock',
   ),
+  receptionWithDefaults(
+    'reception defaults on postgres',
+    'the defaults case on PostgreSQL (a fresh schema)',
+    postgresReception('reception defaults on postgres', 'the defaults case on PostgreSQL (a fresh schema)'),
+  ),
   writerPrototype('proto writer on the event loop', 'inline'),
   { ...writerPrototype('proto writer thread', 'thread'), compareTo: 'proto writer on the event loop' },
   {
     ...writerPrototype('proto writer on the event loop, checkpoints in a thread', 'inline', 'thread'),
     compareTo: 'proto writer on the event loop',
+  },
+  // Issue 30: the same two with the commit Reception makes today (its schema, counts, one forward each).
+  writerPrototype('proto writer on the event loop, reception commit', 'inline', 'inline', 'reception'),
+  {
+    ...writerPrototype('proto writer thread, reception commit', 'thread', 'inline', 'reception'),
+    compareTo: 'proto writer on the event loop, reception commit',
   },
 ];

@@ -11,19 +11,26 @@
 #   bench/compare-builds-together.sh ROUNDS NAME=DIR NAME=DIR
 #
 # DIR is a checkout built with `npx tsc -p tsconfig.json && node scripts/copy-assets.mjs`.
+# COMPARE_DEFAULTS=1: the config of the bench's `reception defaults` case, as in compare-builds.sh.
 set -euo pipefail
 rounds=$1
 pairs=("$2" "$3")
 body=$(mktemp); script=$(mktemp --suffix .lua)
 node -e 'process.stdout.write(JSON.stringify({type:"invoice.paid",data:{object:{id:"in_1",pad:"x".repeat(900)}}}))' > "$body"
 printf 'wrk.method="POST"\nwrk.headers["Content-Type"]="application/json"\nlocal f=io.open("%s","rb")\nwrk.body=f:read("*a")\nf:close()\n' "$body" > "$script"
+config_env=()
+if [ "${COMPARE_DEFAULTS:-}" = 1 ]; then
+  config=$(mktemp --suffix .json)
+  printf '{"destinations":{"worker":{"pull":true}},"sources":{"stripe":{"forward":[{"to":"worker","filter":{"eventType":{"$ne":"ping"}}}]}}}' > "$config"
+  config_env=(RECEPTION_CONFIG="$config")
+fi
 tick=$(getconf CLK_TCK)
 port=47600
 for round in $(seq 1 "$rounds"); do
   pids=(); dirs=(); ports=(); names=()
   for pair in "${pairs[@]}"; do
     port=$((port + 1)); data=$(mktemp -d)
-    RECEPTION_DATA=$data RECEPTION_TOKEN=compare-builds-token-0123456789 RECEPTION_PORT=$port \
+    env "${config_env[@]}" RECEPTION_DATA="$data" RECEPTION_TOKEN=compare-builds-token-0123456789 RECEPTION_PORT=$port \
       node "${pair#*=}/dist/src/main.js" > "$data/log" 2>&1 &
     pids+=($!); dirs+=("$data"); ports+=("$port"); names+=("${pair%%=*}")
   done
@@ -47,4 +54,4 @@ for round in $(seq 1 "$rounds"); do
   done
   for i in 0 1; do kill "${pids[$i]}"; wait "${pids[$i]}" 2>/dev/null || true; rm -rf "${dirs[$i]}"; done
 done
-rm -f "$body" "$script"
+rm -f "$body" "$script" ${config:+"$config"}

@@ -53,7 +53,9 @@ const CATEGORIES: readonly Category[] = [
   { name: 'garbage collector', matches: leaf(named('(garbage collector)')) },
   {
     name: 'search index and type fill, behind the commit (sqlite-search, background-index)',
-    matches: anyFrame(inUrl('/store/sqlite/sqlite-search.js', '/store/background-index.js', '/store/postgres/postgres-index.js')),
+    matches: anyFrame(
+      inUrl('/dist/src/search/sqlite-search.js', '/dist/src/search/background-index.js', '/dist/src/search/postgres-search.js'),
+    ),
   },
   { name: 'stream wake-up and fan-out (src/stream)', matches: anyFrame(inUrl('/dist/src/stream/')) },
   {
@@ -65,7 +67,7 @@ const CATEGORIES: readonly Category[] = [
         '/pino-std-serializers/',
         '/observe/log-destination.js',
         '/observe/logger.js',
-        '/observe/webhook-log.js',
+        '/receive/webhook-log.js',
       ),
     ),
   },
@@ -76,11 +78,18 @@ const CATEGORIES: readonly Category[] = [
   },
   {
     name: 'store append: inserts into the page cache, counts, outbox (sqlite-store, write-queue)',
-    matches: anyFrame(inUrl('/store/sqlite/sqlite-store.js', '/store/write-queue.js', '/store/sqlite/sqlite-outbox.js')),
+    matches: anyFrame(
+      inUrl(
+        '/dist/src/inbox/sqlite-store.js',
+        '/dist/src/inbox/write-queue.js',
+        '/dist/src/forwarding/outbox/sqlite-',
+        '/dist/src/traffic/sqlite-traffic.js',
+      ),
+    ),
   },
   {
     name: 'PostgreSQL client (pg, pg-protocol, postgres-store)',
-    matches: anyFrame(inUrl('/pg/', '/pg-protocol/', '/pg-pool/', '/store/postgres/')),
+    matches: anyFrame(inUrl('/pg/', '/pg-protocol/', '/pg-pool/', '/dist/src/platform/db/postgres/', '/postgres-')),
   },
   {
     name: 'HTTP answer (writeHead, socket writes)',
@@ -94,7 +103,7 @@ const CATEGORIES: readonly Category[] = [
   },
   {
     name: 'event type read (json-strings, event-type)',
-    matches: anyFrame(inUrl('/body/json-strings.js', '/receive/event-type.js')),
+    matches: anyFrame(inUrl('/body/json-strings.js', '/dist/src/event-types/')),
   },
   {
     name: 'body read and copies (read-body, Buffer.concat, stream data events)',
@@ -110,6 +119,10 @@ const CATEGORIES: readonly Category[] = [
         inUrl('node:_http_server', 'node:_http_common', 'node:_http_incoming', 'node:net', 'node:internal/stream_base_commons'),
       )(stack) ||
       leaf(named('execute', 'onStreamRead', 'parserOnHeadersComplete', 'parserOnBody', 'parserOnMessageComplete'))(stack),
+  },
+  {
+    name: 'forwarding routes: filter subject and match (routes, route-filter, sift)',
+    matches: anyFrame(inUrl('/dist/src/forwarding/routes.js', '/dist/src/forwarding/route-filter.js', '/sift/')),
   },
   {
     name: 'receive code (receiver, webhook-handler, headers, ids, answer)',

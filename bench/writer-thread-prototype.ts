@@ -5,6 +5,11 @@ import { join } from 'node:path';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { checkJsonBody } from '../src/body/parse-json.js';
 import { Database } from '../src/platform/db/sqlite/driver.js';
+import { newDeliveryId } from '../src/deliveries/delivery-id.js';
+import type { NewDelivery } from '../src/deliveries/delivery-store.js';
+import { eventTypeOf } from '../src/event-types/event-type.js';
+import { SqliteStore } from '../src/inbox/sqlite-store.js';
+import { headerList as toHeaderList, type HeaderList } from '../src/platform/http/header-list.js';
 import { serveBaseline } from './serve-baseline.js';
 
 /**
@@ -24,6 +29,13 @@ import { serveBaseline } from './serve-baseline.js';
  * connection runs `wal_checkpoint(PASSIVE)` every 5 ms, and the committing
  * connection's own checkpoints start only past 4,000 pages (a safety net),
  * to measure what moving the WAL's second write off the event loop buys.
+ * WRITER_SCHEMA=reception (issue 30): the commit is Reception's own
+ * (`SqliteStore.append` on its schema, with its checkpoint thread): each
+ * delivery with its headers as Reception keeps them, its event type (read
+ * on the event loop, as the receiver does) and one forward to a pull
+ * destination, so that the commit carries what a default Reception's does
+ * (the indexes, the counts, the outbox row), on the event loop or in the
+ * writer thread.
  */
 
 interface Batch {
@@ -32,9 +44,44 @@ interface Batch {
   receivedAts: number[];
   headers: string[];
   bodies: Uint8Array[];
+  /** WRITER_SCHEMA=reception: the headers as Reception keeps them, and each delivery's event type. */
+  headerLists?: HeaderList[];
+  eventTypes?: Array<string | null>;
+}
+
+type Commit = (batch: Batch) => void | Promise<void>;
+
+const receptionSchema = process.env.WRITER_SCHEMA === 'reception';
+
+/** Reception's own commit: its store, its schema, its checkpoint thread; one forward per delivery to a pull destination. */
+function openReceptionCommit(dir: string): Commit {
+  mkdirSync(dir, { recursive: true });
+  const store = new SqliteStore({ file: join(dir, 'reception.sqlite'), durability: 'full', checkpointThread: true });
+  return async (batch: Batch) => {
+    const deliveries = batch.ids.map((id, i): NewDelivery => {
+      const body = batch.bodies[i] as Uint8Array;
+      return {
+        id,
+        source: batch.sources[i] as string,
+        receivedAt: batch.receivedAts[i] as number,
+        method: 'POST',
+        query: '',
+        contentType: 'application/json',
+        remoteAddress: '127.0.0.1',
+        headers: batch.headerLists?.[i] ?? [],
+        raw: Buffer.from(body.buffer, body.byteOffset, body.byteLength),
+        verification: { status: 'none' },
+        dedupKey: null,
+        eventType: batch.eventTypes?.[i] ?? null,
+        forwards: [{ id: randomUUID(), destination: 'worker', transform: null }],
+      };
+    });
+    for (const outcome of await store.append(deliveries)) if (outcome.duplicate) throw new Error('a duplicate');
+  };
 }
 
 const MAX_BATCH_BYTES = 16 * 1024 * 1024;
+const NO_REDACTION: ReadonlySet<string> = new Set();
 
 function openCommit(dir: string, checkpointPages = 250): (batch: Batch) => void {
   mkdirSync(dir, { recursive: true });
@@ -72,14 +119,15 @@ if (!isMainThread && (workerData as { checkpoints?: boolean }).checkpoints === t
     }
   }, 5);
 } else if (!isMainThread) {
-  const commit = openCommit((workerData as { dir: string }).dir);
+  const dir = (workerData as { dir: string }).dir;
+  const commit: Commit = receptionSchema ? openReceptionCommit(dir) : openCommit(dir);
   parentPort?.on('message', (batch: Batch) => {
-    try {
-      commit(batch);
-      parentPort?.postMessage({ ok: true });
-    } catch (error) {
-      parentPort?.postMessage({ ok: false, error: String(error) });
-    }
+    Promise.resolve()
+      .then(() => commit(batch))
+      .then(
+        () => parentPort?.postMessage({ ok: true }),
+        (error: unknown) => parentPort?.postMessage({ ok: false, error: String(error) }),
+      );
   });
 } else {
   const mode = process.env.WRITER_MODE;
@@ -91,6 +139,8 @@ if (!isMainThread && (workerData as { checkpoints?: boolean }).checkpoints === t
     source: string;
     receivedAt: number;
     headers: string;
+    headerList?: HeaderList;
+    eventType?: string | null;
     raw: Buffer;
     res: ServerResponse;
   }
@@ -104,13 +154,14 @@ if (!isMainThread && (workerData as { checkpoints?: boolean }).checkpoints === t
     d.res.writeHead(503).end();
   };
 
-  let commitInline: ((batch: Batch) => void) | undefined;
+  let commitInline: Commit | undefined;
   let worker: Worker | undefined;
   let workerDone: ((ok: boolean) => void) | undefined;
   const checkpointThread = process.env.WRITER_CHECKPOINTS === 'thread';
   if (mode === 'inline') {
-    commitInline = openCommit(dir, checkpointThread ? 4000 : 250);
-    if (checkpointThread) new Worker(new URL(import.meta.url), { workerData: { dir, checkpoints: true } }).unref();
+    commitInline = receptionSchema ? openReceptionCommit(dir) : openCommit(dir, checkpointThread ? 4000 : 250);
+    if (checkpointThread && !receptionSchema)
+      new Worker(new URL(import.meta.url), { workerData: { dir, checkpoints: true } }).unref();
   } else {
     worker = new Worker(new URL(import.meta.url), { workerData: { dir } });
     worker.on('message', (reply: { ok: boolean }) => workerDone?.(reply.ok));
@@ -131,6 +182,9 @@ if (!isMainThread && (workerData as { checkpoints?: boolean }).checkpoints === t
         receivedAts: items.map((d) => d.receivedAt),
         headers: items.map((d) => d.headers),
         bodies,
+        ...(receptionSchema
+          ? { headerLists: items.map((d) => d.headerList ?? []), eventTypes: items.map((d) => d.eventType ?? null) }
+          : {}),
       },
       transfer,
     };
@@ -168,12 +222,15 @@ if (!isMainThread && (workerData as { checkpoints?: boolean }).checkpoints === t
     try {
       if (commitInline !== undefined) {
         // The inline commit needs no copy: the Buffers go to SQLite as they are.
-        commitInline({
+        await commitInline({
           ids: items.map((d) => d.id),
           sources: items.map((d) => d.source),
           receivedAts: items.map((d) => d.receivedAt),
           headers: items.map((d) => d.headers),
           bodies: items.map((d) => d.raw),
+          ...(receptionSchema
+            ? { headerLists: items.map((d) => d.headerList ?? []), eventTypes: items.map((d) => d.eventType ?? null) }
+            : {}),
         });
       } else {
         const { batch, transfer } = toBatch(items);
@@ -202,7 +259,14 @@ if (!isMainThread && (workerData as { checkpoints?: boolean }).checkpoints === t
         return;
       }
       const source = (req.url ?? '').split('/')[3] ?? '';
-      pending.push({ id: randomUUID(), source, receivedAt: Date.now(), headers: JSON.stringify(req.rawHeaders), raw, res });
+      if (receptionSchema) {
+        // What the receiver does before the commit: the header list and the event type.
+        const headerList = toHeaderList(req.rawHeaders, NO_REDACTION);
+        const eventType = eventTypeOf({ scheme: undefined, headers: headerList, contentType: 'application/json', raw });
+        pending.push({ id: newDeliveryId(), source, receivedAt: Date.now(), headers: '', headerList, eventType, raw, res });
+      } else {
+        pending.push({ id: randomUUID(), source, receivedAt: Date.now(), headers: JSON.stringify(req.rawHeaders), raw, res });
+      }
       schedule();
     });
   });

@@ -35,10 +35,11 @@ export function pathKey(path: JsonPath): string {
  * `pathKey(path)`. As with `JSON.parse`, a key given twice counts as its
  * last occurrence (an earlier string under it is forgotten).
  */
-export function jsonStringsAt(raw: Buffer, paths: readonly JsonPath[]): Map<string, string> {
+export function jsonStringsAt(raw: Buffer, paths: readonly JsonPath[] | JsonPaths): Map<string, string> {
   const found = new Map<string, string>();
-  if (paths.length === 0) return found;
-  const reader = new Reader(raw, paths, found);
+  const wanted = paths instanceof JsonPaths ? paths : new JsonPaths(paths);
+  if (wanted.empty) return found;
+  const reader = new Reader(raw, wanted, found);
   try {
     reader.top();
   } catch (error) {
@@ -47,25 +48,21 @@ export function jsonStringsAt(raw: Buffer, paths: readonly JsonPath[]): Map<stri
   return found;
 }
 
-/** Thrown inside the reader only, where the bytes stop being JSON. */
-class Malformed {}
-
-class Reader {
-  private at: number;
+/**
+ * Paths made ready for reading once: a caller that asks for the same paths
+ * for every delivery (the event type) keeps one and saves building these
+ * sets each time.
+ */
+export class JsonPaths {
   /** The prefixes of the wanted paths (every path's first n keys), as path keys. */
-  private readonly prefixes = new Set<string>();
-  private readonly wanted = new Set<string>();
+  readonly prefixes = new Set<string>();
+  readonly wanted = new Set<string>();
   /** The longest key a wanted path has, in bytes as JSON may spell it (`\uXXXX` is six). */
-  private readonly longestKey: number;
+  readonly longestKey: number;
   /** The UTF-8 lengths of the wanted keys: a key spelt without escapes and of another length is none of them. */
-  private readonly keyLengths = new Set<number>();
+  readonly keyLengths = new Set<number>();
 
-  constructor(
-    private readonly bytes: Buffer,
-    paths: readonly JsonPath[],
-    private readonly found: Map<string, string>,
-  ) {
-    this.at = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  constructor(paths: readonly JsonPath[]) {
     let longest = 0;
     for (const path of paths) {
       this.wanted.add(pathKey(path));
@@ -76,6 +73,30 @@ class Reader {
       }
     }
     this.longestKey = longest * 6;
+  }
+
+  get empty(): boolean {
+    return this.wanted.size === 0;
+  }
+}
+
+/** Thrown inside the reader only, where the bytes stop being JSON. */
+class Malformed {}
+
+class Reader {
+  private at: number;
+  private readonly prefixes: ReadonlySet<string>;
+  private readonly wanted: ReadonlySet<string>;
+  private readonly longestKey: number;
+  private readonly keyLengths: ReadonlySet<number>;
+
+  constructor(
+    private readonly bytes: Buffer,
+    paths: JsonPaths,
+    private readonly found: Map<string, string>,
+  ) {
+    this.at = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+    ({ prefixes: this.prefixes, wanted: this.wanted, longestKey: this.longestKey, keyLengths: this.keyLengths } = paths);
   }
 
   top(): void {

@@ -1,5 +1,5 @@
 import { classifyMediaType } from '../body/media-type.js';
-import { jsonStringsAt, pathKey, type JsonPath } from '../body/json-strings.js';
+import { JsonPaths, jsonStringsAt, pathKey, type JsonPath } from '../body/json-strings.js';
 import { parseFormBody, type FormBody } from '../body/parse-form.js';
 import type { EventTypeConfig } from '../config/source-config-schema.js';
 import type { HeaderList } from '../platform/http/header-list.js';
@@ -29,6 +29,22 @@ const EVENT_UNDERSCORE_TYPE: JsonPath = ['event_type'];
 const ACTION: JsonPath = ['action'];
 const SLACK_INNER: JsonPath = ['event', 'type'];
 const GENERIC: readonly JsonPath[] = [TYPE, EVENT, EVENT_TYPE, EVENT_UNDERSCORE_TYPE];
+const RULE_PATHS: readonly JsonPath[] = [...GENERIC, ACTION, SLACK_INNER];
+/** The paths read for a source without a `body` setting, made ready once. */
+const DEFAULT_PATHS = new JsonPaths(RULE_PATHS);
+/** The paths read for each `eventType` setting with a `body` path, made ready on its first delivery (a reload makes new settings). */
+const settingPaths = new WeakMap<EventTypeConfig, { list: readonly JsonPath[]; ready: JsonPaths }>();
+
+function pathsFor(setting: EventTypeConfig | undefined): { list: readonly JsonPath[]; ready: JsonPaths } {
+  if (setting?.body === undefined) return { list: RULE_PATHS, ready: DEFAULT_PATHS };
+  let paths = settingPaths.get(setting);
+  if (paths === undefined) {
+    const list = [...RULE_PATHS, settingPath(setting.body)];
+    paths = { list, ready: new JsonPaths(list) };
+    settingPaths.set(setting, paths);
+  }
+  return paths;
+}
 
 /**
  * A delivery's event type (CONTRACT 8), or null: from what its scheme
@@ -123,14 +139,13 @@ class BodyFields {
   private fields: Map<string, string> | undefined;
   /** The form's fields, once read (a form or multipart body only). */
   private form: FormBody | undefined;
-  private readonly paths: JsonPath[];
+  private readonly paths: { list: readonly JsonPath[]; ready: JsonPaths };
 
   constructor(
     private readonly subject: EventTypeSubject,
     setting: EventTypeConfig | undefined,
   ) {
-    this.paths = [...GENERIC, ACTION, SLACK_INNER];
-    if (setting?.body !== undefined) this.paths.push(settingPath(setting.body));
+    this.paths = pathsFor(setting);
   }
 
   get(path: JsonPath): string | undefined {
@@ -153,9 +168,9 @@ class BodyFields {
 
   private read(): Map<string, string> {
     const { contentType, raw, form, jsonText } = this.subject;
-    if (jsonText !== undefined) return jsonStringsAt(jsonText, this.paths);
+    if (jsonText !== undefined) return jsonStringsAt(jsonText, this.paths.ready);
     const kind = classifyMediaType(contentType);
-    if (kind === 'json') return jsonStringsAt(raw, this.paths);
+    if (kind === 'json') return jsonStringsAt(raw, this.paths.ready);
     const fields = new Map<string, string>();
     if (kind !== 'form' && form === undefined) return fields;
     let parsed = form;
@@ -165,7 +180,7 @@ class BodyFields {
       return fields;
     }
     this.form = parsed;
-    for (const path of this.paths) {
+    for (const path of this.paths.list) {
       const value = Object.hasOwn(parsed, path.join('.')) ? parsed[path.join('.')] : undefined;
       const first = Array.isArray(value) ? value[0] : value;
       if (typeof first === 'string') fields.set(pathKey(path), first);

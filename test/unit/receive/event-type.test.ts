@@ -47,6 +47,12 @@ describe('eventTypeOf (CONTRACT 8)', () => {
     expect(typeOf({ body: { data: { kind: 'refund' }, type: 'x' } }, { body: 'data.kind' })).toBe('refund');
     expect(typeOf({ body: { data: { kind: 7 }, type: 'x' } }, { body: 'data.kind' })).toBeNull();
     expect(typeOf({ form: 'data.kind=form-kind&type=x' }, { body: 'data.kind' })).toBe('form-kind');
+    // The paths of a setting are made ready once per setting: the same setting again, and another one, still read their own.
+    const setting: EventTypeConfig = { body: 'meta.topic' };
+    expect(typeOf({ body: { meta: { topic: 'a' } } }, setting)).toBe('a');
+    expect(typeOf({ body: { meta: { topic: 'b' }, data: { kind: 'k' } } }, setting)).toBe('b');
+    expect(typeOf({ body: { meta: { topic: 'b' }, data: { kind: 'k' } } }, { body: 'data.kind' })).toBe('k');
+    expect(typeOf({ body: { meta: { topic: 'c' }, type: 't' } })).toBe('t');
     // The scheme, when it has a rule, goes first (config check-config says so of such a setting).
     expect(typeOf({ scheme: 'stripe', body: { type: 'invoice.paid' }, headers }, { header: 'X-Event' })).toBe('invoice.paid');
     expect(typeOf({ scheme: 'hmac', headers }, { header: 'X-Event' })).toBe('order.paid');
