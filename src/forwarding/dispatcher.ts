@@ -10,6 +10,9 @@ import { TokenBucket } from './token-bucket.js';
 import type { Transforms } from '../transforms/transforms.js';
 import { transformAttempt } from './transform-attempt.js';
 import type { AttemptTransform } from './outbox/outbox.js';
+import { NO_ISSUE_SIGNALS, type IssueSignals } from '../issues/issue-signals.js';
+import { CircuitWatch } from './circuit/circuit-watch.js';
+import { Throttle } from './circuit/throttle.js';
 
 export interface DispatcherDeps {
   outbox: Outbox;
@@ -20,6 +23,8 @@ export interface DispatcherDeps {
   leases: LeaseKeeper;
   /** The transforms in force (a reload swaps them): a forward's transform runs at each attempt (CONTRACT 10). */
   transforms?: Transforms;
+  /** Told when the destination's circuit opens (destination_down) and closes (CONTRACT 11); none by default. */
+  issues?: IssueSignals;
 }
 
 /** Longest sleep between claims when nothing wakes the dispatcher: lease take-overs and other instances' forwards are found within it. */
@@ -59,6 +64,12 @@ export class PushDispatcher {
   /** Claimed forwards waiting for room (leased to this instance), with when their claim had committed. */
   private queue: Array<ClaimedForward & { claimedAt: number }> = [];
   private pumpTimer: NodeJS.Timeout | undefined;
+  /** The destination's stored circuit, as this instance last saw it (docs/circuits.md). */
+  readonly circuit: CircuitWatch;
+  /** The slow-down after a 429 or 503 (per process). */
+  private readonly throttle: Throttle;
+  /** The probe this instance sends while the circuit is half open, until its attempt ends. */
+  private probe: string | undefined;
 
   constructor(
     readonly destination: Destination,
@@ -66,6 +77,12 @@ export class PushDispatcher {
   ) {
     const rate = destination.rateLimit;
     this.bucket = rate === undefined ? undefined : new TokenBucket(rate.requests, rate.perSeconds);
+    this.throttle = new Throttle(rate === undefined ? undefined : rate.requests / rate.perSeconds);
+    this.circuit = new CircuitWatch(
+      destination.name,
+      { outbox: deps.outbox, logger: deps.logger, metrics: deps.metrics, issues: deps.issues ?? NO_ISSUE_SIGNALS },
+      POLL_MS,
+    );
   }
 
   start(): void {
@@ -108,6 +125,11 @@ export class PushDispatcher {
     const { destination } = this;
     while (!this.stopped) {
       this.woken = false;
+      await this.circuit.refresh(Date.now());
+      if (this.circuit.blocks()) {
+        await this.whileBlocked();
+        continue;
+      }
       const want = this.wanted();
       let claimed: ClaimedForward[] = [];
       if (want > 0) {
@@ -144,6 +166,59 @@ export class PushDispatcher {
   }
 
   /**
+   * The circuit is open or half open: what was claimed is handed back (its
+   * attempt not spent); once the cooldown ends, and nothing of this
+   * destination is in flight here, one forward is claimed and the probe
+   * taken for it (one instance wins; the others hand theirs back).
+   */
+  private async whileBlocked(): Promise<void> {
+    await this.release(this.queue.splice(0));
+    const now = Date.now();
+    if (this.probe === undefined && this.inflight === 0 && this.circuit.probeDue(now)) {
+      if (await this.sendProbe(now)) return;
+      await this.circuit.refresh(Date.now(), true);
+    }
+    await this.sleep(this.circuit.waitMs(Date.now()));
+  }
+
+  private async sendProbe(now: number): Promise<boolean> {
+    const { destination } = this;
+    let claimed: ClaimedForward[];
+    try {
+      claimed = await this.deps.outbox.claim({
+        destination: destination.name,
+        max: 1,
+        leaseMs: this.deps.leases.leaseMs,
+        now,
+        ordered: destination.ordered,
+        budget: budgetOf(destination),
+        owner: this.deps.leases.owner,
+        maxBytes: MAX_CLAIM_BYTES,
+      });
+    } catch {
+      return false;
+    }
+    const first = claimed[0];
+    if (first === undefined) return false;
+    // The probe's window: its attempt, and some, before another instance may probe instead.
+    const until = Date.now() + destination.timeoutMs + this.deps.leases.leaseMs;
+    const taken = await this.deps.outbox.takeProbe(destination.name, Date.now(), until).catch(() => false);
+    if (!taken || this.stopped) {
+      await this.release(claimed);
+      return false;
+    }
+    this.circuit.probing(Date.now(), until);
+    this.probe = first.forward.id;
+    this.deps.logger.info(
+      { destination: destination.name, forwardId: first.forward.id },
+      'circuit half open: one forward is tried',
+    );
+    this.throttle.started();
+    this.send(first);
+    return true;
+  }
+
+  /**
    * How many forwards to claim now: none while the queue of claimed ones is
    * more than half full; else enough to fill it. A claim takes more than
    * `concurrency` ahead, so that a fast destination costs one claim
@@ -153,6 +228,8 @@ export class PushDispatcher {
   private wanted(): number {
     const { concurrency } = this.destination;
     const held = this.queue.length + this.inflight;
+    const slowed = this.throttle.current();
+    if (slowed !== undefined) return Math.max(0, Math.min(concurrency - held, Math.ceil(slowed) - this.queue.length));
     if (this.bucket !== undefined) return Math.max(0, Math.min(concurrency - held, this.bucket.available() - this.queue.length));
     const target = concurrency + Math.min(MAX_CLAIM, Math.max(50, concurrency * 2));
     return held > concurrency + (target - concurrency) / 2 ? 0 : Math.min(MAX_CLAIM, target - held);
@@ -160,9 +237,9 @@ export class PushDispatcher {
 
   /** Starts attempts from the queue while there is room (and a rate token). */
   private pump(): void {
-    while (this.inflight < this.destination.concurrency && this.queue.length > 0 && !this.stopped) {
-      if (this.bucket !== undefined) {
-        const wait = this.bucket.msUntilNext();
+    while (this.inflight < this.destination.concurrency && this.queue.length > 0 && !this.stopped && !this.circuit.blocks()) {
+      if (this.bucket !== undefined || this.throttle.current() !== undefined) {
+        const wait = Math.max(this.bucket?.msUntilNext() ?? 0, this.throttle.msUntilNext());
         if (wait > 0) {
           this.pumpTimer ??= setTimeout(() => {
             this.pumpTimer = undefined;
@@ -170,10 +247,11 @@ export class PushDispatcher {
           }, wait);
           return;
         }
-        this.bucket.take(1);
+        this.bucket?.take(1);
       }
       const next = this.queue.shift();
       if (next === undefined) break;
+      this.throttle.started();
       // Its lease is no longer certain (renewals have been failing nearly as long as a
       // lease lasts): handed back rather than sent, so that it is never knowingly sent twice.
       if (!this.deps.leases.mayStart(next.forward.id, next.claimedAt, next.forward.leaseUntil ?? 0)) void this.release([next]);
@@ -224,6 +302,7 @@ export class PushDispatcher {
       .catch((error: unknown) => this.record(claimed, startedAt, { ok: false, status: null, error: describe(error) }, null))
       .finally(() => {
         this.inflight--;
+        if (this.probe === claimed.forward.id) this.probe = undefined;
         if (this.inflight === 0 && (this.stopped || this.queue.length === 0))
           for (const resolve of this.idle.splice(0)) resolve();
         this.pump();
@@ -277,6 +356,10 @@ export class PushDispatcher {
       next = { state: 'pending', at: now + wait };
     }
     const outcome = next.state === 'pending' ? 'retry' : next.state;
+    // What the circuit counts (docs/circuits.md): the destination's answer, not a transform's verdict nor our own stop.
+    const circuit =
+      settled !== undefined || this.abort.signal.aborted ? undefined : result.ok ? ('success' as const) : ('failure' as const);
+    if (circuit !== undefined) this.slowDown(result, startedAt, now);
     this.deps.metrics.recordAttempt(destination.name, outcome, durationMs / 1000);
     const line = {
       destination: destination.name,
@@ -314,6 +397,7 @@ export class PushDispatcher {
       response: result.response ?? null,
       transform,
       next,
+      ...(circuit === undefined ? {} : { circuit }),
     });
     this.scheduleFlush();
   }
@@ -339,7 +423,7 @@ export class PushDispatcher {
     this.outcomes = [];
     if (batch.length === 0) return;
     try {
-      await this.deps.outbox.settle(batch);
+      this.circuit.settled(await this.deps.outbox.settleCounting(this.destination.name, batch, this.destination.breaker));
     } catch (error) {
       this.deps.logger.error(
         { destination: this.destination.name, outcomes: batch.length, problem: describe(error) },
@@ -347,6 +431,22 @@ export class PushDispatcher {
       );
     }
     this.wake();
+  }
+
+  /** A 429 or 503 halves the destination's rate; successes grow it back (docs/circuits.md). */
+  private slowDown(result: PublishResult, startedAt: number, now: number): void {
+    const changed =
+      result.status === 429 || result.status === 503
+        ? this.throttle.throttled(startedAt, now)
+        : result.ok && this.throttle.succeeded(now);
+    if (!changed) return;
+    const rate = this.throttle.current();
+    this.deps.metrics.sendRate(this.destination.name, rate);
+    if (result.ok) return;
+    this.deps.logger.warn(
+      { destination: this.destination.name, status: result.status, requestsPerSecond: rate },
+      'destination asks to slow down: its send rate is halved',
+    );
   }
 }
 

@@ -9,6 +9,7 @@ import { PushDispatcher, POLL_MS } from './dispatcher.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import type { Publisher } from './publishers/publisher.js';
 import type { Transforms } from '../transforms/transforms.js';
+import type { IssueSignals } from '../issues/issue-signals.js';
 
 export interface ForwarderDeps {
   outbox: Outbox;
@@ -20,6 +21,8 @@ export interface ForwarderDeps {
   leaseMs?: number;
   /** The transforms in force, swapped by a reload: each attempt runs its forward's (CONTRACT 10). */
   transforms?: Transforms;
+  /** Told when a destination's circuit opens or closes (destination_down, CONTRACT 11); none when absent. */
+  issues?: IssueSignals;
 }
 
 /**
@@ -68,6 +71,7 @@ export class Forwarder {
         logger: this.deps.logger,
         leases: this.leases,
         ...(this.deps.transforms === undefined ? {} : { transforms: this.deps.transforms }),
+        ...(this.deps.issues === undefined ? {} : { issues: this.deps.issues }),
       });
       this.dispatchers.set(destination.name, dispatcher);
       this.publishers.set(destination.name, publisher);

@@ -15,6 +15,7 @@ import type {
   Outbox,
   RetryBudget,
   RetrySelection,
+  CircuitSettled,
 } from './outbox.js';
 import { claimForwards } from './postgres-claim.js';
 import { finishLease, releaseForwards, renewOwnedLeases } from './postgres-lease.js';
@@ -26,7 +27,9 @@ import {
   listForwards,
   nextDueTime,
 } from './postgres-outbox-reads.js';
-import { settleOutcomes } from './postgres-settle.js';
+import { settleCounted, settleOutcomes } from './postgres-settle.js';
+import { closedCircuit, type Breaker, type Circuit } from '../circuit/circuit.js';
+import { readCircuit, takeProbe } from '../circuit/postgres-circuits.js';
 
 /**
  * The outbox on PostgreSQL (see `Outbox`). Several instances claim from it at
@@ -43,6 +46,18 @@ export class PostgresOutbox implements Outbox {
 
   settle(outcomes: readonly AttemptOutcome[]): Promise<number> {
     return settleOutcomes(this.db, outcomes);
+  }
+
+  settleCounting(destination: string, outcomes: readonly AttemptOutcome[], breaker: Breaker): Promise<CircuitSettled> {
+    return settleCounted(this.db, destination, outcomes, breaker);
+  }
+
+  circuit(destination: string): Promise<Circuit> {
+    return holdable(destination) ? readCircuit(this.db, destination) : Promise.resolve(closedCircuit());
+  }
+
+  takeProbe(destination: string, now: number, until: number): Promise<boolean> {
+    return takeProbe(this.db, destination, now, until);
   }
 
   renewLeases(owner: string, until: number): Promise<string[]> {

@@ -27,9 +27,13 @@ import type {
   Outbox,
   RetryBudget,
   RetrySelection,
+  CircuitSettled,
 } from './outbox.js';
 import type { ForwardSummary, NewForward } from '../../deliveries/delivery-store.js';
 import { outboxStatements, type OutboxStatements } from './sqlite-outbox-statements.js';
+import { SqliteCircuits } from '../circuit/sqlite-circuits.js';
+import type { Breaker, Circuit } from '../circuit/circuit.js';
+import { circuitEvents } from '../circuit/circuit-events.js';
 
 /**
  * The outbox on SQLite (see `Outbox`). Every write is one synchronous
@@ -38,11 +42,19 @@ import { outboxStatements, type OutboxStatements } from './sqlite-outbox-stateme
  */
 export class SqliteOutbox implements Outbox {
   private readonly q: OutboxStatements;
+  private readonly circuits: SqliteCircuits;
 
   constructor(private readonly db: Database) {
     this.q = outboxStatements(db);
+    this.circuits = new SqliteCircuits(db);
     this.claimTransaction = db.transaction((request: ClaimRequest) => this.claimAll(request));
     this.settleTransaction = db.transaction((outcomes: readonly AttemptOutcome[]) => this.settleAll(outcomes));
+    this.countingTransaction = db.transaction(
+      (destination: string, outcomes: readonly AttemptOutcome[], breaker: Breaker): CircuitSettled => {
+        const current = this.settleAll(outcomes);
+        return { current, ...this.circuits.count(destination, circuitEvents(outcomes), breaker) };
+      },
+    );
     this.ackTransaction = db.transaction((id: string, lease: string, now: number, nack?: { at: number; budget: RetryBudget }) =>
       this.finish(id, lease, now, nack),
     );
@@ -195,6 +207,20 @@ export class SqliteOutbox implements Outbox {
     return outcomes.length === 0 ? 0 : this.withoutSync(() => this.settleTransaction.immediate(outcomes));
   }
 
+  private readonly countingTransaction;
+
+  async settleCounting(destination: string, outcomes: readonly AttemptOutcome[], breaker: Breaker): Promise<CircuitSettled> {
+    return this.withoutSync(() => this.countingTransaction.immediate(destination, outcomes, breaker));
+  }
+
+  async circuit(destination: string): Promise<Circuit> {
+    return this.circuits.read(destination);
+  }
+
+  async takeProbe(destination: string, now: number, until: number): Promise<boolean> {
+    return this.withoutSync(() => this.circuits.takeProbe(destination, now, until));
+  }
+
   private readonly ackTransaction;
   private readonly releaseTransaction;
 
@@ -332,6 +358,7 @@ export class SqliteOutbox implements Outbox {
       s.lastFailureAt = row.last_failure_at;
       s.lastError = row.last_error;
     }
+    for (const [name, circuit] of this.circuits.all()) state(name).circuit = circuit;
     return [...states.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
