@@ -34,6 +34,7 @@ import type { InboxDatabase } from './inbox/inbox-database.js';
 import { WriteQueue } from './inbox/write-queue.js';
 import type { Destination } from './forwarding/destination.js';
 import { Forwarder } from './forwarding/forwarder.js';
+import type { IssueSignals } from './issues/issue-signals.js';
 import { storedEventTypeSubject } from './event-types/event-type-of-delivery.js';
 import { forwardRoutes } from './forwarding/forward-routes.js';
 import { ForwardMetrics } from './forwarding/forward-metrics.js';
@@ -92,6 +93,8 @@ export interface AppDeps {
   refusalsKeepTotal?: number;
   /** How the refusal writer batches (its defaults when absent; tests make it quicker). */
   refusalWriter?: Partial<Pick<RefusalWriterOptions, 'intervalMs' | 'maxBatch' | 'maxBuffered' | 'retryMs'>>;
+  /** Where the circuits say a destination is down or back (CONTRACT 11, destination_down); nowhere when absent. */
+  issueSignals?: IssueSignals;
 }
 
 /** The bounds of the refusals when the settings do not say (CONTRACT 9). */
@@ -200,6 +203,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     metrics: new ForwardMetrics(metrics.registry),
     redactHeaders: new Set(deps.redactHeaders),
     leaseMs: deps.forwardLeaseMs,
+    ...(deps.issueSignals === undefined ? {} : { issues: deps.issueSignals }),
   });
   forwarder.apply(deps.destinations ?? new Map());
 

@@ -70,6 +70,15 @@ export class PushDispatcher {
   private readonly throttle: Throttle;
   /** The probe this instance sends while the circuit is half open, until its attempt ends. */
   private probe: string | undefined;
+  /**
+   * Failed attempts in a row as this instance counts them before the store
+   * does: once they reach `breaker.failures`, no attempt starts until the
+   * outcomes are recorded (and the circuit, likely open, is known), so that
+   * nothing is sent after the failure that opens it.
+   */
+  private failuresInARow = 0;
+  /** A flush is recording outcomes now. */
+  private recording = false;
 
   constructor(
     readonly destination: Destination,
@@ -194,6 +203,7 @@ export class PushDispatcher {
         budget: budgetOf(destination),
         owner: this.deps.leases.owner,
         maxBytes: MAX_CLAIM_BYTES,
+        probe: true,
       });
     } catch {
       return false;
@@ -237,7 +247,13 @@ export class PushDispatcher {
 
   /** Starts attempts from the queue while there is room (and a rate token). */
   private pump(): void {
-    while (this.inflight < this.destination.concurrency && this.queue.length > 0 && !this.stopped && !this.circuit.blocks()) {
+    while (
+      this.inflight < this.destination.concurrency &&
+      this.queue.length > 0 &&
+      !this.stopped &&
+      !this.circuit.blocks() &&
+      !this.awaitingCircuit()
+    ) {
       if (this.bucket !== undefined || this.throttle.current() !== undefined) {
         const wait = Math.max(this.bucket?.msUntilNext() ?? 0, this.throttle.msUntilNext());
         if (wait > 0) {
@@ -386,6 +402,7 @@ export class PushDispatcher {
             ? 'forward failed: it can never succeed as configured (not retried)'
             : 'forward failed: its retries are spent',
       );
+    if (circuit !== undefined) this.failuresInARow = circuit === 'success' ? 0 : this.failuresInARow + 1;
     this.outcomes.push({
       forwardId: forward.id,
       destination: destination.name,
@@ -422,15 +439,28 @@ export class PushDispatcher {
     const batch = this.outcomes;
     this.outcomes = [];
     if (batch.length === 0) return;
+    this.recording = true;
     try {
-      this.circuit.settled(await this.deps.outbox.settleCounting(this.destination.name, batch, this.destination.breaker));
+      const settled = await this.deps.outbox.settleCounting(this.destination.name, batch, this.destination.breaker);
+      this.circuit.settled(settled);
+      this.failuresInARow = settled.circuit.consecutiveFailures;
+      // Outcomes gathered meanwhile count on top: the failures after the last success among them.
+      for (const o of this.outcomes)
+        if (o.circuit !== undefined) this.failuresInARow = o.circuit === 'success' ? 0 : this.failuresInARow + 1;
     } catch (error) {
       this.deps.logger.error(
         { destination: this.destination.name, outcomes: batch.length, problem: describe(error) },
         'forwarding: outcomes could not be recorded; their leases will run out and they will be attempted again',
       );
     }
+    this.recording = false;
+    this.pump();
     this.wake();
+  }
+
+  /** Failures enough to open the circuit are not yet recorded: no attempt starts until they are (and the circuit is known). */
+  private awaitingCircuit(): boolean {
+    return this.failuresInARow >= this.destination.breaker.failures && (this.recording || this.outcomes.length > 0);
   }
 
   /** A 429 or 503 halves the destination's rate; successes grow it back (docs/circuits.md). */

@@ -2,8 +2,9 @@
  * The slow-down a `429` or `503` puts on a whole destination (docs/circuits.md):
  * its send rate is halved (at most down to 1 request a second) and grows
  * back by one request a second for each second in which attempts succeed,
- * never above its `rateLimit`. Without a `rateLimit` it starts from the
- * rate actually sent when throttled, and the limit is dropped once it has
+ * never above its `rateLimit`. With a `rateLimit` it halves that; without,
+ * it starts from the rate actually sent when throttled (the attempts started
+ * in this second or the one before), and the limit is dropped once it has
  * grown back past that. Per process: each instance slows down by what it sees.
  *
  * The pacing holds forwards before their attempt starts (claimed, or not
@@ -57,7 +58,7 @@ export class Throttle {
     if (this.rate === undefined) {
       const observed = Math.max(1, this.thisSecond, this.lastSecond);
       this.ceiling = this.limit ?? observed;
-      this.rate = Math.min(this.ceiling, observed);
+      this.rate = this.ceiling;
     }
     this.rate = Math.max(1, this.rate / 2);
     this.halvedAt = now;

@@ -111,6 +111,11 @@ export interface ClaimRequest {
    * consumer, whose lease only its visibility timeout ends.
    */
   owner?: string;
+  /**
+   * Claims even though the destination's circuit is open or half open (the
+   * probe, taken with `takeProbe`); without it, such a claim takes nothing.
+   */
+  probe?: boolean;
 }
 
 /** A pull consumer's claim hands out at most this many bytes of delivery bodies (CONTRACT 6). */

@@ -134,6 +134,8 @@ export class SqliteOutbox implements Outbox {
       this.q.failedAt.run(destination, now, LEASE_EXPIRED);
     }
     if (request.max <= 0 || this.q.paused.get(destination)?.paused === 1) return [];
+    // Nothing while its circuit is open or half open (docs/circuits.md), but for the probe.
+    if (request.probe !== true && this.circuits.read(destination).state !== 'closed') return [];
     const due = withinBytes(
       (request.ordered ? this.q.dueHeads : this.q.due).all(destination, now, request.max),
       request.maxBytes,
