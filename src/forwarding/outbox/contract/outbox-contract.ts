@@ -9,6 +9,7 @@ import { describeOrderedContract } from './outbox-contract-ordered.js';
 import { describeRenewalContract } from './outbox-contract-renewal.js';
 import { describeStateContract } from './outbox-contract-state.js';
 import { describeTransformContract } from './outbox-contract-transforms.js';
+import { describeCircuitContract } from './outbox-contract-circuit.js';
 import { claim, deliver, deliverAll, deliveryTo, forwardOf, outcome, T0 } from './outbox-contract-support.js';
 
 /**
@@ -32,6 +33,7 @@ export function describeOutbox(name: string, open: OpenStore): void {
     describeClaimBoundContract(store);
     describeStateContract(store);
     describeTransformContract(store);
+    describeCircuitContract(store);
   });
 }
 
