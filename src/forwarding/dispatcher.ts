@@ -94,10 +94,13 @@ export class PushDispatcher {
     );
   }
 
-  start(): void {
-    this.running ??= this.loop().catch((error: unknown) => {
-      this.deps.logger.error({ destination: this.destination.name, err: error }, 'forwarding stopped on an unexpected error');
-    });
+  /** Starts sending; `resetCircuit`: first forgets the destination's circuit (its settings changed, docs/circuits.md). */
+  start(resetCircuit = false): void {
+    this.running ??= (resetCircuit ? this.circuit.reset() : Promise.resolve())
+      .then(() => this.loop())
+      .catch((error: unknown) => {
+        this.deps.logger.error({ destination: this.destination.name, err: error }, 'forwarding stopped on an unexpected error');
+      });
   }
 
   /** New forwards may be due (a commit, a resume, a retry): claim now rather than at the next poll. */

@@ -39,7 +39,7 @@ describe.runIf(run)('one circuit for three instances on one PostgreSQL schema', 
     await dropSchema(schema);
   }, 20_000);
 
-  it("opens on the failures any instance sees, holds every instance back while open, and one instance probes", async () => {
+  it('opens on the failures any instance sees, holds every instance back while open, and one instance probes', async () => {
     await destination.listen();
     let healthy = false;
     destination.answer = () => ({ status: healthy ? 200 : 500 });

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { InboxDatabase } from '../../src/inbox/inbox-database.js';
 import type { IssueKind, IssueSignals } from '../../src/issues/issue-signals.js';
 import type { RunningApp } from '../helpers/app.js';
+import { resolveDestinations } from '../../src/forwarding/destination.js';
 import { DestinationServer, type ReceivedRequest } from '../helpers/destination-server.js';
 import { eventually } from '../helpers/eventually.js';
 import { api, forwardsOf, send, startForwarding, storeAvailable, STORES } from '../helpers/forwarding-app.js';
@@ -150,6 +151,34 @@ describe.each(STORES)('a circuit per destination (%s)', (kind) => {
     const metrics = await fetch(`${running.url}/metrics`, { headers: running.auth }).then((r) => r.text());
     expect(metrics).toContain('reception_destination_circuit_openings_total{destination="app"} 2');
     expect(metrics).toContain('reception_destination_circuit_state{destination="app"} 0');
+  });
+
+  it('a reload that changes the destination starts it with its circuit closed', async () => {
+    if (!(await storeAvailable(kind, 'circuit tests'))) return;
+    const settings = {
+      url: destination.url,
+      allowPrivateNetwork: true,
+      concurrency: 1,
+      retry: { initialMs: 20, maxMs: 50 },
+      breaker: { failures: 2, cooldownSeconds: 60 },
+    };
+    server = await startForwarding(kind, {
+      destinations: { app: settings },
+      sources: { shop: { forward: [{ to: 'app' }] } },
+    });
+    const running = server;
+    let healthy = false;
+    destination.answer = () => ({ status: healthy ? 204 : 500 });
+    const id = await send(running, 'shop', '{"n":1}');
+    await eventually(async () => (await circuitOf(running)).state === 'open', 5000);
+    const sent = destination.requests.length;
+    healthy = true;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(destination.requests).toHaveLength(sent);
+    // The operator fixes the destination (here: a longer timeout) and reloads: no 60 s wait.
+    running.app.forwarder.apply(resolveDestinations({ app: { ...settings, timeoutMs: 5000 } }));
+    await eventually(async () => (await forwardsOf(running, id))[0]?.status === 'succeeded', 5000);
+    expect(await circuitOf(running)).toEqual({ state: 'closed', since: null, consecutiveFailures: 0, until: null });
   });
 
   it('a 429 halves the whole destination’s rate: the requests after it are spaced by the halved rate', async () => {

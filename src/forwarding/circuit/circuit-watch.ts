@@ -44,6 +44,22 @@ export class CircuitWatch {
     }
   }
 
+  /** Forgets the stored circuit (the destination's settings changed); one that was open is told as closed. */
+  async reset(): Promise<void> {
+    const { destination } = this;
+    try {
+      if (await this.deps.outbox.resetCircuit(destination)) {
+        this.deps.logger.info({ destination }, "circuit closed: the destination's settings changed");
+        this.deps.issues.cleared('destination_down', destination);
+      }
+    } catch (error) {
+      this.deps.logger.warn(
+        { destination, problem: error instanceof Error ? error.message : String(error) },
+        'the circuit could not be reset; it stays as it was',
+      );
+    }
+  }
+
   /** This instance took the probe: half open until `until`. */
   probing(now: number, until: number): void {
     this.circuit = { ...this.circuit, state: 'half_open', since: now, until };

@@ -76,6 +76,13 @@ export async function readCircuits(db: PostgresRunner): Promise<Map<string, Circ
   return new Map(rows.rows.map((row) => [row.name, circuitFromRow(row)]));
 }
 
+/** Forgets the circuit; true when it was open or half open. */
+export async function resetCircuit(db: PostgresRunner, name: string): Promise<boolean> {
+  const rows = await db.execute<{ state: string }>('DELETE FROM destination_circuits WHERE name = $1 RETURNING state', [name]);
+  const state = rows.rows[0]?.state;
+  return state !== undefined && state !== 'closed';
+}
+
 /** Open (or a probe's window over) → half open, in one statement: exactly one instance takes the probe. */
 export async function takeProbe(db: PostgresRunner, name: string, now: number, until: number): Promise<boolean> {
   const result = await db.execute(

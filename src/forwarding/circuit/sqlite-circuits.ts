@@ -14,6 +14,7 @@ function statements(db: Database) {
        consecutive_failures = excluded.consecutive_failures, open_until = excluded.open_until,
        cooldown_ms = excluded.cooldown_ms, last_error = excluded.last_error`,
     ),
+    reset: db.prepare<[string], { state: string }>('DELETE FROM destination_circuits WHERE name = ? RETURNING state'),
     probe: db.prepare<[number, number, string, number]>(
       `UPDATE destination_circuits SET state = 'half_open', since = ?, open_until = ?
      WHERE name = ? AND state IN ('open', 'half_open') AND open_until <= ?`,
@@ -43,6 +44,12 @@ export class SqliteCircuits {
     const after = afterOutcomes(before, events, breaker);
     if (!sameCircuit(before, after.circuit)) this.q.put.run(name, ...circuitValues(after.circuit));
     return after;
+  }
+
+  /** Forgets the circuit; true when it was open or half open. */
+  reset(name: string): boolean {
+    const state = this.q.reset.get(name)?.state;
+    return state !== undefined && state !== 'closed';
   }
 
   /** Open (or a probe's window over) → half open, for one caller: true when this one took the probe. */

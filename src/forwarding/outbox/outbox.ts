@@ -224,6 +224,8 @@ export interface Outbox {
    * one caller; false for every other.
    */
   takeProbe(destination: string, now: number, until: number): Promise<boolean>;
+  /** Forgets the destination's circuit (closed, never failed): its settings changed. Answers whether it was open or half open. */
+  resetCircuit(destination: string): Promise<boolean>;
   /**
    * Hands claimed forwards back unattempted (a dispatcher that stops): pending
    * at `now`, their attempt number and budget as before the claim.

@@ -29,7 +29,7 @@ import {
 } from './postgres-outbox-reads.js';
 import { settleCounted, settleOutcomes } from './postgres-settle.js';
 import { closedCircuit, type Breaker, type Circuit } from '../circuit/circuit.js';
-import { readCircuit, takeProbe } from '../circuit/postgres-circuits.js';
+import { readCircuit, resetCircuit, takeProbe } from '../circuit/postgres-circuits.js';
 
 /**
  * The outbox on PostgreSQL (see `Outbox`). Several instances claim from it at
@@ -58,6 +58,10 @@ export class PostgresOutbox implements Outbox {
 
   takeProbe(destination: string, now: number, until: number): Promise<boolean> {
     return takeProbe(this.db, destination, now, until);
+  }
+
+  resetCircuit(destination: string): Promise<boolean> {
+    return holdable(destination) ? resetCircuit(this.db, destination) : Promise.resolve(false);
   }
 
   renewLeases(owner: string, until: number): Promise<string[]> {

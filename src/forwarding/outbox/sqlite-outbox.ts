@@ -219,6 +219,10 @@ export class SqliteOutbox implements Outbox {
     return this.circuits.read(destination);
   }
 
+  async resetCircuit(destination: string): Promise<boolean> {
+    return this.circuits.reset(destination);
+  }
+
   async takeProbe(destination: string, now: number, until: number): Promise<boolean> {
     return this.withoutSync(() => this.circuits.takeProbe(destination, now, until));
   }

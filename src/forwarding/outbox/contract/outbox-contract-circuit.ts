@@ -98,6 +98,11 @@ export function describeCircuitContract(store: () => InboxDatabase): void {
       // Its prober vanished: once the window ends, another may probe.
       expect(await store().outbox.takeProbe('app', T0 + 3999, T0 + 6000)).toBe(false);
       expect(await store().outbox.takeProbe('app', T0 + 4000, T0 + 6000)).toBe(true);
+      // Its settings changed: forgotten, closed and clean (no row), once.
+      expect(await store().outbox.resetCircuit('app')).toBe(true);
+      expect(await store().outbox.resetCircuit('app')).toBe(false);
+      expect(await store().outbox.circuit('app')).toEqual(closedCircuit());
+      expect(await circuitRows(store())).toBe(0);
     });
 
     it('counts only outcomes that name the circuit (not a transform that settled a forward), in their order', async () => {
