@@ -15,7 +15,14 @@ const ok = (at: number): CircuitEvent => ({ ok: true, at, error: null });
 describe('a destination circuit (the state machine)', () => {
   it('counts failures in a row and opens at `failures`, for the cooldown', () => {
     const { circuit, changes } = afterOutcomes(closedCircuit(), [fail(1), fail(2), fail(3)], BREAKER);
-    expect(circuit).toEqual({ state: 'open', since: 3, consecutiveFailures: 3, until: 1003, cooldownMs: 1000, lastError: 'HTTP 500' });
+    expect(circuit).toEqual({
+      state: 'open',
+      since: 3,
+      consecutiveFailures: 3,
+      until: 1003,
+      cooldownMs: 1000,
+      lastError: 'HTTP 500',
+    });
     expect(changes).toEqual([{ kind: 'opened', at: 3, error: 'HTTP 500' }]);
   });
 
