@@ -86,8 +86,10 @@ describe.runIf(run)('one circuit for three instances on one PostgreSQL schema', 
     const since = Date.parse(open.since);
     const until = Date.parse(open.until);
     // Every instance reads the one circuit.
-    expect(await circuitOn(b)).toEqual(open);
-    expect(await circuitOn(c)).toEqual(open);
+    // (Attempts under way when it opened may still count: the number of failures can grow.)
+    const opened = { state: 'open', since: open.since, until: open.until };
+    expect(await circuitOn(b)).toMatchObject(opened);
+    expect(await circuitOn(c)).toMatchObject(opened);
     for (const app of apps) {
       const metrics = await fetch(`${app.url}/metrics`, { headers: app.auth }).then((r) => r.text());
       expect(metrics).toContain('reception_destination_circuit_state{destination="app"} 2');
