@@ -207,9 +207,15 @@ describe.each(STORES)('a circuit per destination (%s)', (kind) => {
     expect(at).toHaveLength(9);
     // The rate limit alone (a full bucket of 20) would send them back to back; halved, 10 a second: 100 ms apart
     // (91 ms once a second of successes grew it to 11; less the jitter of timers and arrival).
-    const gaps = at.slice(1).map((t, i) => t - (at[i] ?? t));
-    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(70);
+    // At the destination: the 8 requests after the 429 took at least 8 × ~90 ms (arrivals jitter one by one).
     expect((at.at(-1) ?? 0) - (at[0] ?? 0)).toBeGreaterThanOrEqual(8 * 88);
+    // As the attempts started (their recorded start times), each one at least ~90 ms after the one before.
+    const starts = (await Promise.all(ids.map((id) => forwardsOf(running, id))))
+      .flatMap(([f]) => f?.attempts.map((a) => Date.parse(a.startedAt)) ?? [])
+      .sort((x, y) => x - y);
+    expect(starts).toHaveLength(9);
+    const gaps = starts.slice(1).map((t, i) => t - (starts[i] ?? t));
+    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(88);
     const metrics = await fetch(`${running.url}/metrics`, { headers: running.auth }).then((r) => r.text());
     expect(metrics).toMatch(/reception_destination_send_rate\{destination="app"\} 1[01]/);
   });
