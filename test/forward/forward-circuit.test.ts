@@ -4,6 +4,7 @@ import type { InboxDatabase } from '../../src/inbox/inbox-database.js';
 import type { IssueKind, IssueSignals } from '../../src/issues/issue-signals.js';
 import type { RunningApp } from '../helpers/app.js';
 import { resolveDestinations } from '../../src/forwarding/destination.js';
+import { validateConfig } from '../../src/config/source-config.js';
 import { DestinationServer, type ReceivedRequest } from '../helpers/destination-server.js';
 import { eventually } from '../helpers/eventually.js';
 import { api, forwardsOf, send, startForwarding, storeAvailable, STORES } from '../helpers/forwarding-app.js';
@@ -220,12 +221,21 @@ describe.each(STORES)('a circuit per destination (%s)', (kind) => {
     expect(metrics).toMatch(/reception_destination_send_rate\{destination="app"\} 1[01]/);
   });
 
-  it('validates breaker settings', async () => {
-    const { validateConfig } = await import('../../src/config/source-config.js');
+  it('validates breaker settings: bounds, unknown keys, and none on a pull destination', () => {
     const problems = validateConfig({
-      destinations: { app: { url: 'http://example.com/', breaker: { failures: 0, cooldownSeconds: 601 } } },
+      destinations: {
+        app: { url: 'http://example.com/', breaker: { failures: 0, cooldownSeconds: 601 } },
+        typo: { url: 'http://example.com/', breaker: { failure: 3 } },
+        pulled: { pull: true, breaker: { failures: 3 } },
+      },
       sources: {},
-    });
-    expect(problems.join('\n')).toMatch(/breaker/);
+    }).join('\n');
+    expect(problems).toContain('destinations.app.breaker.failures');
+    expect(problems).toContain('destinations.app.breaker.cooldownSeconds');
+    expect(problems).toContain('destinations.typo.breaker');
+    expect(problems).toContain('destinations.pulled.breaker: only a destination with a url takes "breaker"');
+    expect(
+      validateConfig({ destinations: { ok: { url: 'http://example.com/', breaker: { cooldownSeconds: 0.5 } } }, sources: {} }),
+    ).toEqual([]);
   });
 });
