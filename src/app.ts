@@ -93,8 +93,8 @@ export interface AppDeps {
   refusalsKeepTotal?: number;
   /** How the refusal writer batches (its defaults when absent; tests make it quicker). */
   refusalWriter?: Partial<Pick<RefusalWriterOptions, 'intervalMs' | 'maxBatch' | 'maxBuffered' | 'retryMs'>>;
-  /** Where the circuits say a destination is down or back (CONTRACT 11, destination_down); nowhere when absent. */
-  issueSignals?: IssueSignals;
+  /** Where the causes of issues are told (CONTRACT 11: the circuits' destination_down); nowhere when absent. */
+  issues?: IssueSignals;
 }
 
 /** The bounds of the refusals when the settings do not say (CONTRACT 9). */
@@ -203,7 +203,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     metrics: new ForwardMetrics(metrics.registry),
     redactHeaders: new Set(deps.redactHeaders),
     leaseMs: deps.forwardLeaseMs,
-    ...(deps.issueSignals === undefined ? {} : { issues: deps.issueSignals }),
+    ...(deps.issues === undefined ? {} : { issues: deps.issues }),
   });
   forwarder.apply(deps.destinations ?? new Map());
 

@@ -10,7 +10,7 @@ import { TokenBucket } from './token-bucket.js';
 import type { Transforms } from '../transforms/transforms.js';
 import { transformAttempt } from './transform-attempt.js';
 import type { AttemptTransform } from './outbox/outbox.js';
-import { NO_ISSUE_SIGNALS, type IssueSignals } from '../issues/issue-signals.js';
+import type { IssueSignals } from '../issues/issue-signals.js';
 import { CircuitWatch } from './circuit/circuit-watch.js';
 import { Throttle } from './circuit/throttle.js';
 
@@ -23,7 +23,7 @@ export interface DispatcherDeps {
   leases: LeaseKeeper;
   /** The transforms in force (a reload swaps them): a forward's transform runs at each attempt (CONTRACT 10). */
   transforms?: Transforms;
-  /** Told when the destination's circuit opens (destination_down) and closes (CONTRACT 11); none by default. */
+  /** Told when the destination's circuit opens and closes (CONTRACT 11 `destination_down`); nowhere when absent. */
   issues?: IssueSignals;
 }
 
@@ -89,7 +89,12 @@ export class PushDispatcher {
     this.throttle = new Throttle(rate === undefined ? undefined : rate.requests / rate.perSeconds);
     this.circuit = new CircuitWatch(
       destination.name,
-      { outbox: deps.outbox, logger: deps.logger, metrics: deps.metrics, issues: deps.issues ?? NO_ISSUE_SIGNALS },
+      {
+        outbox: deps.outbox,
+        logger: deps.logger,
+        metrics: deps.metrics,
+        ...(deps.issues === undefined ? {} : { issues: deps.issues }),
+      },
       POLL_MS,
     );
   }

@@ -21,7 +21,7 @@ export interface ForwarderDeps {
   leaseMs?: number;
   /** The transforms in force, swapped by a reload: each attempt runs its forward's (CONTRACT 10). */
   transforms?: Transforms;
-  /** Told when a destination's circuit opens or closes (destination_down, CONTRACT 11); none when absent. */
+  /** Told of what goes wrong while forwarding (CONTRACT 11); nowhere when absent. */
   issues?: IssueSignals;
 }
 

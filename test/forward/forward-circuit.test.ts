@@ -81,7 +81,7 @@ describe.each(STORES)('a circuit per destination (%s)', (kind) => {
         },
         sources: { shop: { forward: [{ to: 'app' }] } },
       },
-      { issueSignals: signals },
+      { issues: signals },
     );
     const running = server;
     let healthy = false;

@@ -1,5 +1,5 @@
 import type { Logger } from '../../platform/observe/logger.js';
-import type { IssueSignals } from '../../issues/issue-signals.js';
+import { NO_ISSUE_SIGNALS, type IssueSignals } from '../../issues/issue-signals.js';
 import type { CircuitSettled, Outbox } from '../outbox/outbox.js';
 import type { ForwardMetrics } from '../forward-metrics.js';
 import { closedCircuit, probeDue, type Circuit } from './circuit.js';
@@ -16,9 +16,14 @@ export class CircuitWatch {
 
   constructor(
     private readonly destination: string,
-    private readonly deps: { outbox: Outbox; logger: Logger; metrics: ForwardMetrics; issues: IssueSignals },
+    deps: { outbox: Outbox; logger: Logger; metrics: ForwardMetrics; issues?: IssueSignals },
     private readonly refreshMs: number,
-  ) {}
+  ) {
+    // Told when the circuit opens (destination_down, each failed probe too) and closes (CONTRACT 11).
+    this.deps = { ...deps, issues: deps.issues ?? NO_ISSUE_SIGNALS };
+  }
+
+  private readonly deps: { outbox: Outbox; logger: Logger; metrics: ForwardMetrics; issues: IssueSignals };
 
   get state(): Circuit {
     return this.circuit;
