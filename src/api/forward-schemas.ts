@@ -37,6 +37,23 @@ export const DestinationListSchema = Type.Object({
         ],
         { description: "a broker destination's connection; null for an HTTP or pull destination" },
       ),
+      circuit: Type.Object(
+        {
+          state: Type.Enum(['closed', 'open', 'half_open']),
+          since: Type.Union([Type.String({ description: 'RFC 3339 UTC with milliseconds' }), Type.Null()], {
+            description: 'when the circuit entered its state; null when it never opened',
+          }),
+          consecutiveFailures: Type.Integer({ description: 'failed attempts since the last success' }),
+          until: Type.Union([Type.String({ description: 'RFC 3339 UTC with milliseconds' }), Type.Null()], {
+            description:
+              "open: when its cooldown ends and a probe is tried; half open: when the probe's window ends; null when closed",
+          }),
+        },
+        {
+          description:
+            "the destination's circuit (shared by every instance on the store): open after `breaker.failures` consecutive failed attempts, then one probe; always closed for a pull destination",
+        },
+      ),
     }),
   ),
 });

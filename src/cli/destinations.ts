@@ -20,8 +20,9 @@ export const destinationsSpec: CommandSpec = {
   description:
     'Without an action, prints one line per destination (GET /api/destinations): its name, kind (http, pull, nats, ' +
     'amqp, redis, or removed when the config no longer names it but forwards remain), URL (without credentials or ' +
-    "query), a broker's connection (connected, or why not; a column shown when there is a broker), whether " +
-    'it is paused, how many forwards are pending (not yet settled) and failed, the age of the oldest pending one, ' +
+    "query), a broker's connection (connected, or why not; a column shown when there is a broker), " +
+    'its circuit (closed, "closed (N failed)" with the failed attempts in a row, "open for 25s" until one ' +
+    'forward is tried, or "half open" while it is), whether it is paused, how many forwards are pending (not yet settled) and failed, the age of the oldest pending one, ' +
     'and the last error. "pause" stops attempts to a destination: its forwards stay pending, and the pause outlives ' +
     'restarts, until "resume". An unknown name is an error (exit 1).',
   flags: [
@@ -72,6 +73,7 @@ export async function runDestinations(argv: string[]): Promise<number> {
       'KIND',
       'URL',
       ...(brokers ? ['CONNECTION'] : []),
+      'CIRCUIT',
       'PAUSED',
       'PENDING',
       'FAILED',
@@ -103,12 +105,23 @@ export function destinationCells(d: DestinationRow, now: number, brokers = false
     escapeForTerminal(d.kind),
     d.url === null ? '-' : escapeForTerminal(d.url),
     ...(brokers ? [connectionCell(d.connection)] : []),
+    circuitCell(d.circuit, now),
     d.paused ? 'yes' : 'no',
     String(d.pending),
     String(d.failed),
     d.oldestPendingAt === null ? '-' : formatAge(now - Date.parse(d.oldestPendingAt)),
     d.lastError === null ? '-' : escapeForTerminal(d.lastError),
   ];
+}
+
+/** A circuit: closed (with its failures in a row, if any), open until when, or half open (docs/circuits.md). */
+export function circuitCell(circuit: DestinationRow['circuit'], now: number): string {
+  const failures = circuit.consecutiveFailures;
+  if (circuit.state === 'closed') return failures === 0 ? 'closed' : `closed (${failures} failed)`;
+  if (circuit.state === 'half_open') return 'half open';
+  if (circuit.until === null) return 'open';
+  const left = Date.parse(circuit.until) - now;
+  return left > 0 ? `open for ${formatAge(left)}` : 'open (probe due)';
 }
 
 /** A broker's connection: its state, and why when it is not connected; `-` for an HTTP or pull destination. */

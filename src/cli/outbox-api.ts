@@ -46,6 +46,17 @@ function connectionOf(value: unknown): DestinationRow['connection'] {
   return { state, lastError: text(value.lastError), since: text(value.since) ?? '' };
 }
 
+const CIRCUIT_STATES = ['closed', 'open', 'half_open'] as const;
+
+/** A destination's circuit as the server said it; closed for an older server that says none. */
+function circuitOf(value: unknown): DestinationRow['circuit'] {
+  const closed = { state: 'closed' as const, since: null, consecutiveFailures: 0, until: null };
+  if (!isRecord(value)) return closed;
+  const state = CIRCUIT_STATES.find((s) => s === value.state);
+  if (state === undefined) return closed;
+  return { state, since: text(value.since), consecutiveFailures: count(value.consecutiveFailures), until: text(value.until) };
+}
+
 export class OutboxApi {
   constructor(private readonly api: ApiClient) {}
 
@@ -64,6 +75,7 @@ export class OutboxApi {
       lastFailureAt: text(item.lastFailureAt),
       lastError: text(item.lastError),
       connection: connectionOf(item.connection),
+      circuit: circuitOf(item.circuit),
     }));
   }
 

@@ -10,7 +10,7 @@ import { brokerOf, brokerProblems, BROKERS } from './broker-config.js';
 type ErrorsOf = (schema: TSchema, data: unknown, prefix: string) => string[];
 
 /** Settings that only a destination that is pushed to takes. */
-const PUSH_ONLY = ['timeoutMs', 'concurrency', 'rateLimit', 'headers', 'sign', 'allowPrivateNetwork'] as const;
+const PUSH_ONLY = ['timeoutMs', 'concurrency', 'rateLimit', 'headers', 'sign', 'allowPrivateNetwork', 'breaker'] as const;
 
 /**
  * Checks `destinations` (each on its own, so that every bad one is named),

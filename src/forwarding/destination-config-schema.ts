@@ -17,6 +17,20 @@ export const RetryConfigSchema = Type.Object(
 export type RetryConfig = Static<typeof RetryConfigSchema>;
 
 /**
+ * A push destination's circuit (docs/circuits.md): it opens after `failures`
+ * consecutive failed attempts, for `cooldownSeconds` (doubling while probes
+ * fail, at most 600). A pull destination has none.
+ */
+export const BreakerConfigSchema = Type.Object(
+  {
+    failures: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
+    cooldownSeconds: Type.Optional(Type.Number({ minimum: 0.05, maximum: 600 })),
+  },
+  { additionalProperties: false },
+);
+export type BreakerConfig = Static<typeof BreakerConfigSchema>;
+
+/**
  * The brokers a destination may publish to (CONTRACT 7). Reception declares
  * nothing: the stream, exchange or queue must exist. Names take `{source}`
  * and `{eventType}` (src/forwarding/publishers/broker-names.ts).
@@ -69,6 +83,7 @@ export const DestinationConfigSchema = Type.Object(
       ),
     ),
     retry: Type.Optional(RetryConfigSchema),
+    breaker: Type.Optional(BreakerConfigSchema),
     ordered: Type.Optional(Type.Boolean()),
     headers: Type.Optional(Type.Record(Type.String(), Type.String())),
     sign: Type.Optional(

@@ -1,5 +1,6 @@
 import type { AmqpConfig, DestinationConfig, NatsConfig, RedisConfig } from './destination-config-schema.js';
 import type { RetryBudget } from './outbox/outbox.js';
+import { BREAKER_DEFAULTS, type Breaker } from './circuit/circuit.js';
 
 export type DestinationKind = 'http' | 'pull' | 'nats' | 'amqp' | 'redis';
 
@@ -18,6 +19,8 @@ export interface Destination {
   concurrency: number;
   rateLimit?: { requests: number; perSeconds: number };
   retry: { attempts: number; initialMs: number; maxMs: number; maxAgeSeconds: number };
+  /** Its circuit's settings (docs/circuits.md); a pull destination's are unused. */
+  breaker: Breaker;
   ordered: boolean;
   headers: ReadonlyArray<[string, string]>;
   signSecret?: string;
@@ -33,6 +36,10 @@ export function resolveDestination(name: string, config: DestinationConfig): Des
     timeoutMs: config.timeoutMs ?? 10_000,
     concurrency: config.concurrency ?? 10,
     retry: { ...RETRY_DEFAULTS, ...config.retry },
+    breaker: {
+      failures: config.breaker?.failures ?? BREAKER_DEFAULTS.failures,
+      cooldownMs: Math.round((config.breaker?.cooldownSeconds ?? BREAKER_DEFAULTS.cooldownSeconds) * 1000),
+    },
     ordered: config.ordered ?? false,
     headers: Object.entries(config.headers ?? {}),
     allowPrivateNetwork: config.allowPrivateNetwork ?? false,

@@ -11,6 +11,8 @@ import type { Transforms } from '../transforms/transforms.js';
 import { transformAttempt } from './transform-attempt.js';
 import type { AttemptTransform } from './outbox/outbox.js';
 import type { IssueSignals } from '../issues/issue-signals.js';
+import { CircuitWatch } from './circuit/circuit-watch.js';
+import { Throttle } from './circuit/throttle.js';
 
 export interface DispatcherDeps {
   outbox: Outbox;
@@ -21,7 +23,7 @@ export interface DispatcherDeps {
   leases: LeaseKeeper;
   /** The transforms in force (a reload swaps them): a forward's transform runs at each attempt (CONTRACT 10). */
   transforms?: Transforms;
-  /** Told of each transform that cannot run (CONTRACT 11 `transform_failing`); nowhere when absent. */
+  /** Told of each transform that cannot run (CONTRACT 11 `transform_failing`) and when the destination's circuit opens and closes (`destination_down`); nowhere when absent. */
   issues?: IssueSignals;
 }
 
@@ -62,6 +64,21 @@ export class PushDispatcher {
   /** Claimed forwards waiting for room (leased to this instance), with when their claim had committed. */
   private queue: Array<ClaimedForward & { claimedAt: number }> = [];
   private pumpTimer: NodeJS.Timeout | undefined;
+  /** The destination's stored circuit, as this instance last saw it (docs/circuits.md). */
+  readonly circuit: CircuitWatch;
+  /** The slow-down after a 429 or 503 (per process). */
+  private readonly throttle: Throttle;
+  /** The probe this instance sends while the circuit is half open, until its attempt ends. */
+  private probe: string | undefined;
+  /**
+   * Failed attempts in a row as this instance counts them before the store
+   * does: once they reach `breaker.failures`, no attempt starts until the
+   * outcomes are recorded (and the circuit, likely open, is known), so that
+   * nothing is sent after the failure that opens it.
+   */
+  private failuresInARow = 0;
+  /** A flush is recording outcomes now. */
+  private recording = false;
 
   constructor(
     readonly destination: Destination,
@@ -69,12 +86,26 @@ export class PushDispatcher {
   ) {
     const rate = destination.rateLimit;
     this.bucket = rate === undefined ? undefined : new TokenBucket(rate.requests, rate.perSeconds);
+    this.throttle = new Throttle(rate === undefined ? undefined : rate.requests / rate.perSeconds);
+    this.circuit = new CircuitWatch(
+      destination.name,
+      {
+        outbox: deps.outbox,
+        logger: deps.logger,
+        metrics: deps.metrics,
+        ...(deps.issues === undefined ? {} : { issues: deps.issues }),
+      },
+      POLL_MS,
+    );
   }
 
-  start(): void {
-    this.running ??= this.loop().catch((error: unknown) => {
-      this.deps.logger.error({ destination: this.destination.name, err: error }, 'forwarding stopped on an unexpected error');
-    });
+  /** Starts sending; `resetCircuit`: first forgets the destination's circuit (its settings changed, docs/circuits.md). */
+  start(resetCircuit = false): void {
+    this.running ??= (resetCircuit ? this.circuit.reset() : Promise.resolve())
+      .then(() => this.loop())
+      .catch((error: unknown) => {
+        this.deps.logger.error({ destination: this.destination.name, err: error }, 'forwarding stopped on an unexpected error');
+      });
   }
 
   /** New forwards may be due (a commit, a resume, a retry): claim now rather than at the next poll. */
@@ -111,6 +142,11 @@ export class PushDispatcher {
     const { destination } = this;
     while (!this.stopped) {
       this.woken = false;
+      await this.circuit.refresh(Date.now());
+      if (this.circuit.blocks()) {
+        await this.whileBlocked();
+        continue;
+      }
       const want = this.wanted();
       let claimed: ClaimedForward[] = [];
       if (want > 0) {
@@ -147,6 +183,60 @@ export class PushDispatcher {
   }
 
   /**
+   * The circuit is open or half open: what was claimed is handed back (its
+   * attempt not spent); once the cooldown ends, and nothing of this
+   * destination is in flight here, one forward is claimed and the probe
+   * taken for it (one instance wins; the others hand theirs back).
+   */
+  private async whileBlocked(): Promise<void> {
+    await this.release(this.queue.splice(0));
+    const now = Date.now();
+    if (this.probe === undefined && this.inflight === 0 && this.circuit.probeDue(now)) {
+      if (await this.sendProbe(now)) return;
+      await this.circuit.refresh(Date.now(), true);
+    }
+    await this.sleep(this.circuit.waitMs(Date.now()));
+  }
+
+  private async sendProbe(now: number): Promise<boolean> {
+    const { destination } = this;
+    let claimed: ClaimedForward[];
+    try {
+      claimed = await this.deps.outbox.claim({
+        destination: destination.name,
+        max: 1,
+        leaseMs: this.deps.leases.leaseMs,
+        now,
+        ordered: destination.ordered,
+        budget: budgetOf(destination),
+        owner: this.deps.leases.owner,
+        maxBytes: MAX_CLAIM_BYTES,
+        probe: true,
+      });
+    } catch {
+      return false;
+    }
+    const first = claimed[0];
+    if (first === undefined) return false;
+    // The probe's window: its attempt, and some, before another instance may probe instead.
+    const until = Date.now() + destination.timeoutMs + this.deps.leases.leaseMs;
+    const taken = await this.deps.outbox.takeProbe(destination.name, Date.now(), until).catch(() => false);
+    if (!taken || this.stopped) {
+      await this.release(claimed);
+      return false;
+    }
+    this.circuit.probing(Date.now(), until);
+    this.probe = first.forward.id;
+    this.deps.logger.info(
+      { destination: destination.name, forwardId: first.forward.id },
+      'circuit half open: one forward is tried',
+    );
+    this.throttle.started();
+    this.send(first);
+    return true;
+  }
+
+  /**
    * How many forwards to claim now: none while the queue of claimed ones is
    * more than half full; else enough to fill it. A claim takes more than
    * `concurrency` ahead, so that a fast destination costs one claim
@@ -156,6 +246,8 @@ export class PushDispatcher {
   private wanted(): number {
     const { concurrency } = this.destination;
     const held = this.queue.length + this.inflight;
+    const slowed = this.throttle.current();
+    if (slowed !== undefined) return Math.max(0, Math.min(concurrency - held, Math.ceil(slowed) - this.queue.length));
     if (this.bucket !== undefined) return Math.max(0, Math.min(concurrency - held, this.bucket.available() - this.queue.length));
     const target = concurrency + Math.min(MAX_CLAIM, Math.max(50, concurrency * 2));
     return held > concurrency + (target - concurrency) / 2 ? 0 : Math.min(MAX_CLAIM, target - held);
@@ -163,9 +255,15 @@ export class PushDispatcher {
 
   /** Starts attempts from the queue while there is room (and a rate token). */
   private pump(): void {
-    while (this.inflight < this.destination.concurrency && this.queue.length > 0 && !this.stopped) {
-      if (this.bucket !== undefined) {
-        const wait = this.bucket.msUntilNext();
+    while (
+      this.inflight < this.destination.concurrency &&
+      this.queue.length > 0 &&
+      !this.stopped &&
+      !this.circuit.blocks() &&
+      !this.awaitingCircuit()
+    ) {
+      if (this.bucket !== undefined || this.throttle.current() !== undefined) {
+        const wait = Math.max(this.bucket?.msUntilNext() ?? 0, this.throttle.msUntilNext());
         if (wait > 0) {
           this.pumpTimer ??= setTimeout(() => {
             this.pumpTimer = undefined;
@@ -173,10 +271,11 @@ export class PushDispatcher {
           }, wait);
           return;
         }
-        this.bucket.take(1);
+        this.bucket?.take(1);
       }
       const next = this.queue.shift();
       if (next === undefined) break;
+      this.throttle.started();
       // Its lease is no longer certain (renewals have been failing nearly as long as a
       // lease lasts): handed back rather than sent, so that it is never knowingly sent twice.
       if (!this.deps.leases.mayStart(next.forward.id, next.claimedAt, next.forward.leaseUntil ?? 0)) void this.release([next]);
@@ -227,6 +326,7 @@ export class PushDispatcher {
       .catch((error: unknown) => this.record(claimed, startedAt, { ok: false, status: null, error: describe(error) }, null))
       .finally(() => {
         this.inflight--;
+        if (this.probe === claimed.forward.id) this.probe = undefined;
         if (this.inflight === 0 && (this.stopped || this.queue.length === 0))
           for (const resolve of this.idle.splice(0)) resolve();
         this.pump();
@@ -280,6 +380,10 @@ export class PushDispatcher {
       next = { state: 'pending', at: now + wait };
     }
     const outcome = next.state === 'pending' ? 'retry' : next.state;
+    // What the circuit counts (docs/circuits.md): the destination's answer, not a transform's verdict nor our own stop.
+    const circuit =
+      settled !== undefined || this.abort.signal.aborted ? undefined : result.ok ? ('success' as const) : ('failure' as const);
+    if (circuit !== undefined) this.slowDown(result, startedAt, now);
     this.deps.metrics.recordAttempt(destination.name, outcome, durationMs / 1000);
     const line = {
       destination: destination.name,
@@ -306,6 +410,7 @@ export class PushDispatcher {
             ? 'forward failed: it can never succeed as configured (not retried)'
             : 'forward failed: its retries are spent',
       );
+    if (circuit !== undefined) this.failuresInARow = circuit === 'success' ? 0 : this.failuresInARow + 1;
     this.outcomes.push({
       forwardId: forward.id,
       destination: destination.name,
@@ -317,6 +422,7 @@ export class PushDispatcher {
       response: result.response ?? null,
       transform,
       next,
+      ...(circuit === undefined ? {} : { circuit }),
     });
     this.scheduleFlush();
   }
@@ -341,15 +447,44 @@ export class PushDispatcher {
     const batch = this.outcomes;
     this.outcomes = [];
     if (batch.length === 0) return;
+    this.recording = true;
     try {
-      await this.deps.outbox.settle(batch);
+      const settled = await this.deps.outbox.settleCounting(this.destination.name, batch, this.destination.breaker);
+      this.circuit.settled(settled);
+      this.failuresInARow = settled.circuit.consecutiveFailures;
+      // Outcomes gathered meanwhile count on top: the failures after the last success among them.
+      for (const o of this.outcomes)
+        if (o.circuit !== undefined) this.failuresInARow = o.circuit === 'success' ? 0 : this.failuresInARow + 1;
     } catch (error) {
       this.deps.logger.error(
         { destination: this.destination.name, outcomes: batch.length, problem: describe(error) },
         'forwarding: outcomes could not be recorded; their leases will run out and they will be attempted again',
       );
     }
+    this.recording = false;
+    this.pump();
     this.wake();
+  }
+
+  /** Failures enough to open the circuit are not yet recorded: no attempt starts until they are (and the circuit is known). */
+  private awaitingCircuit(): boolean {
+    return this.failuresInARow >= this.destination.breaker.failures && (this.recording || this.outcomes.length > 0);
+  }
+
+  /** A 429 or 503 halves the destination's rate; successes grow it back (docs/circuits.md). */
+  private slowDown(result: PublishResult, startedAt: number, now: number): void {
+    const changed =
+      result.status === 429 || result.status === 503
+        ? this.throttle.throttled(startedAt, now)
+        : result.ok && this.throttle.succeeded(now);
+    if (!changed) return;
+    const rate = this.throttle.current();
+    this.deps.metrics.sendRate(this.destination.name, rate);
+    if (result.ok) return;
+    this.deps.logger.warn(
+      { destination: this.destination.name, status: result.status, requestsPerSecond: rate },
+      'destination asks to slow down: its send rate is halved',
+    );
   }
 }
 

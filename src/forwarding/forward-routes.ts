@@ -1,3 +1,4 @@
+import { closedCircuit, type Circuit, type CircuitState } from './circuit/circuit.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ProblemError } from '../platform/errors/problem-catalogue.js';
@@ -71,6 +72,7 @@ export const forwardRoutes: FastifyPluginAsyncTypebox<ForwardRoutesOptions> = as
           lastFailureAt: iso(state?.lastFailureAt ?? null),
           lastError: state?.lastError ?? null,
           connection: connectionJson(forwarder.connectionOf(name)),
+          circuit: circuitJson(destination?.kind === 'pull' ? undefined : state?.circuit),
         };
       }),
     };
@@ -249,6 +251,17 @@ function connectionJson(status: ConnectionStatus | undefined) {
   return status === undefined
     ? null
     : { state: status.state, lastError: status.lastError, since: new Date(status.since).toISOString() };
+}
+
+/** A destination's circuit as the API shows it (docs/circuits.md); closed when it has none (pull, never failed). */
+function circuitJson(circuit: Circuit | undefined): {
+  state: CircuitState;
+  since: string | null;
+  consecutiveFailures: number;
+  until: string | null;
+} {
+  const c = circuit ?? closedCircuit();
+  return { state: c.state, since: iso(c.since), consecutiveFailures: c.consecutiveFailures, until: iso(c.until) };
 }
 
 function noDestination(name: string): ProblemError {

@@ -40,6 +40,8 @@ export class Forwarder {
   private unsubscribe: (() => void) | undefined;
   private sweep: NodeJS.Timeout | undefined;
   private stopped = false;
+  /** Whether a config was put in force already: a later one resets the circuits of the destinations it adds or changes. */
+  private applied = false;
   /** This instance's push leases, renewed while it lives (CONTRACT 6 "After a crash"). */
   readonly leases: LeaseKeeper;
 
@@ -75,8 +77,11 @@ export class Forwarder {
       });
       this.dispatchers.set(destination.name, dispatcher);
       this.publishers.set(destination.name, publisher);
-      dispatcher.start();
+      // A destination added or changed by a reload starts with its circuit closed (docs/circuits.md);
+      // at start, each keeps the circuit it had, shared with the other instances.
+      dispatcher.start(this.applied);
     }
+    this.applied = true;
     if (this.dispatchers.size > 0) this.unsubscribe ??= this.deps.feed.subscribe(() => this.wakeAll());
     else {
       this.unsubscribe?.();

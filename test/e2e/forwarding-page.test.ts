@@ -187,6 +187,37 @@ describe.skipIf(skipBrowserTests)('forwarding on the inbox page in Chromium', { 
       .toBe('forwarded');
   });
 
+  it("shows a destination's circuit: closed, then open in red with until when", async () => {
+    await server.close();
+    server = await startForwarding('sqlite', {
+      destinations: {
+        app: {
+          url: destination.url,
+          allowPrivateNetwork: true,
+          retry: { attempts: 2, initialMs: 10, maxMs: 20 },
+          breaker: { failures: 3, cooldownSeconds: 120 },
+        },
+      },
+      sources: { shop: { forward: [{ to: 'app' }] } },
+    });
+    session = await openPage(browser, server);
+    const { page } = session;
+    await page.locator('[data-action="destinations"]').click();
+    const circuit = page.locator('.destinations-table tr[data-destination="app"] td.circuit');
+    await circuit.waitFor({ timeout: 5000 });
+    expect(await circuit.getAttribute('data-circuit')).toBe('closed');
+    expect(await circuit.textContent()).toBe('closed');
+    destination.answer = () => ({ status: 500 });
+    await send(server, 'shop', '{"n":1}');
+    await send(server, 'shop', '{"n":2}');
+    await expect.poll(() => circuit.getAttribute('data-circuit'), { timeout: 8000 }).toBe('open');
+    expect(await circuit.getAttribute('class')).toContain('bad');
+    expect(await circuit.textContent()).toMatch(/^open until .+3 failed in a row; nothing is sent meanwhile$/);
+    const until = (await api<{ items: Array<{ circuit: { until: string } }> }>(server, '/api/destinations')).json.items[0]
+      ?.circuit.until;
+    expect(await circuit.locator('time').getAttribute('datetime')).toBe(until);
+  });
+
   it('stops polling while the panel is closed and the tab is hidden', async () => {
     session = await openPage(browser, server);
     const { page } = session;

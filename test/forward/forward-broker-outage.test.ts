@@ -47,6 +47,8 @@ describe.each(STORES)('a broker that goes down and comes back while deliveries a
           allowPrivateNetwork: true,
           timeoutMs: 2000,
           retry: { attempts: 1000, initialMs: 50, maxMs: 300 },
+          // The outage opens the circuit (docs/circuits.md): a short cooldown, so that the probes find the broker back soon.
+          breaker: { cooldownSeconds: 0.5 },
         },
       },
       sources: { shop: { forward: [{ to: 'bus' }] } },

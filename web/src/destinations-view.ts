@@ -1,5 +1,5 @@
-// The destinations panel: where deliveries are forwarded, how much waits and
-// how much failed, the age of the oldest waiting forward and the last error;
+// The destinations panel: where deliveries are forwarded, its circuit (open
+// in red, until when), how much waits and how much failed, the age of the oldest waiting forward and the last error;
 // with pause, resume and "retry all failed" for each. Opened from the top
 // bar; refreshed every 2 s while it is open and the tab is visible.
 
@@ -125,7 +125,7 @@ export class DestinationsView {
   }
 
   private table(destinations: DestinationInfo[]): HTMLElement {
-    const head = ['Name', 'Kind', 'URL', 'Paused', 'Pending', 'Failed', 'Oldest pending', 'Last error', 'Actions'];
+    const head = ['Name', 'Kind', 'URL', 'Circuit', 'Paused', 'Pending', 'Failed', 'Oldest pending', 'Last error', 'Actions'];
     return h(
       'div',
       { class: 'table-scroll' },
@@ -177,6 +177,7 @@ export class DestinationsView {
       h('th', { attrs: { scope: 'row' } }, d.name),
       cell('Kind', 'kind', d.kind, ...connectionText(d)),
       d.url === null ? cell('URL', 'url', '—') : urlCell(d.url),
+      circuitCell(d),
       cell('Paused', 'paused', d.paused ? 'paused' : 'no'),
       cell('Pending', 'pending', d.pending.toLocaleString()),
       cell('Failed', d.failed > 0 ? 'failed bad' : 'failed', d.failed.toLocaleString()),
@@ -229,6 +230,40 @@ function urlCell(url: string): HTMLElement {
     pieces.push(h('wbr'), h('span', { class: 'url-segment' }, segment));
   }
   return h('td', { class: 'url', attrs: { 'data-label': 'URL', title: url } }, ...pieces);
+}
+
+/**
+ * The circuit (docs/circuits.md): "closed" (with the failures in a row, if
+ * any), "open until …" in red while no attempt is made, "half open" while
+ * one forward is tried.
+ */
+function circuitCell(d: DestinationInfo): HTMLElement {
+  const { circuit } = d;
+  const attrs = { 'data-label': 'Circuit', 'data-circuit': circuit.state };
+  if (circuit.state === 'closed') {
+    const failures = circuit.consecutiveFailures;
+    return h(
+      'td',
+      { class: 'circuit', attrs },
+      'closed',
+      failures === 0 ? '' : h('span', { class: 'muted' }, ` (${failures} failed in a row)`),
+    );
+  }
+  if (circuit.state === 'half_open') return h('td', { class: 'circuit bad', attrs }, 'half open: one forward is tried');
+  return h(
+    'td',
+    { class: 'circuit bad', attrs },
+    'open',
+    circuit.until === null
+      ? ''
+      : h(
+          'span',
+          {},
+          ' until ',
+          h('time', { attrs: { datetime: circuit.until, title: timeTitle(circuit.until) } }, formatTime(circuit.until)),
+        ),
+    h('div', { class: 'muted' }, `${circuit.consecutiveFailures} failed in a row; nothing is sent meanwhile`),
+  );
 }
 
 /** A broker's connection under its kind: "connected", or the state and why (text only: the error may quote a broker). */

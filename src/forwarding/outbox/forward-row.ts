@@ -1,3 +1,4 @@
+import { closedCircuit } from '../circuit/circuit.js';
 import { randomBytes } from 'node:crypto';
 import type { Attempt, AttemptResponse, DestinationState, Forward, ForwardStatus, ListedForward } from './outbox.js';
 
@@ -148,6 +149,7 @@ export function stateOf(states: Map<string, DestinationState>, name: string): De
       lastSuccessAt: null,
       lastFailureAt: null,
       lastError: null,
+      circuit: closedCircuit(),
     };
     states.set(name, found);
   }

@@ -1,6 +1,7 @@
 import type { NewForward, StoredDelivery } from '../../deliveries/delivery-store.js';
 import type { ForwardStatus } from '../../api/forward-status.js';
 import type { DeadLetterListener } from './dead-letters.js';
+import type { Breaker, Circuit, CircuitChange } from '../circuit/circuit.js';
 
 export { FORWARD_STATUSES, type ForwardStatus } from '../../api/forward-status.js';
 
@@ -111,6 +112,11 @@ export interface ClaimRequest {
    * consumer, whose lease only its visibility timeout ends.
    */
   owner?: string;
+  /**
+   * Claims even though the destination's circuit is open or half open (the
+   * probe, taken with `takeProbe`); without it, such a claim takes nothing.
+   */
+  probe?: boolean;
 }
 
 /** A pull consumer's claim hands out at most this many bytes of delivery bodies (CONTRACT 6). */
@@ -152,6 +158,20 @@ export interface AttemptOutcome {
   transform?: AttemptTransform | null;
   /** `cancelled`: its transform dropped it (CONTRACT 10), nothing was sent. */
   next: { state: 'succeeded' } | { state: 'failed' } | { state: 'cancelled' } | { state: 'pending'; at: number };
+  /**
+   * How the destination's circuit counts it (docs/circuits.md): the
+   * destination answered, or failed. Absent: not at all (a transform
+   * settled it, the dispatcher's stop aborted it).
+   */
+  circuit?: 'success' | 'failure';
+}
+
+/** What `settleCounting` did: how many outcomes were current, and the destination's circuit after them. */
+export interface CircuitSettled {
+  current: number;
+  circuit: Circuit;
+  /** Its changes, in order (opened, reopened, closed); none when it only counted. */
+  changes: CircuitChange[];
 }
 
 export interface ForwardQuery {
@@ -177,6 +197,8 @@ export interface DestinationState {
   lastSuccessAt: number | null;
   lastFailureAt: number | null;
   lastError: string | null;
+  /** Its circuit (docs/circuits.md); closed for a pull destination. */
+  circuit: Circuit;
 }
 
 /** The outbox, as every backend implements it; `contract/outbox-contract.ts` holds them to it. */
@@ -189,6 +211,22 @@ export interface Outbox {
   claim(request: ClaimRequest): Promise<ClaimedForward[]>;
   /** Records attempts; answers how many were still current (the others changed nothing). */
   settle(outcomes: readonly AttemptOutcome[]): Promise<number>;
+  /**
+   * `settle`, for one destination's outcomes, counting those that name
+   * `circuit` on its circuit, in their order, in the same transaction; the
+   * circuit's row is written only when it changes.
+   */
+  settleCounting(destination: string, outcomes: readonly AttemptOutcome[], breaker: Breaker): Promise<CircuitSettled>;
+  /** The destination's circuit as stored (closed when it never failed). */
+  circuit(destination: string): Promise<Circuit>;
+  /**
+   * Takes the probe: an open circuit whose cooldown ended (or a half-open one
+   * whose probe's window ended) becomes half open until `until`, for exactly
+   * one caller; false for every other.
+   */
+  takeProbe(destination: string, now: number, until: number): Promise<boolean>;
+  /** Forgets the destination's circuit (closed, never failed): its settings changed. Answers whether it was open or half open. */
+  resetCircuit(destination: string): Promise<boolean>;
   /**
    * Hands claimed forwards back unattempted (a dispatcher that stops): pending
    * at `now`, their attempt number and budget as before the claim.

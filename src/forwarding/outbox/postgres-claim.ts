@@ -78,8 +78,14 @@ export function claimForwards(
     }
     if (expired.rows.length > 0) await client.query(FAILED_AT, [destination, now, LEASE_EXPIRED]);
     if (request.max <= 0) return [];
-    const paused = await client.query<{ paused: boolean }>('SELECT paused FROM destinations WHERE name = $1', [destination]);
-    if (paused.rows[0]?.paused === true) return [];
+    // Nothing while paused, nor while its circuit is open or half open (docs/circuits.md) but for the probe: one round trip.
+    const held = await client.query<{ paused: boolean | null; circuit: string | null }>(
+      `SELECT (SELECT paused FROM destinations WHERE name = $1) AS paused,
+         (SELECT state FROM destination_circuits WHERE name = $1) AS circuit`,
+      [destination],
+    );
+    const row = held.rows[0];
+    if (row?.paused === true || (request.probe !== true && (row?.circuit ?? 'closed') !== 'closed')) return [];
     const due = request.ordered
       ? await client.query<{ position: string; size: string | null }>(
           `SELECT position, ${SIZE} FROM forwards WHERE position IN (SELECT position FROM (${HEADS}) heads)

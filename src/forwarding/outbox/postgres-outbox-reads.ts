@@ -1,3 +1,4 @@
+import { readCircuits } from '../circuit/postgres-circuits.js';
 // What the PostgreSQL outbox reads and changes nothing: forwards, their attempts, the destinations' states (see `Outbox`).
 
 import type { PostgresRunner } from '../../platform/db/postgres/runner.js';
@@ -115,6 +116,7 @@ export async function destinationStates(db: PostgresRunner): Promise<Destination
     s.lastFailureAt = row.last_failure_at === null ? null : Number(row.last_failure_at);
     s.lastError = row.last_error;
   }
+  for (const [name, circuit] of await readCircuits(db)) state(name).circuit = circuit;
   return [...states.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 

@@ -15,6 +15,7 @@ import type {
   Outbox,
   RetryBudget,
   RetrySelection,
+  CircuitSettled,
 } from './outbox.js';
 import { claimForwards } from './postgres-claim.js';
 import { finishLease, releaseForwards, renewOwnedLeases } from './postgres-lease.js';
@@ -26,8 +27,10 @@ import {
   listForwards,
   nextDueTime,
 } from './postgres-outbox-reads.js';
-import { settleOutcomes } from './postgres-settle.js';
+import { settleCounted, settleOutcomes } from './postgres-settle.js';
 import { DeadLetterListeners, type DeadLetter, type DeadLetterListener } from './dead-letters.js';
+import { closedCircuit, type Breaker, type Circuit } from '../circuit/circuit.js';
+import { readCircuit, resetCircuit, takeProbe } from '../circuit/postgres-circuits.js';
 
 /**
  * The outbox on PostgreSQL (see `Outbox`). Several instances claim from it at
@@ -56,6 +59,25 @@ export class PostgresOutbox implements Outbox {
 
   onDeadLetters(listener: DeadLetterListener): () => void {
     return this.deadLetterListeners.add(listener);
+  }
+
+  async settleCounting(destination: string, outcomes: readonly AttemptOutcome[], breaker: Breaker): Promise<CircuitSettled> {
+    const failed: DeadLetter[] = [];
+    const settled = await settleCounted(this.db, destination, outcomes, breaker, failed);
+    this.deadLetterListeners.tell(failed);
+    return settled;
+  }
+
+  circuit(destination: string): Promise<Circuit> {
+    return holdable(destination) ? readCircuit(this.db, destination) : Promise.resolve(closedCircuit());
+  }
+
+  takeProbe(destination: string, now: number, until: number): Promise<boolean> {
+    return takeProbe(this.db, destination, now, until);
+  }
+
+  resetCircuit(destination: string): Promise<boolean> {
+    return holdable(destination) ? resetCircuit(this.db, destination) : Promise.resolve(false);
   }
 
   renewLeases(owner: string, until: number): Promise<string[]> {

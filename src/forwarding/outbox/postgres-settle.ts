@@ -1,5 +1,10 @@
 import { responseColumn } from './forward-row.js';
-import type { AttemptOutcome } from './outbox.js';
+import type { AttemptOutcome, CircuitSettled } from './outbox.js';
+import type { Breaker } from '../circuit/circuit.js';
+import { circuitEvents } from '../circuit/circuit-events.js';
+import { closedBySuccess, countOutcomes, SUCCEEDED_AND_CLOSED } from '../circuit/postgres-circuits.js';
+import type { CircuitRow } from '../circuit/circuit-row.js';
+import { closedCircuit } from '../circuit/circuit.js';
 import type { PostgresRunner } from '../../platform/db/postgres/runner.js';
 import { FAILED_AT, SUCCEEDED_AT } from './postgres-outbox-sql.js';
 import type { DeadLetter } from './dead-letters.js';
@@ -46,7 +51,35 @@ export async function settleOutcomes(
   outcomes: readonly AttemptOutcome[],
   deadLetters: DeadLetter[] = [],
 ): Promise<number> {
-  if (outcomes.length === 0) return 0;
+  return outcomes.length === 0 ? 0 : (await settleBatch(db, outcomes, deadLetters)).current;
+}
+
+/**
+ * One destination's outcomes, counted on its circuit in the same transaction
+ * (docs/circuits.md): a batch of successes only folds the circuit into the
+ * statement that records the last success (no extra round trip, no write
+ * when the circuit is clean); a batch with a failure locks, reads and (when
+ * it changed) writes the circuit's row, after the `destinations` row. The
+ * forwards it failed are added to `deadLetters`.
+ */
+export async function settleCounted(
+  db: PostgresRunner,
+  destination: string,
+  outcomes: readonly AttemptOutcome[],
+  breaker: Breaker,
+  deadLetters: DeadLetter[] = [],
+): Promise<CircuitSettled> {
+  if (outcomes.length === 0) return { current: 0, circuit: closedCircuit(), changes: [] };
+  const settled = await settleBatch(db, outcomes, deadLetters, { destination, breaker });
+  return { current: settled.current, ...(settled.circuit ?? { circuit: closedCircuit(), changes: [] }) };
+}
+
+async function settleBatch(
+  db: PostgresRunner,
+  outcomes: readonly AttemptOutcome[],
+  deadLetters: DeadLetter[],
+  counting?: { destination: string; breaker: Breaker },
+): Promise<{ current: number; circuit?: Omit<CircuitSettled, 'current'> }> {
   const values = [
     outcomes.map((o) => o.forwardId),
     outcomes.map((o) => o.n),
@@ -75,14 +108,24 @@ export async function settleOutcomes(
       else if (row.state === 'cancelled') continue;
       else if ((failed.get(row.destination)?.at ?? 0) <= at) failed.set(row.destination, { at, error: row.error });
     }
-    for (const [name, at] of succeeded) await client.query(SUCCEEDED_AT, [name, at]);
+    const events = counting === undefined ? [] : circuitEvents(outcomes);
+    const onlySuccesses = counting !== undefined && events.length > 0 && events.every((e) => e.ok);
+    let circuit: Omit<CircuitSettled, 'current'> | undefined;
+    for (const [name, at] of succeeded) {
+      if (onlySuccesses && name === counting.destination) {
+        const rows = await client.query<CircuitRow & { was: string }>(SUCCEEDED_AND_CLOSED, [name, at]);
+        circuit = closedBySuccess(rows.rows, at);
+      } else await client.query(SUCCEEDED_AT, [name, at]);
+    }
     for (const [name, { at, error }] of failed) await client.query(FAILED_AT, [name, at, error]);
+    if (counting !== undefined && events.length > 0 && circuit === undefined)
+      circuit = await countOutcomes(client, counting.destination, events, counting.breaker);
     const letters = settled.rows
       .filter((row) => row.state === 'failed')
       .map((row) => ({ destination: row.destination, error: row.error }));
     // Told only once the transaction commits (a retried transaction runs this again).
     deadLetters.length = 0;
     deadLetters.push(...letters);
-    return settled.rows.length;
+    return { current: settled.rows.length, ...(circuit === undefined ? {} : { circuit }) };
   });
 }

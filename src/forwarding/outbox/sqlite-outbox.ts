@@ -27,10 +27,14 @@ import type {
   Outbox,
   RetryBudget,
   RetrySelection,
+  CircuitSettled,
 } from './outbox.js';
 import type { ForwardSummary, NewForward } from '../../deliveries/delivery-store.js';
 import { outboxStatements, type OutboxStatements } from './sqlite-outbox-statements.js';
 import { DeadLetterListeners, type DeadLetter, type DeadLetterListener } from './dead-letters.js';
+import { SqliteCircuits } from '../circuit/sqlite-circuits.js';
+import type { Breaker, Circuit } from '../circuit/circuit.js';
+import { circuitEvents } from '../circuit/circuit-events.js';
 
 /**
  * The outbox on SQLite (see `Outbox`). Every write is one synchronous
@@ -42,11 +46,19 @@ export class SqliteOutbox implements Outbox {
   private readonly deadLetterListeners = new DeadLetterListeners();
   /** The forwards the transaction under way failed: told once it commits (transactions here are synchronous, one at a time). */
   private deadLetters: DeadLetter[] = [];
+  private readonly circuits: SqliteCircuits;
 
   constructor(private readonly db: Database) {
     this.q = outboxStatements(db);
+    this.circuits = new SqliteCircuits(db);
     this.claimTransaction = db.transaction((request: ClaimRequest) => this.claimAll(request));
     this.settleTransaction = db.transaction((outcomes: readonly AttemptOutcome[]) => this.settleAll(outcomes));
+    this.countingTransaction = db.transaction(
+      (destination: string, outcomes: readonly AttemptOutcome[], breaker: Breaker): CircuitSettled => {
+        const current = this.settleAll(outcomes);
+        return { current, ...this.circuits.count(destination, circuitEvents(outcomes), breaker) };
+      },
+    );
     this.ackTransaction = db.transaction((id: string, lease: string, now: number, nack?: { at: number; budget: RetryBudget }) =>
       this.finish(id, lease, now, nack),
     );
@@ -127,6 +139,8 @@ export class SqliteOutbox implements Outbox {
       this.q.failedAt.run(destination, now, LEASE_EXPIRED);
     }
     if (request.max <= 0 || this.q.paused.get(destination)?.paused === 1) return [];
+    // Nothing while its circuit is open or half open (docs/circuits.md), but for the probe.
+    if (request.probe !== true && this.circuits.read(destination).state !== 'closed') return [];
     const due = withinBytes(
       (request.ordered ? this.q.dueHeads : this.q.due).all(destination, now, request.max),
       request.maxBytes,
@@ -215,6 +229,24 @@ export class SqliteOutbox implements Outbox {
 
   async settle(outcomes: readonly AttemptOutcome[]): Promise<number> {
     return outcomes.length === 0 ? 0 : this.telling(() => this.withoutSync(() => this.settleTransaction.immediate(outcomes)));
+  }
+
+  private readonly countingTransaction;
+
+  async settleCounting(destination: string, outcomes: readonly AttemptOutcome[], breaker: Breaker): Promise<CircuitSettled> {
+    return this.telling(() => this.withoutSync(() => this.countingTransaction.immediate(destination, outcomes, breaker)));
+  }
+
+  async circuit(destination: string): Promise<Circuit> {
+    return this.circuits.read(destination);
+  }
+
+  async resetCircuit(destination: string): Promise<boolean> {
+    return this.circuits.reset(destination);
+  }
+
+  async takeProbe(destination: string, now: number, until: number): Promise<boolean> {
+    return this.withoutSync(() => this.circuits.takeProbe(destination, now, until));
   }
 
   private readonly ackTransaction;
@@ -355,6 +387,7 @@ export class SqliteOutbox implements Outbox {
       s.lastFailureAt = row.last_failure_at;
       s.lastError = row.last_error;
     }
+    for (const [name, circuit] of this.circuits.all()) state(name).circuit = circuit;
     return [...states.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 

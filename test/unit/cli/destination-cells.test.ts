@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { destinationCells } from '../../../src/cli/destinations.js';
+import { circuitCell, destinationCells } from '../../../src/cli/destinations.js';
 import type { DestinationRow } from '../../../src/cli/outbox-api.js';
 
 const row = (over: Partial<DestinationRow>): DestinationRow => ({
@@ -14,6 +14,7 @@ const row = (over: Partial<DestinationRow>): DestinationRow => ({
   lastFailureAt: null,
   lastError: null,
   connection: null,
+  circuit: { state: 'closed', since: null, consecutiveFailures: 0, until: null },
   ...over,
 });
 
@@ -25,6 +26,7 @@ describe('reception destinations: the CONNECTION column', () => {
       'nats',
       'nats://127.0.0.1:4222',
       'connected',
+      'closed',
       'no',
       '2',
       '0',
@@ -38,6 +40,24 @@ describe('reception destinations: the CONNECTION column', () => {
   it('is "-" for an HTTP destination among brokers, and absent without brokers', () => {
     const http = row({ kind: 'http', url: 'https://app.example/hooks' });
     expect(destinationCells(http, Date.now(), true)[3]).toBe('-');
-    expect(destinationCells(http, Date.now())).toHaveLength(8);
+    expect(destinationCells(http, Date.now())).toHaveLength(9);
+  });
+});
+
+describe('reception destinations: the CIRCUIT column', () => {
+  const now = Date.UTC(2026, 0, 5, 9, 0, 0);
+  it('shows closed (with the failures in a row), open for how long, half open', () => {
+    const circuit = (over: Partial<DestinationRow['circuit']>): DestinationRow['circuit'] => ({
+      state: 'closed',
+      since: null,
+      consecutiveFailures: 0,
+      until: null,
+      ...over,
+    });
+    expect(circuitCell(circuit({}), now)).toBe('closed');
+    expect(circuitCell(circuit({ consecutiveFailures: 4 }), now)).toBe('closed (4 failed)');
+    expect(circuitCell(circuit({ state: 'open', until: new Date(now + 25_000).toISOString() }), now)).toBe('open for 25s');
+    expect(circuitCell(circuit({ state: 'open', until: new Date(now - 1).toISOString() }), now)).toBe('open (probe due)');
+    expect(circuitCell(circuit({ state: 'half_open', until: new Date(now + 5000).toISOString() }), now)).toBe('half open');
   });
 });

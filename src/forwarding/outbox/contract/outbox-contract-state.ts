@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { InboxDatabase } from '../../../inbox/inbox-database.js';
 import type { DestinationState } from '../outbox.js';
+import { closedCircuit } from '../../circuit/circuit.js';
 import { claim, claimedOne, deliver, deliverAll, forward, forwardOf, outcome, T0 } from './outbox-contract-support.js';
 
 const idle = (name: string): DestinationState => ({
@@ -12,6 +13,7 @@ const idle = (name: string): DestinationState => ({
   lastSuccessAt: null,
   lastFailureAt: null,
   lastError: null,
+  circuit: closedCircuit(),
 });
 
 /** What the destinations list shows, and what retention and deletes do to forwards. */

@@ -10,6 +10,7 @@ import { describeRenewalContract } from './outbox-contract-renewal.js';
 import { describeStateContract } from './outbox-contract-state.js';
 import { describeTransformContract } from './outbox-contract-transforms.js';
 import { describeDeadLetterContract } from './outbox-contract-dead-letters.js';
+import { describeCircuitContract } from './outbox-contract-circuit.js';
 import { claim, deliver, deliverAll, deliveryTo, forwardOf, outcome, T0 } from './outbox-contract-support.js';
 
 /**
@@ -34,6 +35,7 @@ export function describeOutbox(name: string, open: OpenStore): void {
     describeStateContract(store);
     describeTransformContract(store);
     describeDeadLetterContract(store);
+    describeCircuitContract(store);
   });
 }
 
