@@ -86,4 +86,48 @@ describe.each(STORES)('an issue from its cause to its notification (%s)', (kind)
     const all = await api<{ items: IssueItem[] }>(running, '/api/issues');
     expect(all.json.items.map((i) => [i.kind, i.status])).toEqual([['dead_letters', 'resolved']]);
   });
+
+  it('an open circuit opens destination_down, and its closing resolves it', async () => {
+    if (!(await storeAvailable(kind, 'issue end-to-end tests'))) return;
+    const config: ConfigFile = {
+      destinations: {
+        shop: { url: shop.url, allowPrivateNetwork: true, breaker: { failures: 2, cooldownSeconds: 0.2 } },
+        ops: { url: ops.url, allowPrivateNetwork: true },
+      },
+      sources: { orders: { forward: [{ to: 'shop' }] } },
+      alerts: { notify: ['ops'] },
+    };
+    server = await startForwarding(kind, config, { alerts: resolveAlerts(config.alerts), issueTracker: { flushMs: 20 } });
+    const running = server;
+    shop.answer = () => ({ status: 500, body: 'shop is down' });
+    await send(running, 'orders', '{"n":1}');
+    await send(running, 'orders', '{"n":2}');
+    const issues = async (): Promise<IssueItem[]> => (await api<{ items: IssueItem[] }>(running, '/api/issues')).json.items;
+    await eventually(
+      async () => (await issues()).some((i) => i.kind === 'destination_down' && i.status === 'open'),
+      10_000,
+      'no destination_down issue',
+    );
+    const opened = (await issues()).find((i) => i.kind === 'destination_down');
+    expect(opened).toMatchObject({ subject: 'shop', status: 'open' });
+    expect(opened?.lastError).toContain('500');
+    // The destination answers again: the next probe closes the circuit, and the issue resolves by itself.
+    shop.answer = () => ({ status: 200 });
+    await eventually(
+      async () => (await issues()).find((i) => i.id === opened?.id)?.status === 'resolved',
+      15_000,
+      'the issue did not resolve',
+    );
+    const told = () => ops.requests.map((r) => JSON.parse(r.body.toString('utf8')) as { type: string; issue: IssueItem });
+    await eventually(
+      () => told().some((e) => e.type === 'issue.resolved' && e.issue.id === opened?.id),
+      10_000,
+      'no issue.resolved',
+    );
+    expect(
+      told()
+        .filter((e) => e.issue.id === opened?.id)
+        .map((e) => e.type),
+    ).toEqual(['issue.opened', 'issue.resolved']);
+  });
 });
