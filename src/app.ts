@@ -126,7 +126,8 @@ export interface App {
 export async function buildApp(deps: AppDeps): Promise<App> {
   const { metrics, logger, store } = deps;
   const feed = deps.feed ?? new LocalCommitFeed();
-  const queue = new WriteQueue(store, {
+  // Through the forwarder (declared below; a commit comes only once the app is built), which leases forwards at the commit.
+  const queue = new WriteQueue({ append: (batch) => forwarder.append(batch, (b) => store.append(b)) }, {
     maxPending: deps.queueMaxPending,
     maxPendingBytes: deps.queueMaxPendingBytes,
     maxBatch: 512,
