@@ -32,6 +32,7 @@ import { LocalCommitFeed, type PublishingFeed } from './deliveries/commit-feed.j
 import { StreamHub } from './stream/stream-hub.js';
 import type { InboxDatabase } from './inbox/inbox-database.js';
 import { WriteQueue } from './inbox/write-queue.js';
+import type { NewDelivery } from './deliveries/delivery-store.js';
 import type { Destination } from './forwarding/destination.js';
 import { Forwarder } from './forwarding/forwarder.js';
 import { storedEventTypeSubject } from './event-types/event-type-of-delivery.js';
@@ -126,8 +127,9 @@ export interface App {
 export async function buildApp(deps: AppDeps): Promise<App> {
   const { metrics, logger, store } = deps;
   const feed = deps.feed ?? new LocalCommitFeed();
-  // Through the forwarder (declared below; a commit comes only once the app is built), which leases forwards at the commit.
-  const queue = new WriteQueue({ append: (batch) => forwarder.append(batch, (b) => store.append(b)) }, {
+  // Commits go through the forwarder (declared below; a commit comes only once the app is built): it leases forwards at the commit.
+  const commits = { append: (batch: readonly NewDelivery[]) => forwarder.append(batch, (b) => store.append(b)) };
+  const queue = new WriteQueue(commits, {
     maxPending: deps.queueMaxPending,
     maxPendingBytes: deps.queueMaxPendingBytes,
     maxBatch: 512,

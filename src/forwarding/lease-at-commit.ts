@@ -76,12 +76,7 @@ export async function appendLeasing(batch: readonly NewDelivery[], append: Appen
 }
 
 /** The forward as the commit stored it, with its delivery: what a claim would have read back. */
-function claimedAt(
-  delivery: NewDelivery,
-  outcome: AppendOutcome,
-  forward: Offer['forward'],
-  position: number,
-): ClaimedForward {
+function claimedAt(delivery: NewDelivery, outcome: AppendOutcome, forward: Offer['forward'], position: number): ClaimedForward {
   const { lease } = forward;
   const leased = new Set(outcome.leased?.map((l) => l.id));
   const { forwards, eventType, ...rest } = delivery;

@@ -59,7 +59,10 @@ describe.each(STORES)('a forward leased at its commit (%s)', (kind) => {
     }
     // Each recorded as its first attempt, succeeded: the lease taken at the commit is the attempt's.
     await eventually(async () => {
-      const listed = await api<{ items: Array<{ status: string; attemptCount: number }> }>(running, '/api/forwards?destination=app');
+      const listed = await api<{ items: Array<{ status: string; attemptCount: number }> }>(
+        running,
+        '/api/forwards?destination=app',
+      );
       return listed.json.items.length === 6 && listed.json.items.every((f) => f.status === 'succeeded' && f.attemptCount === 1);
     }, 5000);
   });
@@ -86,7 +89,8 @@ describe.each(STORES)('a forward leased at its commit (%s)', (kind) => {
     // Never more than the two slots at once, those leased at the commit included.
     expect(destination.requests.length).toBeLessThanOrEqual(2);
     await eventually(
-      async () => (await Promise.all(ids.map(async (id) => (await forwardsOf(running, id))[0]?.status))).every((s) => s === 'succeeded'),
+      async () =>
+        (await Promise.all(ids.map(async (id) => (await forwardsOf(running, id))[0]?.status))).every((s) => s === 'succeeded'),
       20_000,
     );
     for (const id of ids) expect(destination.requestsFor(id)).toHaveLength(1);

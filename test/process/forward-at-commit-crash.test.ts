@@ -53,7 +53,10 @@ function startOn(kind: Kind, where: { data: string; schema: string }): Promise<S
   });
 }
 
-async function forwardOf(server: ServerProcess, id: string): Promise<{ status: string; attempts: Array<{ error: string | null }> }> {
+async function forwardOf(
+  server: ServerProcess,
+  id: string,
+): Promise<{ status: string; attempts: Array<{ error: string | null }> }> {
   const { json } = await apiCall<{ items: Array<{ status: string; attempts: Array<{ error: string | null }> }> }>(
     server,
     `/api/deliveries/${id}/forwards`,
