@@ -57,6 +57,10 @@ export function outboxStatements(db: Database) {
        VALUES (@id, @seq, @deliveryId, @source, @destination, 'delivering', 1, 1,
          @now, @until, @until, @lease, @owner, @startedAt, @now, @now, @transform)`,
     ),
+    // Whether a claim has anything to do: a forward due, or a lease run out (by forwards_due).
+    anyDue: prepare<[string, number], { one: number }>(
+      `SELECT 1 AS one FROM forwards WHERE status IN ${UNSETTLED} AND destination = ? AND next_attempt_at <= ? LIMIT 1`,
+    ),
     expired: prepare<[string, number], ForwardRow & { attempt_started_at: number | null }>(
       `SELECT ${FORWARD_COLUMNS}, attempt_started_at FROM forwards
        WHERE status = 'delivering' AND destination = ? AND next_attempt_at <= ?`,

@@ -177,6 +177,8 @@ export class SqliteOutbox implements Outbox {
   private readonly claimTransaction;
 
   async claim(request: ClaimRequest): Promise<ClaimedForward[]> {
+    // Nothing due and no lease run out (most wake-ups, once forwards are leased at their commit): no transaction.
+    if (this.q.anyDue.get(request.destination, request.now) === undefined) return [];
     return this.withoutSync(() => this.claimTransaction.immediate(request));
   }
 
