@@ -60,6 +60,22 @@ export function describeCommitLeaseContract(store: () => InboxDatabase): void {
       expect(taken[0]?.attempts.map((x) => [x.n, x.error])).toEqual([[1, LEASE_EXPIRED]]);
     });
 
+    it('of a duplicate are not stored: only the first delivery of a dedup key has its forward leased', async () => {
+      const first = deliveryTo({ at: T0, dedupKey: 'evt_1' });
+      const again = deliveryTo({ at: T0, dedupKey: 'evt_1' });
+      const [f1] = first.forwards;
+      const [f2] = again.forwards;
+      if (f1 === undefined || f2 === undefined) throw new Error('a forward expected');
+      const [a, b] = await store().append([
+        { ...first, forwards: [{ ...f1, lease: leased('token-1') }] },
+        { ...again, forwards: [{ ...f2, lease: leased('token-2') }] },
+      ]);
+      expect(a).toMatchObject({ duplicate: false, leased: [{ id: f1.id }] });
+      expect(b?.duplicate).toBe(true);
+      expect(b?.leased).toBeUndefined();
+      expect(await store().outbox.get(f2.id)).toBeUndefined();
+    });
+
     it('of a paused destination are stored pending, unleased, and not named in the outcome', async () => {
       await store().outbox.setPaused('app', true);
       const d = deliveryTo({ at: T0 });
