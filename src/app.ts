@@ -32,6 +32,7 @@ import { LocalCommitFeed, type PublishingFeed } from './deliveries/commit-feed.j
 import { StreamHub } from './stream/stream-hub.js';
 import type { InboxDatabase } from './inbox/inbox-database.js';
 import { WriteQueue } from './inbox/write-queue.js';
+import type { NewDelivery } from './deliveries/delivery-store.js';
 import type { Destination } from './forwarding/destination.js';
 import { Forwarder } from './forwarding/forwarder.js';
 import { storedEventTypeSubject } from './event-types/event-type-of-delivery.js';
@@ -159,7 +160,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // First: built before the parts that signal issues (IssueSignals), so that they can be handed it.
   const issues = new IssueTracker({ store: store.issues, logger, ...deps.issueTracker });
   registerIssueGauge(metrics.registry, () => store.issues.countOpen());
-  const queue = new WriteQueue(store, {
+  // Commits go through the forwarder (declared below; a commit comes only once the app is built): it leases forwards at the commit.
+  const commits = { append: (batch: readonly NewDelivery[]) => forwarder.append(batch, (b) => store.append(b)) };
+  const queue = new WriteQueue(commits, {
     maxPending: deps.queueMaxPending,
     maxPendingBytes: deps.queueMaxPendingBytes,
     maxBatch: 512,

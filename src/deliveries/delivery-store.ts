@@ -28,6 +28,26 @@ export interface NewForward {
   destination: string;
   /** The transform of the route that made it (CONTRACT 10), run at each attempt; absent or null: none. */
   transform?: string | null;
+  /**
+   * Set by this instance's forwarder just before the commit when the
+   * destination's dispatcher has room (see docs/forwarding.md, "How a forward
+   * goes from the commit to the wire"): the forward is stored `delivering`,
+   * its first attempt taken and leased to this instance, as a claim would
+   * leave it, unless the destination is paused (then `pending`, as without).
+   */
+  lease?: CommitLease;
+}
+
+/** A lease taken at the commit: what a claim would write. */
+export interface CommitLease {
+  /** The instance's lease owner (its LeaseKeeper), renewed while it lives. */
+  owner: string;
+  /** The lease's token, new for this forward. */
+  token: string;
+  /** When the attempt starts (ms): the commit's time. */
+  startedAt: number;
+  /** When the lease runs out unless renewed (ms). */
+  until: number;
 }
 
 /** A delivery's forwards as its JSON shows them. */
@@ -82,6 +102,8 @@ export interface AppendOutcome {
   receivedAt: number;
   /** True when an earlier delivery had the same dedup key: nothing new was stored. */
   duplicate: boolean;
+  /** Its forwards stored leased to this instance (`NewForward.lease`), with their position; absent: none. */
+  leased?: ReadonlyArray<{ id: string; position: number }>;
 }
 
 /** A page of the inbox: the deliveries that match the filter (CONTRACT 8), newest first. */

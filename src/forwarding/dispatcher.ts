@@ -79,6 +79,8 @@ export class PushDispatcher {
   private failuresInARow = 0;
   /** A flush is recording outcomes now. */
   private recording = false;
+  /** Slots held for forwards being leased in a commit under way (see `acceptsAtCommit`). */
+  private atCommit = 0;
 
   constructor(
     readonly destination: Destination,
@@ -114,6 +116,42 @@ export class PushDispatcher {
     const wake = this.wakeUp;
     this.wakeUp = undefined;
     wake?.();
+  }
+
+  /**
+   * Whether a forward committed now may be leased to this instance in its
+   * commit and handed here at once (lease-at-commit.ts): a free slot with
+   * nothing queued for it (and a rate token), not ordered (its head is the
+   * store's to find), not stopping. Else it is stored `pending` and claimed.
+   */
+  acceptsAtCommit(): boolean {
+    if (this.stopped || this.running === undefined || this.destination.ordered) return false;
+    // A circuit that is not closed (docs/circuits.md), failures being recorded that may open it, or a
+    // slow-down after a 429/503: the forward waits `pending` and is claimed when the dispatcher may send.
+    if (this.circuit.blocks() || this.awaitingCircuit() || this.throttle.current() !== undefined) return false;
+    const held = this.inflight + this.queue.length + this.atCommit;
+    if (this.bucket !== undefined && this.bucket.available() <= this.queue.length + this.atCommit) return false;
+    return held < this.destination.concurrency;
+  }
+
+  /** A slot held for a forward being leased in a commit under way (`acceptsAtCommit` counts it). */
+  reserveAtCommit(): void {
+    this.atCommit++;
+  }
+
+  /**
+   * The slot's forward, once its commit is over: leased to this instance
+   * (committed at `claimedAt`), it is sent at once; undefined when the commit
+   * failed or stored it `pending`. Handed back if this dispatcher stopped meanwhile.
+   */
+  takeAtCommit(claimed: ClaimedForward | undefined, claimedAt: number): void {
+    this.atCommit--;
+    if (claimed === undefined) return;
+    if (this.stopped) void this.release([claimed]);
+    else {
+      this.queue.push({ ...claimed, claimedAt });
+      this.pump();
+    }
   }
 
   /**

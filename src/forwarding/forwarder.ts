@@ -10,6 +10,8 @@ import { LeaseKeeper } from './lease-keeper.js';
 import type { Publisher } from './publishers/publisher.js';
 import type { Transforms } from '../transforms/transforms.js';
 import type { IssueSignals } from '../issues/issue-signals.js';
+import type { AppendOutcome, NewDelivery } from '../deliveries/delivery-store.js';
+import { appendLeasing, type Append, type CommitLeasing } from './lease-at-commit.js';
 
 export interface ForwarderDeps {
   outbox: Outbox;
@@ -44,10 +46,17 @@ export class Forwarder {
   private applied = false;
   /** This instance's push leases, renewed while it lives (CONTRACT 6 "After a crash"). */
   readonly leases: LeaseKeeper;
+  /** What a commit needs to lease forwards to this instance's dispatchers (lease-at-commit.ts). */
+  private readonly leasing: CommitLeasing;
 
   constructor(private readonly deps: ForwarderDeps) {
     deps.metrics.watch(deps.outbox);
     this.leases = new LeaseKeeper(deps.outbox, deps.logger, deps.leaseMs);
+    this.leasing = {
+      dispatcher: (name) => (this.stopped ? undefined : this.dispatchers.get(name)),
+      owner: this.leases.owner,
+      leaseMs: this.leases.leaseMs,
+    };
   }
 
   /** Puts a config's destinations in force: new ones start, removed ones stop, changed ones restart. */
@@ -103,6 +112,16 @@ export class Forwarder {
   /** A broker destination's connection; undefined for an HTTP or pull one. */
   connectionOf(name: string): ConnectionStatus | undefined {
     return this.publishers.get(name)?.connection?.();
+  }
+
+  /**
+   * Commits a batch with `append`, leasing at the commit the forwards whose
+   * dispatcher here has room, and handing them to it straight after (see
+   * lease-at-commit.ts); the write queue commits through this.
+   */
+  append(batch: readonly NewDelivery[], append: Append): Promise<AppendOutcome[]> {
+    if (this.stopped || this.dispatchers.size === 0) return append(batch);
+    return appendLeasing(batch, append, this.leasing);
   }
 
   wake(name: string): void {

@@ -22,7 +22,10 @@ export const APPEND_LOCK = 7_305_162_021;
  * time buckets, the inbox position and the NOTIFY that wakes the other
  * instances' streams, each from the rows actually inserted (a duplicate by
  * dedup key inserts none). The forwards' foreign key is checked at the end
- * of the statement, when the deliveries are there.
+ * of the statement, when the deliveries are there. A forward with a lease
+ * (NewForward.lease) is inserted `delivering`, leased to this instance,
+ * unless its destination is paused; those are answered as rows of their
+ * own (`leased_id`, with no seq).
  */
 export const APPEND = `WITH lock AS MATERIALIZED (
     SELECT pg_advisory_xact_lock(${APPEND_LOCK})
@@ -40,12 +43,23 @@ export const APPEND = `WITH lock AS MATERIALIZED (
     ON CONFLICT (source, dedup_key) WHERE dedup_key IS NOT NULL DO NOTHING
     RETURNING id, seq, source, received_at, event_type
   ), fwd AS (
-    INSERT INTO forwards (id, delivery_seq, delivery_id, source, destination, status,
-      budget_started_at, next_attempt_at, created_at, updated_at, transform)
-    SELECT f.id, ins.seq, ins.id, ins.source, f.destination, 'pending', ins.received_at, ins.received_at, ins.received_at, ins.received_at,
-      f.transform
-    FROM unnest($17::text[], $18::text[], $19::text[], $22::text[]) AS f (id, delivery_id, destination, transform)
+    INSERT INTO forwards (id, delivery_seq, delivery_id, source, destination, status, attempt_count, budget_used,
+      budget_started_at, next_attempt_at, lease_until, lease, lease_owner, attempt_started_at, created_at, updated_at, transform)
+    SELECT f.id, ins.seq, ins.id, ins.source, f.destination,
+      CASE WHEN f.leased THEN 'delivering' ELSE 'pending' END,
+      CASE WHEN f.leased THEN 1 ELSE 0 END, CASE WHEN f.leased THEN 1 ELSE 0 END,
+      ins.received_at, CASE WHEN f.leased THEN f.lease_until ELSE ins.received_at END,
+      CASE WHEN f.leased THEN f.lease_until END, CASE WHEN f.leased THEN f.lease END,
+      CASE WHEN f.leased THEN f.lease_owner END, CASE WHEN f.leased THEN f.started_at END,
+      ins.received_at, ins.received_at, f.transform
+    FROM (
+      SELECT u.*, u.lease IS NOT NULL AND NOT coalesce(
+          (SELECT paused FROM destinations WHERE name = u.destination), false) AS leased
+      FROM unnest($17::text[], $18::text[], $19::text[], $22::text[], $23::text[], $24::text[], $25::bigint[], $26::bigint[])
+        AS u (id, delivery_id, destination, transform, lease, lease_owner, started_at, lease_until)
+    ) AS f
     JOIN ins ON ins.id = f.delivery_id
+    RETURNING id, delivery_id, position, status
   ), src AS (
     INSERT INTO sources (source, count, last_received_at)
     SELECT source, count(*), max(received_at) FROM ins GROUP BY source
@@ -73,7 +87,8 @@ export const APPEND = `WITH lock AS MATERIALIZED (
   ), wake AS (
     SELECT pg_notify($20, '') WHERE EXISTS (SELECT 1 FROM ins)
   )
-  SELECT id, seq FROM ins LEFT JOIN wake ON true`;
+  SELECT id, seq, NULL::text AS leased_id, NULL::bigint AS leased_position FROM ins LEFT JOIN wake ON true
+  UNION ALL SELECT delivery_id, NULL, id, position FROM fwd WHERE status = 'delivering'`;
 
 /**
  * Where each delivery's body starts (from 1) in the batch's bodies joined:
@@ -97,7 +112,7 @@ export const FIRST_BY_KEY = `SELECT d.source, d.dedup_key, d.id, d.seq, d.receiv
   FROM deliveries d JOIN unnest($1::text[], $2::text[]) AS k (source, dedup_key)
     ON d.source = k.source AND d.dedup_key = k.dedup_key`;
 
-/** APPEND's parameters, $1 to $22 in order: the deliveries' columns, their forwards, the NOTIFY channel, the bodies joined, the forwards' transforms. */
+/** APPEND's parameters, $1 to $26 in order: the deliveries' columns, their forwards, the NOTIFY channel, the bodies joined, the forwards' transforms and leases. */
 export function appendValues(batch: readonly NewDelivery[], channel: string): unknown[] {
   const forwards = batch.flatMap((d) => (d.forwards ?? []).map((f) => ({ ...f, deliveryId: d.id })));
   return [
@@ -123,5 +138,9 @@ export function appendValues(batch: readonly NewDelivery[], channel: string): un
     channel, // $20
     Buffer.concat(batch.map((d) => d.raw)), // $21
     forwards.map((f) => f.transform ?? null), // $22
+    forwards.map((f) => f.lease?.token ?? null), // $23
+    forwards.map((f) => f.lease?.owner ?? null), // $24
+    forwards.map((f) => f.lease?.startedAt ?? null), // $25
+    forwards.map((f) => f.lease?.until ?? null), // $26
   ];
 }

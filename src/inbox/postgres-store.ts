@@ -153,7 +153,12 @@ export class PostgresStore implements InboxDatabase {
       client.on('error', ignoreConnectionError);
       const keyed = batch.filter((d) => d.dedupKey !== null);
       const begun = keyed.length === 0 ? undefined : settled(client.query('BEGIN'));
-      const inserted = settled(client.query<{ id: string; seq: string }>(APPEND, appendValues(batch, this.channel)));
+      const inserted = settled(
+        client.query<{ id: string; seq: string | null; leased_id: string | null; leased_position: string | null }>(
+          APPEND,
+          appendValues(batch, this.channel),
+        ),
+      );
       const firsts =
         begun === undefined
           ? undefined
@@ -167,7 +172,16 @@ export class PostgresStore implements InboxDatabase {
       // Every query answered before any is looked at: the connection goes back to the pool idle.
       const [begin, append, first, commit] = await Promise.all([begun, inserted, firsts, committed]);
       if (begin !== undefined) valueOf(begin);
-      const seqById = new Map(valueOf(append).rows.map((row) => [row.id, Number(row.seq)]));
+      const seqById = new Map<string, number>();
+      const leasedOf = new Map<string, Array<{ id: string; position: number }>>();
+      for (const row of valueOf(append).rows) {
+        if (row.seq !== null) seqById.set(row.id, Number(row.seq));
+        else if (row.leased_id !== null) {
+          const list = leasedOf.get(row.id) ?? [];
+          list.push({ id: row.leased_id, position: Number(row.leased_position) });
+          leasedOf.set(row.id, list);
+        }
+      }
       const byKey = new Map(
         (first === undefined ? [] : valueOf(first).rows).map((row) => [JSON.stringify([row.source, row.dedup_key]), row]),
       );
@@ -178,7 +192,9 @@ export class PostgresStore implements InboxDatabase {
       }
       const outcomes = batch.map((d): AppendOutcome => {
         const seq = seqById.get(d.id);
-        if (seq !== undefined) return { id: d.id, seq, receivedAt: d.receivedAt, duplicate: false };
+        const leased = leasedOf.get(d.id);
+        if (seq !== undefined)
+          return { id: d.id, seq, receivedAt: d.receivedAt, duplicate: false, ...(leased === undefined ? {} : { leased }) };
         const first = byKey.get(JSON.stringify([d.source, escapeKey(d.dedupKey ?? '')]));
         if (first === undefined) throw new Error('insert skipped without a matching dedup key');
         return { id: first.id, seq: Number(first.seq), receivedAt: Number(first.received_at), duplicate: true };

@@ -208,9 +208,10 @@ export class SqliteStore implements InboxDatabase {
           eventType,
         );
         if (result.changes === 1) {
-          if (d.forwards !== undefined && d.forwards.length > 0) {
-            outbox.insertForwards(result.lastInsertRowid, d.id, d.source, d.forwards, d.receivedAt);
-          }
+          const leased =
+            d.forwards !== undefined && d.forwards.length > 0
+              ? outbox.insertForwards(result.lastInsertRowid, d.id, d.source, d.forwards, d.receivedAt)
+              : undefined;
           counts.add(d.source, d.source, d.receivedAt);
           typeCounts.add(JSON.stringify([d.source, eventType]), [d.source, eventType], d.receivedAt);
           buckets.add(d.receivedAt, Number(result.lastInsertRowid));
@@ -219,7 +220,8 @@ export class SqliteStore implements InboxDatabase {
           const perMinute = minutes.get(key);
           if (perMinute === undefined) minutes.set(key, { source: d.source, minute, count: 1 });
           else perMinute.count++;
-          return { id: d.id, seq: Number(result.lastInsertRowid), receivedAt: d.receivedAt, duplicate: false };
+          const seq = Number(result.lastInsertRowid);
+          return { id: d.id, seq, receivedAt: d.receivedAt, duplicate: false, ...(leased === undefined ? {} : { leased }) };
         }
         const first = byDedupKey.get(d.source, escapeKey(d.dedupKey ?? ''));
         if (first === undefined) throw new Error('insert ignored without a matching dedup key');

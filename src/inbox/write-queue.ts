@@ -44,7 +44,8 @@ export class WriteQueue {
   private commitCount = 0;
 
   constructor(
-    private readonly store: InboxStore,
+    /** The store, or what commits through it (app.ts: the forwarder, which leases forwards at the commit). */
+    private readonly store: Pick<InboxStore, 'append'>,
     private readonly options: WriteQueueOptions,
   ) {}
 

@@ -34,6 +34,33 @@ export function outboxStatements(db: Database) {
          next_attempt_at, created_at, updated_at, transform)
        VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)`,
     ),
+    // Leased at the commit (NewForward.lease): as `take` would leave it, its first attempt taken.
+    insertLeased: prepare<
+      [
+        {
+          id: string;
+          seq: number | bigint;
+          deliveryId: string;
+          source: string;
+          destination: string;
+          now: number;
+          startedAt: number;
+          until: number;
+          lease: string;
+          owner: string;
+          transform: string | null;
+        },
+      ]
+    >(
+      `INSERT INTO forwards (id, delivery_seq, delivery_id, source, destination, status, attempt_count, budget_used,
+         budget_started_at, next_attempt_at, lease_until, lease, lease_owner, attempt_started_at, created_at, updated_at, transform)
+       VALUES (@id, @seq, @deliveryId, @source, @destination, 'delivering', 1, 1,
+         @now, @until, @until, @lease, @owner, @startedAt, @now, @now, @transform)`,
+    ),
+    // Whether a claim has anything to do: a forward due, or a lease run out (by forwards_due).
+    anyDue: prepare<[string, number], { one: number }>(
+      `SELECT 1 AS one FROM forwards WHERE status IN ${UNSETTLED} AND destination = ? AND next_attempt_at <= ? LIMIT 1`,
+    ),
     expired: prepare<[string, number], ForwardRow & { attempt_started_at: number | null }>(
       `SELECT ${FORWARD_COLUMNS}, attempt_started_at FROM forwards
        WHERE status = 'delivering' AND destination = ? AND next_attempt_at <= ?`,

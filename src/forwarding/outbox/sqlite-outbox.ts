@@ -85,15 +85,38 @@ export class SqliteOutbox implements Outbox {
     return withoutSync(this.db, this.durableSync, work);
   }
 
-  /** Inside the append transaction: the forwards of a delivery just inserted. */
+  /**
+   * Inside the append transaction: the forwards of a delivery just inserted.
+   * Answers those stored leased (`NewForward.lease`; not when the
+   * destination is paused: those wait `pending`), with their position.
+   */
   insertForwards(
     deliverySeq: number | bigint,
     deliveryId: string,
     source: string,
     forwards: readonly NewForward[],
     now: number,
-  ): void {
+  ): Array<{ id: string; position: number }> | undefined {
+    let leased: Array<{ id: string; position: number }> | undefined;
     for (const forward of forwards) {
+      const lease = forward.lease;
+      if (lease !== undefined && this.q.paused.get(forward.destination)?.paused !== 1) {
+        const { lastInsertRowid } = this.q.insertLeased.run({
+          id: forward.id,
+          seq: deliverySeq,
+          deliveryId,
+          source,
+          destination: forward.destination,
+          now,
+          startedAt: lease.startedAt,
+          until: lease.until,
+          lease: lease.token,
+          owner: lease.owner,
+          transform: forward.transform ?? null,
+        });
+        (leased ??= []).push({ id: forward.id, position: Number(lastInsertRowid) });
+        continue;
+      }
       this.q.insert.run(
         forward.id,
         deliverySeq,
@@ -107,6 +130,7 @@ export class SqliteOutbox implements Outbox {
         forward.transform ?? null,
       );
     }
+    return leased;
   }
 
   private claimAll(request: ClaimRequest): ClaimedForward[] {
@@ -172,6 +196,8 @@ export class SqliteOutbox implements Outbox {
   private readonly claimTransaction;
 
   async claim(request: ClaimRequest): Promise<ClaimedForward[]> {
+    // Nothing due and no lease run out (most wake-ups, once forwards are leased at their commit): no transaction.
+    if (this.q.anyDue.get(request.destination, request.now) === undefined) return [];
     return this.telling(() => this.withoutSync(() => this.claimTransaction.immediate(request)));
   }
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { InboxDatabase } from '../../../inbox/inbox-database.js';
 import { freshStoreEachTest, type OpenStore } from '../../../../test/helpers/store-fixtures.js';
 import { describeClaimContract, describeSettleContract } from './outbox-contract-claims.js';
+import { describeCommitLeaseContract } from './outbox-contract-commit-lease.js';
 import { describeLeaseContract } from './outbox-contract-leases.js';
 import { describeManageContract } from './outbox-contract-manage.js';
 import { describeClaimBoundContract, describePullContract } from './outbox-contract-pull.js';
@@ -28,6 +29,7 @@ export function describeOutbox(name: string, open: OpenStore): void {
     describeSettleContract(store);
     describeLeaseContract(store);
     describeRenewalContract(store);
+    describeCommitLeaseContract(store);
     describeOrderedContract(store);
     describeManageContract(store);
     describePullContract(store);
