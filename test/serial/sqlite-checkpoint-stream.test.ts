@@ -69,5 +69,4 @@ describe('SQLite checkpoints on their own thread, under a stream of appends', ()
       db.close();
     }
   });
-
 });
