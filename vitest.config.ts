@@ -56,6 +56,12 @@ if (!onPostgres) {
       '!!! Start PostgreSQL or set RECEPTION_TEST_DATABASE_URL=postgres://… to run it.\n\n',
   );
 }
+/**
+ * Test files at once. Vitest's default is one fewer than the cores: one on the 2-core CI machine,
+ * where most files wait on fsyncs, sockets and child processes far more than they compute.
+ * RECEPTION_TEST_WORKERS sets another number.
+ */
+const WORKERS = Number(process.env.RECEPTION_TEST_WORKERS ?? '') || 3;
 const integration = (names: string[]): string[] => names.map((name) => `test/integration/${name}.test.ts`);
 
 export default defineConfig({
@@ -63,6 +69,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    maxWorkers: WORKERS,
     projects: [
       {
         extends: true as const,
