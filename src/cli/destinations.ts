@@ -21,7 +21,7 @@ export const destinationsSpec: CommandSpec = {
     'Without an action, prints one line per destination (GET /api/destinations): its name, kind (http, pull, nats, ' +
     'amqp, redis, or removed when the config no longer names it but forwards remain), URL (without credentials or ' +
     "query), a broker's connection (connected, or why not; a column shown when there is a broker), " +
-    'its circuit (closed, "closed (N failed)" with the failed attempts in a row, "open for 25s" until one ' +
+    'its circuit (closed, "closed (N failed)" with the failed attempts in a row, "open (probe in 25s)" until one ' +
     'forward is tried, or "half open" while it is), whether it is paused, how many forwards are pending (not yet settled) and failed, the age of the oldest pending one, ' +
     'and the last error. "pause" stops attempts to a destination: its forwards stay pending, and the pause outlives ' +
     'restarts, until "resume". An unknown name is an error (exit 1).',
@@ -121,7 +121,7 @@ export function circuitCell(circuit: DestinationRow['circuit'], now: number): st
   if (circuit.state === 'half_open') return 'half open';
   if (circuit.until === null) return 'open';
   const left = Date.parse(circuit.until) - now;
-  return left > 0 ? `open for ${formatAge(left)}` : 'open (probe due)';
+  return left > 0 ? `open (probe in ${formatAge(left)})` : 'open (probe due)';
 }
 
 /** A broker's connection: its state, and why when it is not connected; `-` for an HTTP or pull destination. */

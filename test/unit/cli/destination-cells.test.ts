@@ -46,7 +46,7 @@ describe('reception destinations: the CONNECTION column', () => {
 
 describe('reception destinations: the CIRCUIT column', () => {
   const now = Date.UTC(2026, 0, 5, 9, 0, 0);
-  it('shows closed (with the failures in a row), open for how long, half open', () => {
+  it('shows closed (with the failures in a row), open until its probe, half open', () => {
     const circuit = (over: Partial<DestinationRow['circuit']>): DestinationRow['circuit'] => ({
       state: 'closed',
       since: null,
@@ -56,7 +56,7 @@ describe('reception destinations: the CIRCUIT column', () => {
     });
     expect(circuitCell(circuit({}), now)).toBe('closed');
     expect(circuitCell(circuit({ consecutiveFailures: 4 }), now)).toBe('closed (4 failed)');
-    expect(circuitCell(circuit({ state: 'open', until: new Date(now + 25_000).toISOString() }), now)).toBe('open for 25s');
+    expect(circuitCell(circuit({ state: 'open', until: new Date(now + 25_000).toISOString() }), now)).toBe('open (probe in 25s)');
     expect(circuitCell(circuit({ state: 'open', until: new Date(now - 1).toISOString() }), now)).toBe('open (probe due)');
     expect(circuitCell(circuit({ state: 'half_open', until: new Date(now + 5000).toISOString() }), now)).toBe('half open');
   });
