@@ -39,21 +39,27 @@ describe.each(STORES)('an issue from its cause to its notification (%s)', (kind)
     await Promise.all([shop.close(), ops.close()]);
   });
 
-  it('dead letters open an issue that the notify destination hears of, and a retry resolves it', async () => {
-    if (!(await storeAvailable(kind, 'issue end-to-end tests'))) return;
+  /** An app whose source `orders` forwards to `shop` (with `settings`), which answers 500 to the two webhooks sent; `ops` is told of issues. */
+  const failingShop = async (settings: Record<string, unknown>): Promise<RunningApp<InboxDatabase> | undefined> => {
+    if (!(await storeAvailable(kind, 'issue end-to-end tests'))) return undefined;
     const config: ConfigFile = {
       destinations: {
-        shop: { url: shop.url, allowPrivateNetwork: true, retry: { attempts: 1 } },
+        shop: { url: shop.url, allowPrivateNetwork: true, ...settings },
         ops: { url: ops.url, allowPrivateNetwork: true },
       },
       sources: { orders: { forward: [{ to: 'shop' }] } },
       alerts: { notify: ['ops'] },
     };
     server = await startForwarding(kind, config, { alerts: resolveAlerts(config.alerts), issueTracker: { flushMs: 20 } });
-    const running = server;
     shop.answer = () => ({ status: 500, body: 'shop is down' });
-    await send(running, 'orders', '{"n":1}');
-    await send(running, 'orders', '{"n":2}');
+    await send(server, 'orders', '{"n":1}');
+    await send(server, 'orders', '{"n":2}');
+    return server;
+  };
+
+  it('dead letters open an issue that the notify destination hears of, and a retry resolves it', async () => {
+    const running = await failingShop({ retry: { attempts: 1 } });
+    if (running === undefined) return;
 
     const open = async (): Promise<IssueItem[]> =>
       (await api<{ items: IssueItem[] }>(running, '/api/issues?status=open')).json.items;
@@ -88,20 +94,8 @@ describe.each(STORES)('an issue from its cause to its notification (%s)', (kind)
   });
 
   it('an open circuit opens destination_down, and its closing resolves it', async () => {
-    if (!(await storeAvailable(kind, 'issue end-to-end tests'))) return;
-    const config: ConfigFile = {
-      destinations: {
-        shop: { url: shop.url, allowPrivateNetwork: true, breaker: { failures: 2, cooldownSeconds: 0.2 } },
-        ops: { url: ops.url, allowPrivateNetwork: true },
-      },
-      sources: { orders: { forward: [{ to: 'shop' }] } },
-      alerts: { notify: ['ops'] },
-    };
-    server = await startForwarding(kind, config, { alerts: resolveAlerts(config.alerts), issueTracker: { flushMs: 20 } });
-    const running = server;
-    shop.answer = () => ({ status: 500, body: 'shop is down' });
-    await send(running, 'orders', '{"n":1}');
-    await send(running, 'orders', '{"n":2}');
+    const running = await failingShop({ breaker: { failures: 2, cooldownSeconds: 0.2 } });
+    if (running === undefined) return;
     const issues = async (): Promise<IssueItem[]> => (await api<{ items: IssueItem[] }>(running, '/api/issues')).json.items;
     await eventually(
       async () => (await issues()).some((i) => i.kind === 'destination_down' && i.status === 'open'),
