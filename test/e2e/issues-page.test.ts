@@ -5,7 +5,7 @@ import type { RunningApp } from '../helpers/app.js';
 import { launchChromium, skipBrowserTests } from '../helpers/browser.js';
 import { DestinationServer } from '../helpers/destination-server.js';
 import { eventually } from '../helpers/eventually.js';
-import { forwardsOf, send, startForwarding } from '../helpers/forwarding-app.js';
+import { api, forwardsOf, send, startForwarding } from '../helpers/forwarding-app.js';
 import { openPage, type PageSession } from '../helpers/page.js';
 import { ensureWebBuilt } from '../helpers/web-build.js';
 
@@ -223,6 +223,34 @@ describe.skipIf(skipBrowserTests)('the issues in the top bar and their panel, in
     await eventually(async () => down.requests.length >= before + 2, 10_000, 'the failed forwards were not retried');
     await page.locator(`#issues-panel tr[data-issue="${issueId}"]`).waitFor({ state: 'detached', timeout: 8000 });
     await page.locator('#issues-panel tr[data-kind="dead_letters"]').waitFor({ timeout: 8000 });
+  });
+
+  it('a backlog issue expands to the forwards waiting, oldest first, with their attempt counts', async () => {
+    expect((await api(server, '/api/destinations/app/pause', { method: 'POST' })).status).toBe(204);
+    try {
+      const ids: string[] = [];
+      for (let n = 1; n <= 3; n++) ids.push(await send(server, 'shop', `{"order":${n}}`));
+      for (const id of ids) await eventually(async () => (await forwardsOf(server, id))[0]?.status === 'pending');
+      await signal(['backlog', 'app', 'oldest forward waiting 412s']);
+      session = await openPage(browser, server);
+      const { page } = session;
+      await page.locator('[data-action="issues"]').click();
+      await page.locator('#issues-panel tr[data-kind="backlog"] [data-action="expand-issue"]').click();
+      const history = page.locator('#issues-panel tr.issue-history-row');
+      await history.locator('li[data-forward]').nth(2).waitFor({ timeout: 5000 });
+      expect(await history.locator('h3').textContent()).toBe('Waiting forwards, oldest first');
+      expect(
+        await history.locator('a[data-delivery]').evaluateAll((as) => as.map((a) => a.getAttribute('data-delivery'))),
+      ).toEqual(ids);
+      expect(await history.locator('li[data-forward] .attempts').allTextContents()).toEqual([
+        '0 attempts',
+        '0 attempts',
+        '0 attempts',
+      ]);
+      expect(await history.locator('[data-action="retry-failed"]').count()).toBe(0);
+    } finally {
+      expect((await api(server, '/api/destinations/app/resume', { method: 'POST' })).status).toBe(204);
+    }
   });
 
   it('"Resolved" lists the resolved issues with when each was resolved; "Open" goes back', async () => {
