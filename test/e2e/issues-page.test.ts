@@ -1,5 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { ConfigFile } from '../../src/config/source-config-schema.js';
+import { transformDefinitions, transformUsers } from '../../src/config/transform-config.js';
 import type { InboxDatabase } from '../../src/inbox/inbox-database.js';
 import type { RunningApp } from '../helpers/app.js';
 import { launchChromium, skipBrowserTests } from '../helpers/browser.js';
@@ -37,17 +39,26 @@ describe.skipIf(skipBrowserTests)('the issues in the top bar and their panel, in
     down = new DestinationServer();
     down.answer = () => ({ status: 500, headers: { 'content-type': 'text/plain' }, body: 'down' });
     await down.listen();
-    server = await startForwarding(
-      'sqlite',
-      {
-        destinations: {
-          app: { url: destination.url, allowPrivateNetwork: true },
-          archive: { url: down.url, allowPrivateNetwork: true, retry: { attempts: 1, initialMs: 10, maxMs: 10 } },
-        },
-        sources: { shop: { forward: [{ to: 'app' }] }, billing: { forward: [{ to: 'archive' }] } },
+    const config: ConfigFile = {
+      destinations: {
+        app: { url: destination.url, allowPrivateNetwork: true },
+        archive: { url: down.url, allowPrivateNetwork: true, retry: { attempts: 1, initialMs: 10, maxMs: 10 } },
+        chat: { url: destination.url, allowPrivateNetwork: true },
       },
-      { issueTracker: { flushMs: 5 } },
-    );
+      // A transform that cannot run: its forwards fail at once, with its error.
+      transforms: { thrower: { code: `export default () => { throw new Error(${JSON.stringify(HOSTILE)}); }` } },
+      sources: {
+        shop: { forward: [{ to: 'app' }] },
+        billing: { forward: [{ to: 'archive' }] },
+        tx: { forward: [{ to: 'chat', transform: 'thrower' }] },
+        signed: { verify: { scheme: 'github', secrets: ['s3cret'] } },
+      },
+    };
+    server = await startForwarding('sqlite', config, {
+      issueTracker: { flushMs: 5 },
+      refusalWriter: { intervalMs: 20 },
+      transforms: { definitions: transformDefinitions(config), users: transformUsers(config) },
+    });
   }, 120_000);
   afterAll(async () => {
     await browser.close();
@@ -288,5 +299,48 @@ describe.skipIf(skipBrowserTests)('the issues in the top bar and their panel, in
     await page.locator('#issues-panel [data-show="open"]').click();
     await page.locator('#issues-panel [data-empty]').waitFor({ timeout: 5000 });
     expect(await row.count()).toBe(0);
+  });
+
+  it('a transform_failing issue expands to the forwards its transform failed, the error as text', async () => {
+    const id = await send(server, 'tx', '{"n":1}');
+    await eventually(async () => (await forwardsOf(server, id))[0]?.status === 'failed');
+    await signal(['transform_failing', 'thrower', HOSTILE]);
+    session = await openPage(browser, server);
+    const { page } = session;
+    await page.locator('[data-action="issues"]').click();
+    await page.locator('#issues-panel tr[data-kind="transform_failing"] [data-action="expand-issue"]').click();
+    const history = page.locator('#issues-panel tr.issue-history-row');
+    await history.locator('li[data-forward]').first().waitFor({ timeout: 5000 });
+    expect(await history.locator('a[data-delivery]').evaluateAll((as) => as.map((a) => a.getAttribute('data-delivery')))).toEqual(
+      [id],
+    );
+    const error = await history.locator('li[data-forward] .last-error').textContent();
+    expect(error).toMatch(/^transform_failed: /);
+    expect(error).toContain('<img src=x onerror=');
+    expect(await history.locator('img').count()).toBe(0);
+  });
+
+  it('a verification_failing issue expands to the source\'s bad-signature refusals; "Show in Refused" opens them', async () => {
+    const refused = await fetch(`${server.url}/api/webhook/signed`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-hub-signature-256': 'sha256=00' },
+      body: '{"a":1}',
+    });
+    expect(refused.status).toBe(401);
+    await server.app.refusals.flush();
+    await signal(['verification_failing', 'signed', 'no secret matches']);
+    session = await openPage(browser, server);
+    const { page } = session;
+    await page.locator('[data-action="issues"]').click();
+    await page.locator('#issues-panel tr[data-kind="verification_failing"] [data-action="expand-issue"]').click();
+    const history = page.locator('#issues-panel tr.issue-history-row');
+    await history.locator('li[data-refusal]').first().waitFor({ timeout: 5000 });
+    expect(await history.locator('li[data-refusal]').count()).toBe(1);
+    expect(await history.locator('li[data-refusal]').textContent()).toContain('401 signature_invalid');
+    expect(await history.locator('a[data-failed-verification]').getAttribute('href')).toBe('#source=signed&verification=failed');
+    await history.locator('[data-action="show-refusals"]').click();
+    await page.locator('#refusals-panel .refusal').first().waitFor({ timeout: 5000 });
+    await page.waitForFunction("location.hash === '#source=signed'");
+    expect(await page.locator('#issues-panel').isHidden()).toBe(true);
   });
 });
