@@ -137,6 +137,16 @@ describe.skipIf(skipBrowserTests)('accessibility of the inbox page (axe-core in 
       });
     });
 
+    it(`the issues panel, a dead_letters issue expanded to its failed forwards, a source's to its refusals (${theme})`, async () => {
+      await check(theme, '', async (page) => {
+        await page.locator('[data-action="issues"]').click();
+        await page.locator('#issues-panel tr[data-kind="dead_letters"] [data-action="expand-issue"]').click();
+        await page.locator('#issues-panel tr.issue-history-row li[data-forward] a[data-delivery]').waitFor({ timeout: 5000 });
+        await page.locator('#issues-panel tr[data-kind="verification_failing"] [data-action="expand-issue"]').click();
+        await page.locator('#issues-panel [data-action="show-refusals"]').waitFor({ timeout: 5000 });
+      });
+    });
+
     it(`the refused view, a refusal opened (${theme})`, async () => {
       await check(theme, '', async (page) => {
         await page.locator('[data-action="refusals"]').click();

@@ -43,6 +43,23 @@ export async function recentForwards(limit: number): Promise<ForwardListItem[]> 
   return ((await response.json()) as { items: ForwardListItem[] }).items;
 }
 
+/** One page of GET /api/forwards, newest first, filtered as the API filters (destination, source, status). */
+export async function listForwards(query: {
+  destination?: string;
+  source?: string;
+  status?: ForwardListItem['status'];
+  limit: number;
+}): Promise<{ items: ForwardListItem[]; more: boolean }> {
+  const search = new URLSearchParams();
+  if (query.destination !== undefined) search.set('destination', query.destination);
+  if (query.source !== undefined) search.set('source', query.source);
+  if (query.status !== undefined) search.set('status', query.status);
+  search.set('limit', String(query.limit));
+  const response = await call(`/api/forwards?${search.toString()}`);
+  const page = (await response.json()) as { items: ForwardListItem[]; nextCursor: string | null };
+  return { items: page.items, more: page.nextCursor !== null };
+}
+
 /** A new forward of the delivery to the destination, whatever happened before. */
 export async function sendAgain(deliveryId: string, destination: string): Promise<void> {
   await call(`/api/deliveries/${encodeURIComponent(deliveryId)}/forward`, {

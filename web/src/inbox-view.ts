@@ -71,6 +71,14 @@ export class InboxView {
       this.refusals.close();
       this.destinations.reveal(name);
     },
+    deliveryHref: (id) => routeHref({ ...this.filters, id }),
+    failedVerificationHref: (source) => routeHref({ source, verification: 'failed' }),
+    showRefusals: (source) => {
+      this.destinations.close();
+      go({ source });
+      this.refusals.setSource(source);
+      this.refusals.open();
+    },
   });
   private readonly filterBar: FilterBar;
   private readonly eventTypes: EventTypesView;

@@ -1,5 +1,5 @@
 // The issues API (CONTRACT 11, docs/alerts.md) as the page uses it: the open
-// issues, and resolving one. Same session cookie as the inbox API.
+// or the resolved issues, and resolving one. Same session cookie as the inbox API.
 
 import type { Static } from 'typebox';
 import type { IssueSchema } from '../../src/issues/issue-schemas.js';
@@ -8,9 +8,9 @@ import { call } from './api.ts';
 /** One issue; the shape comes from the API's schema (a type-only import, erased from the bundle). */
 export type IssueInfo = Static<typeof IssueSchema>;
 
-/** The open issues, newest first (at most 500: more than a panel can show). */
-export async function openIssues(): Promise<{ items: IssueInfo[]; more: boolean }> {
-  const response = await call('/api/issues?status=open&limit=500');
+/** The open (or the resolved) issues, newest first (at most 500: more than a panel can show). */
+export async function listIssues(status: IssueInfo['status'] = 'open'): Promise<{ items: IssueInfo[]; more: boolean }> {
+  const response = await call(`/api/issues?status=${status}&limit=500`);
   const page = (await response.json()) as { items: IssueInfo[]; nextCursor: string | null };
   return { items: page.items, more: page.nextCursor !== null };
 }

@@ -1,14 +1,19 @@
 // The issues: the top bar's button says how many are open (nothing at 0),
-// and opens a panel that lists them: what kind, about which destination or
-// source (a link to it), how many occurrences, since when, the last error
-// (text from outside: shown as text), and a Resolve button for each. The
-// count is refreshed every 5 s while the tab is visible, the panel every 2 s
-// while it is open.
+// and opens a panel that lists them, the open ones or (a toggle) the
+// resolved ones: what kind, about which destination or source (a link to
+// it), how many occurrences, since when, the last error (text from outside:
+// shown as text), and a Resolve button for each open one. Each row expands
+// (its kind is a disclosure button) to the issue's history and the
+// deliveries it concerns (issue-history.ts). The count is refreshed every
+// 5 s while the tab is visible, the panel every 2 s while it is open.
 
 import { Unauthorized } from './api.ts';
 import { button, h, replaceChildren } from './dom.ts';
-import { formatTime, relativeTime, timeTitle } from './format.ts';
-import { openIssues, resolveIssue, type IssueInfo } from './issues-api.ts';
+import { formatTime, relativeTime } from './format.ts';
+import type { ConcernLinks } from './issue-concerns.ts';
+import { timeElement } from './issue-concerns.ts';
+import { historyKey, IssueHistory } from './issue-history.ts';
+import { listIssues, resolveIssue, type IssueInfo } from './issues-api.ts';
 import { Poller } from './poller.ts';
 import { toast } from './toast.ts';
 
@@ -28,7 +33,15 @@ export interface IssuesViewOptions {
   sourceHref: (source: string) => string;
   /** Shows a destination (the Destinations panel). */
   showDestination: (name: string) => void;
+  /** Where a delivery's link goes (its detail). */
+  deliveryHref: (deliveryId: string) => string;
+  /** Where the inbox of a source's deliveries that failed verification is. */
+  failedVerificationHref: (source: string) => string;
+  /** Opens the Refused view on a source's refusals. */
+  showRefusals: (source: string) => void;
 }
+
+type IssueStatus = IssueInfo['status'];
 
 export class IssuesView {
   /** The top bar's button that opens and closes the panel, with the open count. */
@@ -38,6 +51,14 @@ export class IssuesView {
   private readonly countWord: HTMLElement;
   private readonly body: HTMLElement;
   private readonly problem: HTMLElement;
+  private readonly title: HTMLElement;
+  private readonly statusButtons: HTMLButtonElement[];
+  private status: IssueStatus = 'open';
+  /** The issues shown, and which are expanded (with their history, kept across redraws). */
+  private items: IssueInfo[] = [];
+  private readonly expanded = new Set<string>();
+  private readonly histories = new Map<string, { key: string; view: IssueHistory }>();
+  private generation = 0;
   private countPoller: Poller | undefined;
   private panelPoller: Poller | undefined;
   private shown = '';
@@ -59,13 +80,21 @@ export class IssuesView {
     );
     this.body = h('div', { class: 'issues-body' }, h('p', { class: 'muted' }, 'Loading…'));
     this.problem = h('p', { class: 'error', attrs: { hidden: '' } });
+    this.title = h('h2', { attrs: { id: 'issues-title' } }, 'Open issues');
+    this.statusButtons = (['open', 'resolved'] as const).map((status) =>
+      button(status === 'open' ? 'Open' : 'Resolved', () => this.showStatus(status), 'button quiet', {
+        'data-show': status,
+        'aria-pressed': String(status === this.status),
+      }),
+    );
     this.element = h(
       'aside',
-      { class: 'destinations-panel issues-panel', attrs: { id: 'issues-panel', 'aria-label': 'Open issues', hidden: '' } },
+      { class: 'destinations-panel issues-panel', attrs: { id: 'issues-panel', 'aria-labelledby': 'issues-title', hidden: '' } },
       h(
         'div',
         { class: 'section-head' },
-        h('h2', {}, 'Open issues'),
+        this.title,
+        h('div', { class: 'issues-status', attrs: { role: 'group', 'aria-label': 'Which issues' } }, ...this.statusButtons),
         button('Close', () => this.close(), 'button quiet', { 'data-action': 'close-issues' }),
       ),
       h(
@@ -123,8 +152,20 @@ export class IssuesView {
     this.panelPoller = undefined;
   }
 
+  /** Shows the open, or the resolved, issues. */
+  private showStatus(status: IssueStatus): void {
+    if (status === this.status) return;
+    this.status = status;
+    this.generation++;
+    this.title.textContent = status === 'open' ? 'Open issues' : 'Resolved issues';
+    for (const control of this.statusButtons) control.setAttribute('aria-pressed', String(control.dataset.show === status));
+    this.shown = '';
+    replaceChildren(this.body, h('p', { class: 'muted' }, 'Loading…'));
+    this.panelPoller?.now();
+  }
+
   private async refreshCount(): Promise<void> {
-    const { items, more } = await openIssues();
+    const { items, more } = await listIssues('open');
     this.showCount(items.length, more);
   }
 
@@ -139,34 +180,89 @@ export class IssuesView {
   }
 
   private async refreshPanel(): Promise<void> {
-    let page: Awaited<ReturnType<typeof openIssues>>;
+    const { status } = this;
+    const generation = this.generation;
+    let page: Awaited<ReturnType<typeof listIssues>>;
     try {
-      page = await openIssues();
+      page = await listIssues(status);
     } catch (error) {
       if (error instanceof Unauthorized) throw error;
       this.problem.textContent = `Could not read the issues: ${(error as Error).message}`;
       this.problem.hidden = false;
       return;
     }
+    if (generation !== this.generation) return;
     this.problem.hidden = true;
-    this.showCount(page.items.length, page.more);
+    if (status === 'open') this.showCount(page.items.length, page.more);
     const text = JSON.stringify(page.items);
     if (text !== this.shown) {
       this.shown = text;
-      replaceChildren(
-        this.body,
-        page.items.length === 0
-          ? h('p', { class: 'muted', attrs: { 'data-empty': '' } }, 'No open issues: nothing needs a look.')
-          : this.table(page.items),
-      );
+      this.items = page.items;
+      this.draw();
+    } else {
+      // The issues are the same; what the expanded ones concern may not be (forwards retried, failed, delivered).
+      for (const id of this.expanded) void this.histories.get(id)?.view.refresh();
     }
     for (const time of this.body.querySelectorAll<HTMLElement>('[data-relative]')) {
       time.textContent = relativeTime(time.dataset.relative ?? '');
     }
   }
 
+  /** Draws the issues shown, their expanded rows kept (focus too: a redraw keeps the focused button's place). */
+  private draw(): void {
+    const focused = document.activeElement instanceof HTMLElement ? document.activeElement.dataset.focusKey : undefined;
+    const ids = new Set(this.items.map((issue) => issue.id));
+    for (const id of this.histories.keys()) if (!ids.has(id)) this.histories.delete(id);
+    replaceChildren(
+      this.body,
+      this.items.length === 0
+        ? h(
+            'p',
+            { class: 'muted', attrs: { 'data-empty': '' } },
+            this.status === 'open' ? 'No open issues: nothing needs a look.' : 'No resolved issues are kept.',
+          )
+        : this.table(this.items),
+    );
+    if (focused !== undefined) this.body.querySelector<HTMLElement>(`[data-focus-key="${CSS.escape(focused)}"]`)?.focus();
+  }
+
+  private toggleRow(issue: IssueInfo): void {
+    if (this.expanded.has(issue.id)) this.expanded.delete(issue.id);
+    else this.expanded.add(issue.id);
+    this.draw();
+  }
+
+  /** The expanded row's content: kept while the issue is unchanged, read again when it changed. */
+  private history(issue: IssueInfo): HTMLElement {
+    const key = historyKey(issue);
+    const kept = this.histories.get(issue.id);
+    if (kept === undefined) {
+      const view = new IssueHistory(issue, this.links());
+      this.histories.set(issue.id, { key, view });
+      return view.element;
+    }
+    if (kept.key !== key) {
+      kept.key = key;
+      kept.view.show(issue);
+    }
+    return kept.view.element;
+  }
+
+  private links(): ConcernLinks {
+    return {
+      deliveryHref: this.options.deliveryHref,
+      failedVerificationHref: this.options.failedVerificationHref,
+      showRefusals: (source) => {
+        this.close();
+        this.options.showRefusals(source);
+      },
+      left: () => this.close(),
+    };
+  }
+
   private table(issues: IssueInfo[]): HTMLElement {
-    const head = ['Kind', 'About', 'Count', 'First', 'Last', 'Last error', 'Actions'];
+    const last = this.status === 'open' ? 'Actions' : 'Resolved';
+    const head = ['Kind', 'About', 'Count', 'First', 'Last', 'Last error', last];
     return h(
       'div',
       { class: 'table-scroll' },
@@ -174,34 +270,59 @@ export class IssuesView {
         'table',
         { class: 'kv-table destinations-table issues-table' },
         h('thead', {}, h('tr', {}, ...head.map((label) => h('th', { attrs: { scope: 'col' } }, label)))),
-        h('tbody', {}, ...issues.map((issue) => this.row(issue))),
+        h('tbody', {}, ...issues.flatMap((issue) => this.rows(issue, head.length))),
       ),
     );
   }
 
-  private row(issue: IssueInfo): HTMLElement {
+  /** The issue's row, and under it its history when expanded. */
+  private rows(issue: IssueInfo, columns: number): HTMLElement[] {
     const cell = (label: string, className: string, ...content: Array<Node | string>): HTMLElement =>
       h('td', { class: className, attrs: { 'data-label': label } }, ...content);
-    const time = (iso: string): HTMLElement =>
-      h('time', { attrs: { datetime: iso, title: timeTitle(iso), 'data-relative': iso } }, relativeTime(iso));
-    return h(
+    const open = this.expanded.has(issue.id);
+    const historyId = `issue-history-${issue.id}`;
+    const disclosure = h(
+      'button',
+      {
+        class: 'disclosure',
+        attrs: {
+          type: 'button',
+          'aria-expanded': String(open),
+          'aria-controls': historyId,
+          'data-action': 'expand-issue',
+          'data-focus-key': `expand:${issue.id}`,
+        },
+        on: { click: () => this.toggleRow(issue) },
+      },
+      KIND_LABELS[issue.kind],
+    );
+    const row = h(
       'tr',
-      { attrs: { 'data-issue': issue.id, 'data-kind': issue.kind } },
-      h('th', { attrs: { scope: 'row' } }, KIND_LABELS[issue.kind]),
+      { attrs: { 'data-issue': issue.id, 'data-kind': issue.kind, 'data-status': issue.status } },
+      h('th', { attrs: { scope: 'row' } }, disclosure),
       cell('About', 'subject', this.subject(issue)),
       cell('Count', 'count', issue.count.toLocaleString()),
-      cell('First', 'first', time(issue.firstAt)),
-      cell('Last', 'last', time(issue.lastAt)),
+      cell('First', 'first', timeElement(issue.firstAt)),
+      cell('Last', 'last', timeElement(issue.lastAt)),
       cell('Last error', 'last-error', issue.lastError ?? '—'),
-      cell(
-        '',
-        'actions-cell',
-        button('Resolve', () => void this.resolve(issue), 'button', {
-          'data-action': 'resolve-issue',
-          'aria-label': `Resolve: ${KIND_LABELS[issue.kind]}, ${issue.subject}`,
-        }),
-      ),
+      issue.resolvedAt !== null
+        ? cell('Resolved', 'resolved', timeElement(issue.resolvedAt))
+        : cell(
+            '',
+            'actions-cell',
+            button('Resolve', () => void this.resolve(issue), 'button', {
+              'data-action': 'resolve-issue',
+              'aria-label': `Resolve: ${KIND_LABELS[issue.kind]}, ${issue.subject}`,
+            }),
+          ),
     );
+    if (!open) return [row];
+    const history = h(
+      'tr',
+      { class: 'issue-history-row', attrs: { id: historyId, 'data-history-of': issue.id } },
+      h('td', { attrs: { colspan: String(columns), 'data-label': '' } }, this.history(issue)),
+    );
+    return [row, history];
   }
 
   /** What the issue is about: a destination (opens the Destinations panel), a source (the inbox of it), or a transform (its name). */
