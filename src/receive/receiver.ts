@@ -356,13 +356,13 @@ export class Receiver {
 
   /** The forwards a delivery gets: one per destination whose route matches (CONTRACT 6). */
   private forwardsOf(rule: SourceRule, request: InboundRequest, received: ReceivedBody, eventType: string | null): NewForward[] {
-    const destinations = destinationsFor(rule.routes, () => ({
-      body: received.value(),
-      headers: filterHeaders(request.headers, this.options.redactHeaders),
-      query: filterQuery(request.query),
+    const destinations = destinationsFor(rule.routes, {
+      body: () => received.value(),
+      headers: () => filterHeaders(request.headers, this.options.redactHeaders),
+      query: () => filterQuery(request.query),
       // The type the delivery is stored with, not derived again.
       eventType,
-    }));
+    });
     return destinations.map(({ destination, transform }) => ({ id: newDeliveryId(), destination, transform }));
   }
 
