@@ -59,7 +59,16 @@ export interface ReceiverOptions {
  */
 const MAX_HANDSHAKE_BYTES = 64 * 1024;
 
-const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' } as const;
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+/** The last receipt time written as ISO 8601: the deliveries of one commit share their millisecond. */
+let lastIso = { ms: Number.NaN, text: '' };
+
+/** `new Date(ms).toISOString()`, made once per millisecond. */
+function isoTime(ms: number): string {
+  if (ms !== lastIso.ms) lastIso = { ms, text: new Date(ms).toISOString() };
+  return lastIso.text;
+}
 
 /** What admission learnt from the request line and headers, for the steps after it. */
 interface Admitted {
@@ -327,23 +336,28 @@ export class Receiver {
     return delivery;
   }
 
-  /** The answer to a delivery the write queue committed. */
+  /**
+   * The answer to a delivery the write queue committed, built field by
+   * field: spreading the reply into it cost about 2 µs per webhook
+   * (bench/RESULTS.md, "fewer µs per webhook").
+   */
   private storedAnswer({ source, rule }: Admitted, { verification }: Checked, outcome: AppendOutcome): Answer {
-    const failed = verification.status === 'failed';
-    if (failed) {
+    if (verification.status === 'failed') {
       const refusal = problemAnswer('signature_invalid', `${signatureDetail(verification)} The delivery was kept, as failed.`);
       return { ...refusal, source, id: outcome.id, verification };
     }
-    const receivedAt = new Date(outcome.receivedAt).toISOString();
+    const receivedAt = isoTime(outcome.receivedAt);
     const standard = outcome.duplicate
       ? JSON.stringify({ id: outcome.id, source, receivedAt, duplicate: true })
       : JSON.stringify({ id: outcome.id, source, receivedAt });
     const reply =
       rule.answer === undefined
-        ? { status: 200, headers: { ...JSON_HEADERS }, body: standard }
+        ? { status: 200, headers: { 'content-type': JSON_CONTENT_TYPE }, body: standard }
         : renderAnswer(rule.answer, { id: outcome.id, source, receivedAt }, standard);
     return {
-      ...reply,
+      status: reply.status,
+      headers: reply.headers,
+      body: reply.body,
       outcome: outcome.duplicate ? 'duplicate' : 'stored',
       source,
       id: outcome.id,
