@@ -338,7 +338,7 @@ export class Receiver {
 
   /**
    * The answer to a delivery the write queue committed, built field by
-   * field: spreading the reply into it cost about 2 µs per webhook
+   * field: spreading the reply into it cost 7 to 12 µs of CPU per webhook
    * (bench/RESULTS.md, "fewer µs per webhook").
    */
   private storedAnswer({ source, rule }: Admitted, { verification }: Checked, outcome: AppendOutcome): Answer {
