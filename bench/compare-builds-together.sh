@@ -25,7 +25,8 @@ if [ "${COMPARE_DEFAULTS:-}" = 1 ]; then
   config_env=(RECEPTION_CONFIG="$config")
 fi
 tick=$(getconf CLK_TCK)
-port=47600
+# Below the ephemeral range (32768-60999 on Linux), where wrk's own connections could hold the next port.
+port=${COMPARE_PORT:-27600}
 for round in $(seq 1 "$rounds"); do
   pids=(); dirs=(); ports=(); names=()
   for pair in "${pairs[@]}"; do

@@ -31,14 +31,17 @@ export interface BodyRules {
  * Checks and parses a body as `kind`: throws the problem a sender is told
  * (`invalid_json`, `json_not_object`, `invalid_form`, `invalid_multipart`,
  * `payload_too_large` for too many form fields or multipart parts). Text,
- * XML and `any` take any bytes.
+ * XML and `any` take any bytes. Only a multipart body is parsed
+ * asynchronously (its promise rejects with the problem); the others are
+ * answered, or thrown, at once, so that a JSON body costs its receiver no
+ * promise.
  */
-export async function parseReceivedBody(
+export function parseReceivedBody(
   kind: BodyKind | 'any',
   raw: Buffer,
   contentType: string,
   rules: BodyRules,
-): Promise<ReceivedBody> {
+): ReceivedBody | Promise<ReceivedBody> {
   switch (kind) {
     case 'json':
       checkJsonBody(raw, rules.anyJson);
@@ -49,8 +52,9 @@ export async function parseReceivedBody(
       return received(kind, raw, null, () => form);
     }
     case 'multipart': {
-      const multipart = await parseMultipart(raw, contentType);
-      return received(kind, raw, JSON.stringify(multipart), () => multipart);
+      return parseMultipart(raw, contentType).then((multipart) =>
+        received(kind, raw, JSON.stringify(multipart), () => multipart),
+      );
     }
     case 'text':
       return received(kind, raw, null, () => {

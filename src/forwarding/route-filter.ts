@@ -274,6 +274,44 @@ function asPaths(filter: Record<string, unknown>, prefix = '', into: Record<stri
   return into;
 }
 
+/** The subject's fields as bits, for `fieldsRead`: what a filter reads is built, the rest is not. */
+export const SUBJECT_BODY = 1;
+export const SUBJECT_HEADERS = 2;
+export const SUBJECT_QUERY = 4;
+export const SUBJECT_EVENT_TYPE = 8;
+const SUBJECT_ALL = SUBJECT_BODY | SUBJECT_HEADERS | SUBJECT_QUERY | SUBJECT_EVENT_TYPE;
+const FIELD_BITS = new Map<string, number>([
+  ['body', SUBJECT_BODY],
+  ['headers', SUBJECT_HEADERS],
+  ['query', SUBJECT_QUERY],
+  ['eventType', SUBJECT_EVENT_TYPE],
+]);
+
+/**
+ * The fields of the subject a filter can read, as bits: the first segment
+ * of each field path, through `$and`, `$or` and `$not`. Anything else at
+ * the top (another operator) reads all of them. A delivery's subject is
+ * then built with these only: a filter on `eventType` parses no body and
+ * copies no headers.
+ */
+export function fieldsRead(filter: unknown): number {
+  if (!isPlainObject(filter)) return SUBJECT_ALL;
+  let bits = 0;
+  for (const [key, value] of Object.entries(filter)) {
+    if (key === '$and' || key === '$or') {
+      if (!Array.isArray(value)) return SUBJECT_ALL;
+      for (const member of value as unknown[]) bits |= fieldsRead(member);
+    } else if (key === '$not') {
+      bits |= fieldsRead(value);
+    } else if (key.startsWith('$')) {
+      return SUBJECT_ALL;
+    } else {
+      bits |= FIELD_BITS.get(key.split('.')[0] ?? key) ?? SUBJECT_ALL;
+    }
+  }
+  return bits;
+}
+
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

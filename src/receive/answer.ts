@@ -7,6 +7,7 @@ import type { RefusalFacts } from '../refusals/refusal-keeper.js';
 /** What the adapter writes back. */
 export interface Answer {
   status: number;
+  /** A fresh object for each answer, never shared: the adapter adds its own headers to it (Content-Length, Connection). */
   headers: Record<string, string>;
   body: string;
   /** For logs and metrics: `stored`, `duplicate` or the problem code. */

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { ProblemError } from '../platform/errors/problem-catalogue.js';
-import type { NewDelivery, Verification } from '../deliveries/delivery-store.js';
+import type { AppendOutcome, NewDelivery, Verification } from '../deliveries/delivery-store.js';
 import type { WriteQueue } from '../inbox/write-queue.js';
 import { newDeliveryId } from '../deliveries/delivery-id.js';
 import { bodyHandshake, queryHandshake, type HandshakeReply } from './handshake.js';
@@ -59,7 +59,16 @@ export interface ReceiverOptions {
  */
 const MAX_HANDSHAKE_BYTES = 64 * 1024;
 
-const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' } as const;
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+/** The last receipt time written as ISO 8601: the deliveries of one commit share their millisecond. */
+let lastIso = { ms: Number.NaN, text: '' };
+
+/** `new Date(ms).toISOString()`, made once per millisecond. */
+function isoTime(ms: number): string {
+  if (ms !== lastIso.ms) lastIso = { ms, text: new Date(ms).toISOString() };
+  return lastIso.text;
+}
 
 /** What admission learnt from the request line and headers, for the steps after it. */
 interface Admitted {
@@ -214,12 +223,15 @@ export class Receiver {
     );
     if (raw instanceof Finished) return raw;
     seen.raw = raw;
-    return this.stepAsync({ source, bodyRead: true }, async () => {
+    const known: Known = { source, bodyRead: true };
+    const parsed = this.step(known, () => {
       if (raw.length === 0) throw new ProblemError('empty_body', 'The request has no body.');
       if (kind === undefined) throw unsupported(contentType, conflicting, rule.accept);
       if (coding !== undefined) throw compressed(coding);
-      return await parseReceivedBody(kind, raw, contentType ?? '', rule.policy);
+      return parseReceivedBody(kind, raw, contentType ?? '', rule.policy);
     });
+    // Only a multipart body is parsed asynchronously.
+    return parsed instanceof Promise ? this.stepAsync(known, () => parsed) : parsed;
   }
 
   /**
@@ -268,61 +280,89 @@ export class Receiver {
     });
   }
 
-  /** Keep: the delivery and its forwards go to the write queue; the answer waits for the commit. */
-  private async keep(request: InboundRequest, admitted: Admitted, body: ReceivedBody, checked: Checked): Promise<Answer> {
+  /**
+   * Keep: the delivery and its forwards go to the write queue; the answer
+   * waits for the commit. The delivery is made at once, and the answer in
+   * the commit's callback: no async function between the request and the
+   * write queue (this is every webhook's path).
+   */
+  private keep(request: InboundRequest, admitted: Admitted, body: ReceivedBody, checked: Checked): Promise<Answer> {
+    const known: Known = { source: admitted.source, bodyRead: true, verification: checked.verification };
+    const delivery = this.step(known, () => this.newDelivery(request, admitted, body, checked));
+    if (delivery instanceof Finished) return Promise.resolve(delivery.answer);
+    const committed = this.step(known, () => this.options.queue.enqueue(delivery));
+    if (committed instanceof Finished) return Promise.resolve(committed.answer);
+    return committed.then(
+      (outcome) => {
+        const answer = this.step(known, () => this.storedAnswer(admitted, checked, outcome));
+        return answer instanceof Finished ? answer.answer : answer;
+      },
+      (error: unknown) => this.refusal(error, known),
+    );
+  }
+
+  /** The delivery to keep, with its event type and the forwards its routes give it. */
+  private newDelivery(request: InboundRequest, admitted: Admitted, body: ReceivedBody, checked: Checked): NewDelivery {
     const { source, rule, contentType } = admitted;
     const { verification, deliveryId } = checked;
-    const answer = await this.stepAsync({ source, bodyRead: true, verification }, async () => {
-      const failed = verification.status === 'failed';
-      const delivery: NewDelivery = {
-        id: newDeliveryId(),
-        source,
-        receivedAt: Date.now(),
-        method: request.method,
-        query: request.query,
-        contentType: contentType ?? '',
-        remoteAddress: clientAddress(request.socketAddress, request.headers['x-forwarded-for'], this.options.trustedProxies),
-        headers: headerList(request.rawHeaders, this.options.redactHeaders),
+    const failed = verification.status === 'failed';
+    const delivery: NewDelivery = {
+      id: newDeliveryId(),
+      source,
+      receivedAt: Date.now(),
+      method: request.method,
+      query: request.query,
+      contentType: contentType ?? '',
+      remoteAddress: clientAddress(request.socketAddress, request.headers['x-forwarded-for'], this.options.trustedProxies),
+      headers: headerList(request.rawHeaders, this.options.redactHeaders),
+      raw: body.raw,
+      parsedBody: body.stored,
+      verification,
+      dedupKey: failed ? null : (dedupHeaderValue(request.headers, rule.dedupHeader) ?? deliveryId ?? null),
+    };
+    delivery.eventType = eventTypeOf(
+      {
+        scheme: verification.scheme,
+        headers: delivery.headers,
+        contentType: delivery.contentType,
         raw: body.raw,
-        parsedBody: body.stored,
-        verification,
-        dedupKey: failed ? null : (dedupHeaderValue(request.headers, rule.dedupHeader) ?? deliveryId ?? null),
-      };
-      delivery.eventType = eventTypeOf(
-        {
-          scheme: verification.scheme,
-          headers: delivery.headers,
-          contentType: delivery.contentType,
-          raw: body.raw,
-          ...receivedBodyFields(body),
-        },
-        rule.eventType,
-      );
-      if (!failed && rule.routes.length > 0) {
-        delivery.forwards = this.forwardsOf(rule, request, body, delivery.eventType ?? null);
-      }
-      const outcome = await this.options.queue.enqueue(delivery);
-      if (failed) {
-        const refusal = problemAnswer('signature_invalid', `${signatureDetail(verification)} The delivery was kept, as failed.`);
-        return { ...refusal, source, id: outcome.id, verification };
-      }
-      const receivedAt = new Date(outcome.receivedAt).toISOString();
-      const standard = outcome.duplicate
-        ? JSON.stringify({ id: outcome.id, source, receivedAt, duplicate: true })
-        : JSON.stringify({ id: outcome.id, source, receivedAt });
-      const reply =
-        rule.answer === undefined
-          ? { status: 200, headers: { ...JSON_HEADERS }, body: standard }
-          : renderAnswer(rule.answer, { id: outcome.id, source, receivedAt }, standard);
-      return {
-        ...reply,
-        outcome: outcome.duplicate ? 'duplicate' : 'stored',
-        source,
-        id: outcome.id,
-        verification,
-      };
-    });
-    return answer instanceof Finished ? answer.answer : answer;
+        ...receivedBodyFields(body),
+      },
+      rule.eventType,
+    );
+    if (!failed && rule.routes.length > 0) {
+      delivery.forwards = this.forwardsOf(rule, request, body, delivery.eventType ?? null);
+    }
+    return delivery;
+  }
+
+  /**
+   * The answer to a delivery the write queue committed, built field by
+   * field: spreading the reply into it cost 7 to 12 µs of CPU per webhook
+   * (bench/RESULTS.md, "fewer µs per webhook").
+   */
+  private storedAnswer({ source, rule }: Admitted, { verification }: Checked, outcome: AppendOutcome): Answer {
+    if (verification.status === 'failed') {
+      const refusal = problemAnswer('signature_invalid', `${signatureDetail(verification)} The delivery was kept, as failed.`);
+      return { ...refusal, source, id: outcome.id, verification };
+    }
+    const receivedAt = isoTime(outcome.receivedAt);
+    const standard = outcome.duplicate
+      ? JSON.stringify({ id: outcome.id, source, receivedAt, duplicate: true })
+      : JSON.stringify({ id: outcome.id, source, receivedAt });
+    const reply =
+      rule.answer === undefined
+        ? { status: 200, headers: { 'content-type': JSON_CONTENT_TYPE }, body: standard }
+        : renderAnswer(rule.answer, { id: outcome.id, source, receivedAt }, standard);
+    return {
+      status: reply.status,
+      headers: reply.headers,
+      body: reply.body,
+      outcome: outcome.duplicate ? 'duplicate' : 'stored',
+      source,
+      id: outcome.id,
+      verification,
+    };
   }
 
   /** Runs one step; what it throws becomes the answer, told what is `known` of the request so far. */
@@ -334,11 +374,13 @@ export class Receiver {
     }
   }
 
-  private async stepAsync<T>(known: Known, run: () => Promise<T>): Promise<T | Finished> {
+  /** `step` for a step that ends later: one promise, no async function around it (this is every webhook's path). */
+  private stepAsync<T>(known: Known, run: () => Promise<T>): Promise<T | Finished> {
+    const refused = (error: unknown): Finished => new Finished(this.refusal(error, known));
     try {
-      return await run();
+      return run().then(undefined, refused);
     } catch (error) {
-      return new Finished(this.refusal(error, known));
+      return Promise.resolve(refused(error));
     }
   }
 
@@ -356,13 +398,13 @@ export class Receiver {
 
   /** The forwards a delivery gets: one per destination whose route matches (CONTRACT 6). */
   private forwardsOf(rule: SourceRule, request: InboundRequest, received: ReceivedBody, eventType: string | null): NewForward[] {
-    const destinations = destinationsFor(rule.routes, () => ({
-      body: received.value(),
-      headers: filterHeaders(request.headers, this.options.redactHeaders),
-      query: filterQuery(request.query),
+    const destinations = destinationsFor(rule.routes, {
+      body: () => received.value(),
+      headers: () => filterHeaders(request.headers, this.options.redactHeaders),
+      query: () => filterQuery(request.query),
       // The type the delivery is stored with, not derived again.
       eventType,
-    }));
+    });
     return destinations.map(({ destination, transform }) => ({ id: newDeliveryId(), destination, transform }));
   }
 

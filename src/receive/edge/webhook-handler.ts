@@ -171,8 +171,9 @@ function keepRefusal(
   else bodyStart.then((start, bytes) => keeper.keep({ ...facts, body: [start], size: facts.size || bytes }));
 }
 
+/** Writes the answer; its headers are its own (answer.ts), so Content-Length and Connection are added to them, not to a copy. */
 function send(res: ServerResponse, answer: Answer, closing: boolean): void {
-  const headers: Record<string, string | number> = { ...answer.headers };
+  const headers: Record<string, string | number> = answer.headers;
   // A 204 (a source's own answer may be one) has no content and no Content-Length (RFC 9110 8.6).
   if (answer.status !== 204) headers['content-length'] = Buffer.byteLength(answer.body);
   if (closing) headers.connection = 'close';
