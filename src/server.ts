@@ -19,6 +19,7 @@ import { RetentionPruner } from './inbox/retention-pruner.js';
 import type { InboxDatabase } from './inbox/inbox-database.js';
 import { describeServer, PostgresStore } from './inbox/postgres-store.js';
 import { permissionWarning } from './platform/db/sqlite/open-database.js';
+import type { DeadLetter } from './forwarding/outbox/dead-letters.js';
 import { SqliteStore } from './inbox/sqlite-store.js';
 import { PostgresCommitFeed } from './stream/postgres-commit-feed.js';
 import { resolveAlerts, type Alerts } from './alerts/alerts.js';
@@ -54,7 +55,7 @@ export async function startServer(settings: Settings): Promise<void> {
       'RECEPTION_ACCEPT_ANY=on: sources the config file does not name take every body and any JSON; for trying things out, not for production',
     );
   }
-  releaseInterrupted(start, store, config.destinations);
+  const interrupted = releaseInterrupted(start, store, config.destinations);
   const app = await buildApp({
     ...settings,
     ...config,
@@ -64,6 +65,8 @@ export async function startServer(settings: Settings): Promise<void> {
     metrics,
     ...(feed === undefined ? {} : { feed }),
   });
+  // Forwards the recovery failed (their interrupted attempt spent the budget) are dead letters too (docs/alerts.md).
+  app.forwardIssues.failed(interrupted);
   reloadConfigOnSighup(start, app, metrics);
   // Refusals always have a retention (7 days unless set); deliveries only when RECEPTION_RETENTION is.
   const pruner = new RetentionPruner({
@@ -223,16 +226,28 @@ function logConfig(
  * its lease would have run out. PostgreSQL's instances take over the leases
  * of one that stopped renewing them instead.
  */
-function releaseInterrupted({ logger }: Start, store: InboxDatabase, destinations: ReadonlyMap<string, Destination>): void {
-  if (!(store instanceof SqliteStore)) return;
+function releaseInterrupted(
+  { logger }: Start,
+  store: InboxDatabase,
+  destinations: ReadonlyMap<string, Destination>,
+): DeadLetter[] {
+  if (!(store instanceof SqliteStore)) return [];
+  // Told before the app (and its issues) exists: kept here, and counted once it does.
+  const failed: DeadLetter[] = [];
+  const stopListening = store.outbox.onDeadLetters((letters) => failed.push(...letters));
   const released = store.outbox.releaseInterrupted(Date.now(), (name) => {
     const destination = destinations.get(name);
     return destination === undefined
       ? { attempts: RETRY_DEFAULTS.attempts, maxAgeMs: RETRY_DEFAULTS.maxAgeSeconds * 1000 }
       : budgetOf(destination);
   });
+  stopListening();
   if (released > 0)
-    logger.warn({ forwards: released }, 'forwards caught mid-attempt when Reception last stopped are attempted again');
+    logger.warn(
+      { forwards: released, failed: failed.length },
+      'forwards caught mid-attempt when Reception last stopped are attempted again (or failed, when that attempt spent their budget)',
+    );
+  return failed;
 }
 
 /**

@@ -90,7 +90,12 @@ export class ForwardIssues {
     return this.sweeping;
   }
 
-  private failed(letters: readonly DeadLetter[]): void {
+  /**
+   * Forwards that went to `failed`: each counts on its destination's
+   * `dead_letters`. The outbox's listener calls it, and so does the start of
+   * a server whose SQLite recovery failed forwards before the app was built.
+   */
+  failed(letters: readonly DeadLetter[]): void {
     for (const { destination, error } of letters) {
       this.deadLetters.set(destination, 'trouble');
       this.latestLetter.set(destination, ++this.letters);

@@ -21,6 +21,7 @@ interface IssueItem {
   subject: string;
   status: string;
   count: number;
+  lastError: string | null;
 }
 
 const children = new ServerChildren();
@@ -84,4 +85,34 @@ describe('issues across a restart', { timeout: 60_000 }, () => {
       expect((await openIssues(second)).map((i) => i.id)).toEqual([opened?.id]);
     },
   );
+
+  it('sqlite: a forward whose attempt a SIGKILL cut, with its budget spent, counts as a dead letter after the restart', async () => {
+    shop = new DestinationServer();
+    shop.answer = () => 'hang';
+    await shop.listen();
+    const data = children.dataDir();
+    const file = writeConfig(data, {
+      destinations: { shop: loopbackDestination(shop.port, { retry: { attempts: 1 }, timeoutMs: 30_000 }) },
+      sources: { orders: { forward: [{ to: 'shop' }] } },
+    });
+    const env = { RECEPTION_DATA: data, RECEPTION_TOKEN: API_TOKEN, RECEPTION_CONFIG: file };
+    const first = await children.start(env);
+    await sendSome(first, 'orders', 1, 'cut');
+    await eventually(() => shop?.requests.length === 1, 10_000, 'the attempt did not start');
+    children.signal(first, 'SIGKILL');
+    await timedExit(first, 5000);
+
+    // At start the cut attempt is recorded as interrupted; it was the forward's last, so it is failed: a dead letter.
+    const second = await children.start(env);
+    await eventually(async () => (await openIssues(second)).length === 1, 10_000, 'no dead_letters issue after the restart');
+    expect(await openIssues(second)).toEqual([
+      expect.objectContaining({
+        kind: 'dead_letters',
+        subject: 'shop',
+        count: 1,
+        lastError: expect.stringContaining('interrupted') as unknown,
+      }),
+    ]);
+    expect(await forwardsIn(second, 'failed')).toHaveLength(1);
+  });
 });

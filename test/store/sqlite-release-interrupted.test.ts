@@ -51,10 +51,21 @@ describe('SqliteOutbox.releaseInterrupted (at start)', () => {
   });
 
   it('makes the forward failed when the interrupted attempt spent its budget, and does nothing with nothing delivering', async () => {
-    const [delivered] = await deliverAll(store(), [{}]);
-    await claim(store(), T0, { owner: 'x' });
-    expect(store().outbox.releaseInterrupted(T0 + 10, () => ({ attempts: 1, maxAgeMs: 3_600_000 }))).toBe(1);
-    expect(await forward(store(), forwardOf(delivered))).toMatchObject({ status: 'failed', nextAttemptAt: null });
+    const [delivered, other] = await deliverAll(store(), [{}, {}]);
+    await claim(store(), T0, { owner: 'x', max: 2 });
+    const told: unknown[] = [];
+    const stop = store().outbox.onDeadLetters((letters) => told.push(...letters));
+    // The first forward's attempt spent its budget; the other's did not.
+    const budgets = [{ attempts: 1, maxAgeMs: 3_600_000 }, BUDGET];
+    expect(store().outbox.releaseInterrupted(T0 + 10, () => budgets.shift() ?? BUDGET)).toBe(2);
+    const statuses = [await forward(store(), forwardOf(delivered)), await forward(store(), forwardOf(other))].map(
+      (f) => f?.status,
+    );
+    expect(statuses.sort()).toEqual(['failed', 'pending']);
+    // The failed one is a dead letter, told as any other (docs/alerts.md), once.
+    expect(told).toEqual([{ destination: 'app', error: INTERRUPTED }]);
     expect(store().outbox.releaseInterrupted(T0 + 20, () => BUDGET)).toBe(0);
+    expect(told).toHaveLength(1);
+    stop();
   });
 });

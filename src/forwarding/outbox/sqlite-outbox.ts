@@ -320,10 +320,11 @@ export class SqliteOutbox implements Outbox {
    * At start, before forwarding does (CONTRACT 6 "After a crash"): one
    * process owns the file, so every forward still `delivering` was caught by
    * the end of the last one. Its attempt is recorded as interrupted; the
-   * forward is pending at once, or failed when that spent its budget.
+   * forward is pending at once, or failed when that spent its budget (told
+   * to `onDeadLetters` as every other dead letter).
    */
   releaseInterrupted(now: number, budgetOf: (destination: string) => RetryBudget): number {
-    return releaseInterrupted(this.db, now, budgetOf);
+    return this.telling(() => releaseInterrupted(this.db, now, budgetOf, this.deadLetters));
   }
 
   async ack(id: string, lease: string, now: number): Promise<LeaseAnswer> {

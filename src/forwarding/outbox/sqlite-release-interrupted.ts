@@ -1,6 +1,7 @@
 import type { Database } from '../../platform/db/sqlite/driver.js';
 import { budgetSpent, FORWARD_COLUMNS, forwardFromRow, type ForwardRow } from './forward-row.js';
 import type { RetryBudget } from './outbox.js';
+import type { DeadLetter } from './dead-letters.js';
 
 /** The error recorded for an attempt that a stop of the process cut (CONTRACT 6 "After a crash"). */
 export const INTERRUPTED = 'interrupted: Reception stopped during this attempt (a crash); attempted again';
@@ -11,9 +12,15 @@ export const INTERRUPTED = 'interrupted: Reception stopped during this attempt (
  * with INTERRUPTED (kept if the outcome was recorded after all), and the
  * forward is pending at `now`, or failed when that attempt spent its budget.
  * Pull consumers' leases too: a consumer of the process that stopped holds
- * nothing any more. Answers how many.
+ * nothing any more. Answers how many; the forwards it failed are added to
+ * `deadLetters` (docs/alerts.md: they count as dead letters too).
  */
-export function releaseInterrupted(db: Database, now: number, budgetOf: (destination: string) => RetryBudget): number {
+export function releaseInterrupted(
+  db: Database,
+  now: number,
+  budgetOf: (destination: string) => RetryBudget,
+  deadLetters: DeadLetter[] = [],
+): number {
   const delivering = db.prepare<[], ForwardRow & { attempt_started_at: number | null }>(
     `SELECT ${FORWARD_COLUMNS}, attempt_started_at FROM forwards WHERE status = 'delivering'`,
   );
@@ -39,7 +46,15 @@ export function releaseInterrupted(db: Database, now: number, budgetOf: (destina
         const startedAt = row.attempt_started_at ?? now;
         attempt.run(forward.id, forward.attemptCount, startedAt, Math.max(0, now - startedAt), INTERRUPTED);
         const failed = budgetSpent(forward, budgetOf(forward.destination), now);
-        settle.run(failed ? 'failed' : 'pending', failed ? null : now, INTERRUPTED, now, forward.id, forward.attemptCount);
+        const changed = settle.run(
+          failed ? 'failed' : 'pending',
+          failed ? null : now,
+          INTERRUPTED,
+          now,
+          forward.id,
+          forward.attemptCount,
+        );
+        if (failed && changed.changes > 0) deadLetters.push({ destination: forward.destination, error: INTERRUPTED });
         destinations.add(forward.destination);
       }
       for (const name of destinations) failedAt.run(name, now, INTERRUPTED);
