@@ -1,14 +1,13 @@
 import type { Logger } from '../platform/observe/logger.js';
 import type { ForwardMetrics } from './forward-metrics.js';
-import { budgetSpent } from './outbox/forward-row.js';
 import type { AttemptOutcome, ClaimedForward, Outbox } from './outbox/outbox.js';
-import { backoffMs } from './backoff.js';
 import { budgetOf, type Destination } from './destination.js';
 import type { LeaseKeeper } from './lease-keeper.js';
 import type { Publisher, PublishResult } from './publishers/publisher.js';
 import { TokenBucket } from './token-bucket.js';
 import type { Transforms } from '../transforms/transforms.js';
 import { transformAttempt } from './transform-attempt.js';
+import { attemptVerdict } from './attempt-verdict.js';
 import type { AttemptTransform } from './outbox/outbox.js';
 import type { IssueSignals } from '../issues/issue-signals.js';
 import { CircuitWatch } from './circuit/circuit-watch.js';
@@ -401,53 +400,23 @@ export class PushDispatcher {
     settled?: 'cancelled' | 'failed',
   ): void {
     const { destination } = this;
-    const { forward, delivery } = claimed;
+    const { forward } = claimed;
     const now = Date.now();
     const durationMs = Math.max(0, now - startedAt);
-    let next: AttemptOutcome['next'];
-    // Settled by its transform: dropped (cancelled), or one that cannot run (failed at once, CONTRACT 10).
-    if (settled !== undefined) next = { state: settled };
-    else if (result.ok) next = { state: 'succeeded' };
-    // What can never succeed (the guard's refusal) fails at once (CONTRACT 6): only a config change can fix it.
-    else if (result.permanent === true || budgetSpent(forward, budgetOf(destination), now)) next = { state: 'failed' };
-    else {
-      const wait =
-        result.retryAfterMs === undefined
-          ? backoffMs(forward.budgetUsed, destination.retry.initialMs, destination.retry.maxMs)
-          : Math.min(result.retryAfterMs, destination.retry.maxMs);
-      next = { state: 'pending', at: now + wait };
-    }
-    const outcome = next.state === 'pending' ? 'retry' : next.state;
+    const { next, outcome, line, level, message } = attemptVerdict(
+      destination,
+      claimed,
+      result,
+      transform,
+      { now, durationMs },
+      settled,
+    );
     // What the circuit counts (docs/circuits.md): the destination's answer, not a transform's verdict nor our own stop.
     const circuit =
       settled !== undefined || this.abort.signal.aborted ? undefined : result.ok ? ('success' as const) : ('failure' as const);
     if (circuit !== undefined) this.slowDown(result, startedAt, now);
     this.deps.metrics.recordAttempt(destination.name, outcome, durationMs / 1000);
-    const line = {
-      destination: destination.name,
-      forwardId: forward.id,
-      deliveryId: delivery.id,
-      source: delivery.source,
-      attempt: forward.attemptCount,
-      status: result.status,
-      ms: durationMs,
-      outcome,
-      ...(result.error === null ? {} : { error: result.error }),
-      ...(transform === null ? {} : { transform: `${transform.name}@${transform.version}` }),
-      ...(next.state === 'pending' ? { nextAttemptAt: new Date(next.at).toISOString() } : {}),
-    };
-    if (result.ok) this.deps.logger.info(line, 'forward attempt');
-    else if (next.state === 'cancelled') this.deps.logger.info(line, 'forward dropped by its transform: nothing sent');
-    else if (settled === 'failed') this.deps.logger.warn(line, 'forward failed: its transform could not run (not retried)');
-    else
-      this.deps.logger.warn(
-        line,
-        next.state !== 'failed'
-          ? 'forward attempt failed'
-          : result.permanent === true
-            ? 'forward failed: it can never succeed as configured (not retried)'
-            : 'forward failed: its retries are spent',
-      );
+    this.deps.logger[level](line, message);
     if (circuit !== undefined) this.failuresInARow = circuit === 'success' ? 0 : this.failuresInARow + 1;
     this.outcomes.push({
       forwardId: forward.id,
