@@ -2,7 +2,7 @@ import type { Logger } from '../../platform/observe/logger.js';
 import { NO_ISSUE_SIGNALS, type IssueSignals } from '../../issues/issue-signals.js';
 import type { CircuitSettled, Outbox } from '../outbox/outbox.js';
 import type { ForwardMetrics } from '../forward-metrics.js';
-import { closedCircuit, probeDue, type Circuit } from './circuit.js';
+import { blocks, closedCircuit, probeDue, type Circuit } from './circuit.js';
 
 /**
  * One dispatcher's view of its destination's stored circuit (docs/circuits.md):
@@ -25,13 +25,9 @@ export class CircuitWatch {
 
   private readonly deps: { outbox: Outbox; logger: Logger; metrics: ForwardMetrics; issues: IssueSignals };
 
-  get state(): Circuit {
-    return this.circuit;
-  }
-
   /** True while no attempt may start (open, or half open with the probe elsewhere or under way). */
   blocks(): boolean {
-    return this.circuit.state !== 'closed';
+    return blocks(this.circuit);
   }
 
   probeDue(now: number): boolean {

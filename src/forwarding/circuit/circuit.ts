@@ -54,11 +54,6 @@ export interface CircuitChange {
   error: string | null;
 }
 
-/** Whether a circuit is as a destination that never failed has it: nothing to store. */
-export function isClean(circuit: Circuit): boolean {
-  return circuit.state === 'closed' && circuit.consecutiveFailures === 0;
-}
-
 /**
  * The circuit after some outcomes, in the order they settled. A success
  * closes it from any state (the destination answers) and resets the count;
@@ -105,7 +100,7 @@ function open(c: Circuit, at: number): void {
   c.until = at + c.cooldownMs;
 }
 
-/** Whether an attempt may start now: closed, or (for the instance that took the probe) half open. */
+/** Whether no attempt may start: the circuit is open or half open (the probe is sent apart, by the instance that took it). */
 export function blocks(circuit: Circuit): boolean {
   return circuit.state !== 'closed';
 }
