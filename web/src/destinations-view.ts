@@ -7,7 +7,7 @@ import { Unauthorized } from './api.ts';
 import { button, h, replaceChildren } from './dom.ts';
 import { listDestinations, retryFailed, setPaused, type DestinationInfo } from './forwarding-api.ts';
 import { formatTime, timeTitle } from './format.ts';
-import { Poller } from './poller.ts';
+import { SidePanel } from './side-panel.ts';
 import { toast } from './toast.ts';
 
 const REFRESH_MS = 2000;
@@ -18,7 +18,7 @@ export class DestinationsView {
   readonly element: HTMLElement;
   private readonly body: HTMLElement;
   private readonly problem: HTMLElement;
-  private poller: Poller | undefined;
+  private readonly panel: SidePanel;
   private shown = '';
   /** A destination to bring into view once the rows are drawn (an issue's link). */
   private revealing: string | undefined;
@@ -43,35 +43,19 @@ export class DestinationsView {
       this.problem,
       this.body,
     );
-    this.element.addEventListener('keydown', (event) => {
-      if (event.key === 'Escape') {
-        event.stopPropagation();
-        this.close();
-        this.toggle.focus();
-      }
-    });
+    this.panel = new SidePanel(this.element, this.toggle, () => this.refresh(), REFRESH_MS);
   }
 
   get isOpen(): boolean {
-    return !this.element.hidden;
+    return this.panel.isOpen;
   }
 
   open(): void {
-    this.element.hidden = false;
-    this.toggle.setAttribute('aria-expanded', 'true');
-    this.poller?.stop();
-    this.poller = new Poller(
-      () => this.refresh(),
-      REFRESH_MS,
-      () => this.isOpen && this.element.isConnected,
-    ).start();
+    this.panel.open();
   }
 
   close(): void {
-    this.element.hidden = true;
-    this.toggle.setAttribute('aria-expanded', 'false');
-    this.poller?.stop();
-    this.poller = undefined;
+    this.panel.close();
   }
 
   private async refresh(): Promise<void> {
@@ -108,7 +92,7 @@ export class DestinationsView {
   reveal(name: string): void {
     this.revealing = name;
     if (!this.isOpen) this.open();
-    else this.poller?.now();
+    else this.panel.now();
   }
 
   private bringIntoView(name: string): void {
@@ -211,7 +195,7 @@ export class DestinationsView {
     } catch (error) {
       if (!(error instanceof Unauthorized)) toast((error as Error).message, 'error');
     }
-    this.poller?.now();
+    this.panel.now();
   }
 }
 

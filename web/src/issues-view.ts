@@ -15,6 +15,7 @@ import { timeElement } from './issue-concerns.ts';
 import { historyKey, IssueHistory } from './issue-history.ts';
 import { listIssues, resolveIssue, type IssueInfo } from './issues-api.ts';
 import { Poller } from './poller.ts';
+import { SidePanel } from './side-panel.ts';
 import { toast } from './toast.ts';
 
 const COUNT_MS = 5000;
@@ -60,7 +61,7 @@ export class IssuesView {
   private readonly histories = new Map<string, { key: string; view: IssueHistory }>();
   private generation = 0;
   private countPoller: Poller | undefined;
-  private panelPoller: Poller | undefined;
+  private readonly panel: SidePanel;
   private shown = '';
 
   constructor(private readonly options: IssuesViewOptions) {
@@ -105,17 +106,11 @@ export class IssuesView {
       this.problem,
       this.body,
     );
-    this.element.addEventListener('keydown', (event) => {
-      if (event.key === 'Escape') {
-        event.stopPropagation();
-        this.close();
-        this.toggle.focus();
-      }
-    });
+    this.panel = new SidePanel(this.element, this.toggle, () => this.refreshPanel(), PANEL_MS);
   }
 
   get isOpen(): boolean {
-    return !this.element.hidden;
+    return this.panel.isOpen;
   }
 
   /** Starts counting the open issues for the top bar. */
@@ -135,21 +130,11 @@ export class IssuesView {
   }
 
   open(): void {
-    this.element.hidden = false;
-    this.toggle.setAttribute('aria-expanded', 'true');
-    this.panelPoller?.stop();
-    this.panelPoller = new Poller(
-      () => this.refreshPanel(),
-      PANEL_MS,
-      () => this.isOpen && this.element.isConnected,
-    ).start();
+    this.panel.open();
   }
 
   close(): void {
-    this.element.hidden = true;
-    this.toggle.setAttribute('aria-expanded', 'false');
-    this.panelPoller?.stop();
-    this.panelPoller = undefined;
+    this.panel.close();
   }
 
   /** Shows the open, or the resolved, issues. */
@@ -161,7 +146,7 @@ export class IssuesView {
     for (const control of this.statusButtons) control.setAttribute('aria-pressed', String(control.dataset.show === status));
     this.shown = '';
     replaceChildren(this.body, h('p', { class: 'muted' }, 'Loading…'));
-    this.panelPoller?.now();
+    this.panel.now();
   }
 
   private async refreshCount(): Promise<void> {
@@ -360,6 +345,6 @@ export class IssuesView {
     } catch (error) {
       if (!(error instanceof Unauthorized)) toast((error as Error).message, 'error');
     }
-    this.panelPoller?.now();
+    this.panel.now();
   }
 }

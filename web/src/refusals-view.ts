@@ -10,7 +10,7 @@ import { Unauthorized } from './api.ts';
 import { headersTable } from './detail-view.ts';
 import { button, h, replaceChildren, type Child } from './dom.ts';
 import { formatSize, relativeTime, shortContentType, timeTitle } from './format.ts';
-import { Poller } from './poller.ts';
+import { SidePanel } from './side-panel.ts';
 import { listRefusals, type Refusal } from './refusals-api.ts';
 import { sourceName } from './source-name.ts';
 import { toast } from './toast.ts';
@@ -29,7 +29,7 @@ export class RefusalsView {
   private readonly list: HTMLElement;
   private readonly more: HTMLElement;
   private readonly problem: HTMLElement;
-  private poller: Poller | undefined;
+  private readonly panel: SidePanel;
   /** The inbox's source, and whether the panel shows only its refusals. */
   private inboxSource: string | undefined;
   private onlyThatSource = true;
@@ -73,17 +73,11 @@ export class RefusalsView {
       this.list,
       this.more,
     );
-    this.element.addEventListener('keydown', (event) => {
-      if (event.key === 'Escape') {
-        event.stopPropagation();
-        this.close();
-        this.toggle.focus();
-      }
-    });
+    this.panel = new SidePanel(this.element, this.toggle, () => this.refresh(), REFRESH_MS);
   }
 
   get isOpen(): boolean {
-    return !this.element.hidden;
+    return this.panel.isOpen;
   }
 
   /** The source the inbox shows now (undefined: every source); the panel follows it. */
@@ -95,16 +89,12 @@ export class RefusalsView {
   }
 
   open(): void {
-    this.element.hidden = false;
-    this.toggle.setAttribute('aria-expanded', 'true');
-    this.restart();
+    this.startOver();
+    this.panel.open();
   }
 
   close(): void {
-    this.element.hidden = true;
-    this.toggle.setAttribute('aria-expanded', 'false');
-    this.poller?.stop();
-    this.poller = undefined;
+    this.panel.close();
   }
 
   /** The source whose refusals are shown; undefined for all of them. */
@@ -114,6 +104,12 @@ export class RefusalsView {
 
   /** Starts over: the first page of what is shown now, then new ones as they come. */
   private restart(): void {
+    this.startOver();
+    this.panel.restart();
+  }
+
+  /** Forgets what is shown: the next refresh reads the first page of what is shown now. */
+  private startOver(): void {
     this.generation++;
     this.loaded = false;
     this.newest = 0;
@@ -121,12 +117,6 @@ export class RefusalsView {
     replaceChildren(this.list, h('p', { class: 'muted' }, 'Loading…'));
     replaceChildren(this.more);
     this.drawScope();
-    this.poller?.stop();
-    this.poller = new Poller(
-      () => this.refresh(),
-      REFRESH_MS,
-      () => this.isOpen && this.element.isConnected,
-    ).start();
   }
 
   private drawScope(): void {
